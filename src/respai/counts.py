@@ -1,0 +1,256 @@
+"""Integer counts per group × label × prediction (and per probability bin).
+
+This module is pure: it turns the validated cells of the engine's one count pass into
+per-group confusion counts for every attribute and declared intersection. Everything
+downstream (rates, intervals, verdicts, the record) is a function of these integers, so
+anyone holding them can recompute every number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import product
+
+__all__ = [
+    "Calibration",
+    "Cell",
+    "Counts",
+    "Grouping",
+    "Row",
+    "build_counts",
+]
+
+GroupKey = tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """Confusion counts of one group.
+
+    ``missing_pos`` and ``missing_neg`` count cases labelled 1 and 0 that have no
+    prediction.
+    """
+
+    tp: int = 0
+    fp: int = 0
+    tn: int = 0
+    fn: int = 0
+    missing_pos: int = 0
+    missing_neg: int = 0
+
+    @property
+    def n(self) -> int:
+        """Every case in the group, with or without a prediction."""
+        return self.tp + self.fp + self.tn + self.fn + self.missing_pos + self.missing_neg
+
+    @property
+    def positives(self) -> int:
+        """Cases labelled 1."""
+        return self.tp + self.fn + self.missing_pos
+
+    @property
+    def negatives(self) -> int:
+        """Cases labelled 0."""
+        return self.tn + self.fp + self.missing_neg
+
+    @property
+    def missing(self) -> int:
+        """Cases without a prediction."""
+        return self.missing_pos + self.missing_neg
+
+    @property
+    def predicted(self) -> int:
+        """Cases with a prediction."""
+        return self.n - self.missing
+
+    def __add__(self, other: Cell) -> Cell:
+        return Cell(
+            self.tp + other.tp,
+            self.fp + other.fp,
+            self.tn + other.tn,
+            self.fn + other.fn,
+            self.missing_pos + other.missing_pos,
+            self.missing_neg + other.missing_neg,
+        )
+
+    def to_dict(self) -> dict[str, int]:
+        """The six counts by name."""
+        return {
+            "tp": self.tp,
+            "fp": self.fp,
+            "tn": self.tn,
+            "fn": self.fn,
+            "missing_prediction_label_1": self.missing_pos,
+            "missing_prediction_label_0": self.missing_neg,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """Per probability bin: cases, cases labelled 1, and the sum of ``floor(p * 10**6)``.
+
+    ``without_probability`` counts cases in the group that have no probability.
+    """
+
+    bins: tuple[tuple[int, int, int], ...]
+    without_probability: int = 0
+
+    def __add__(self, other: Calibration) -> Calibration:
+        merged = tuple(
+            (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+            for a, b in zip(self.bins, other.bins, strict=True)
+        )
+        return Calibration(merged, self.without_probability + other.without_probability)
+
+
+@dataclass(frozen=True, slots=True)
+class Grouping:
+    """Counts for one attribute or intersection.
+
+    ``groups`` has a cell for every declared combination, in declared order, including
+    combinations with no cases. ``left_out`` counts the cases not in any declared group,
+    by reason (e.g. ``"sex: missing"``, ``"sex: undeclared value 'x'"``).
+    """
+
+    attributes: tuple[str, ...]
+    groups: Mapping[GroupKey, Cell]
+    calibration: Mapping[GroupKey, Calibration] | None
+    left_out: Mapping[str, int]
+
+    @property
+    def left_out_total(self) -> int:
+        """All cases left out of this grouping."""
+        return sum(self.left_out.values())
+
+    @property
+    def name(self) -> str:
+        """``sex`` or ``sex × age_band``."""
+        return " × ".join(self.attributes)
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """Everything the engine counted, for the whole file and every grouping."""
+
+    total: int
+    overall: Cell
+    overall_calibration: Calibration | None
+    groupings: Mapping[tuple[str, ...], Grouping]
+    calibration_bins: int
+    declared: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One validated cell of the count pass.
+
+    ``values[i]`` is the declared value of attribute ``i``, or ``None`` when the case is
+    not in a declared group, with ``reasons[i]`` saying why (``"missing"`` or
+    ``"undeclared value 'x'"``). ``prediction`` is ``None`` when the case has none.
+    """
+
+    values: tuple[str | None, ...]
+    reasons: tuple[str | None, ...]
+    label: int
+    prediction: int | None
+    prob_bin: int | None
+    n: int
+    prob_sum: int = 0
+
+
+def _cell(label: int, prediction: int | None, n: int) -> Cell:
+    if prediction is None:
+        return Cell(missing_pos=n) if label == 1 else Cell(missing_neg=n)
+    if label == 1:
+        return Cell(tp=n) if prediction == 1 else Cell(fn=n)
+    return Cell(fp=n) if prediction == 1 else Cell(tn=n)
+
+
+def _calibration(row: Row, bins: int) -> Calibration:
+    if row.prob_bin is None:
+        return Calibration(((0, 0, 0),) * bins, row.n)
+    cells = [(0, 0, 0)] * bins
+    cells[row.prob_bin] = (row.n, row.n if row.label == 1 else 0, row.prob_sum)
+    return Calibration(tuple(cells), 0)
+
+
+def build_counts(
+    rows: Iterable[Row],
+    attributes: Mapping[str, Sequence[str]],
+    groupings: Sequence[tuple[str, ...]],
+    calibration_bins: int | None,
+) -> Counts:
+    """Sum validated count cells into per-group counts for every grouping.
+
+    Parameters
+    ----------
+    rows
+        Cells of the count pass, with attribute values in the order of ``attributes``.
+    attributes
+        Declared attributes and their values.
+    groupings
+        Single attributes and intersections, as tuples of attribute names.
+    calibration_bins
+        Number of probability bins, or ``None`` when there is no probability column.
+
+    Examples
+    --------
+    >>> rows = [Row(("f",), (None,), 1, 1, None, 3), Row((None,), ("missing",), 0, 1, None, 2)]
+    >>> c = build_counts(rows, {"sex": ["f", "m"]}, [("sex",)], None)
+    >>> c.groupings[("sex",)].groups[("f",)].tp, c.groupings[("sex",)].left_out
+    (3, {'sex: missing': 2})
+    """
+    rows = list(rows)
+    names = list(attributes)
+    index = {name: i for i, name in enumerate(names)}
+    zero_cal = Calibration(((0, 0, 0),) * calibration_bins, 0) if calibration_bins else None
+
+    overall = Cell()
+    overall_cal = zero_cal
+    acc: dict[tuple[str, ...], dict[GroupKey, Cell]] = {}
+    cal: dict[tuple[str, ...], dict[GroupKey, Calibration]] = {}
+    left: dict[tuple[str, ...], dict[str, int]] = {}
+    for grouping in groupings:
+        keys = list(product(*(attributes[a] for a in grouping)))
+        acc[grouping] = {tuple(k): Cell() for k in keys}
+        if zero_cal is not None:
+            cal[grouping] = {tuple(k): zero_cal for k in keys}
+        left[grouping] = {}
+
+    for row in rows:
+        cell = _cell(row.label, row.prediction, row.n)
+        row_cal = _calibration(row, calibration_bins) if calibration_bins else None
+        overall = overall + cell
+        if overall_cal is not None and row_cal is not None:
+            overall_cal = overall_cal + row_cal
+        for grouping in groupings:
+            positions = [index[a] for a in grouping]
+            reason = next(
+                (f"{names[i]}: {row.reasons[i]}" for i in positions if row.values[i] is None),
+                None,
+            )
+            if reason is not None:
+                left[grouping][reason] = left[grouping].get(reason, 0) + row.n
+                continue
+            key = tuple(row.values[i] or "" for i in positions)
+            acc[grouping][key] = acc[grouping][key] + cell
+            if row_cal is not None:
+                cal[grouping][key] = cal[grouping][key] + row_cal
+
+    return Counts(
+        total=overall.n,
+        overall=overall,
+        overall_calibration=overall_cal,
+        groupings={
+            g: Grouping(
+                attributes=g,
+                groups=acc[g],
+                calibration=cal.get(g),
+                left_out=dict(sorted(left[g].items())),
+            )
+            for g in groupings
+        },
+        calibration_bins=calibration_bins or 0,
+        declared={k: tuple(v) for k, v in attributes.items()},
+    )

@@ -1,0 +1,317 @@
+"""Run the declared group rules: spec + data -> counts -> tables -> verdicts.
+
+This is the orchestration behind ``respai fairness`` and :func:`respai.evaluate_fairness`.
+It prints nothing; the CLI and the renderers present the :class:`FairnessResult`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from respai import __version__
+from respai.counts import Counts
+from respai.load import load_counts
+from respai.rules import RuleResult, evaluate_rule
+from respai.spec import (
+    FairnessSpec,
+    Policy,
+    Spec,
+    SystemInfo,
+    apply_policy,
+    load_policy,
+    load_spec,
+    parse_fairness,
+    parse_policy,
+)
+from respai.tables import (
+    CalibrationRow,
+    GroupRow,
+    Measure,
+    calibration_table,
+    group_table,
+    overall_row,
+)
+from respai.types import Interval, Verdict, worst
+
+__all__ = ["FairnessResult", "evaluate_fairness"]
+
+INDEPENDENCE = (
+    "Intervals assume every case is a different, independent person; no unit column was "
+    "declared, so this was not checked. Declare unit: <person id column> to have it checked."
+)
+SAMPLING_ONLY = (
+    "Intervals reflect sampling uncertainty only: not label error, not a population that "
+    "has shifted since the data was collected."
+)
+LABELS = "Parity is measured against the labels supplied; biased labels are not detected."
+DECLARED_ONLY = (
+    "Only the declared groups are evaluated; each rule reads only the cases whose own "
+    "attributes carry a declared value, which may be a different population from the file."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class FairnessResult:
+    """Everything ``respai fairness`` found.
+
+    Attributes
+    ----------
+    verdict
+        The worst rule verdict; INSUFFICIENT_EVIDENCE when no rule is declared.
+    exit_code
+        ``verdict.exit_code``: 0 PASS, 1 FAIL, 3 INSUFFICIENT_EVIDENCE, 4 MANUAL_REVIEW.
+    rules
+        One :class:`~respai.rules.RuleResult` per declared rule, in declared order.
+    tables
+        Per-group tables (seed 002) per attribute and intersection name.
+    calibration
+        Per-group expected calibration error, when a probability column is declared.
+    """
+
+    spec: FairnessSpec
+    system: SystemInfo
+    source: str
+    spec_sha256: str | None
+    policy: Policy | None
+    counts: Counts
+    rules: tuple[RuleResult, ...]
+    overall: GroupRow
+    tables: Mapping[str, tuple[GroupRow, ...]]
+    calibration: Mapping[str, tuple[CalibrationRow, ...]]
+    assumptions: tuple[str, ...]
+    verdict: Verdict
+
+    @property
+    def exit_code(self) -> int:
+        """The process exit code of this result."""
+        return self.verdict.exit_code
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict: finite numbers, ``null`` with a reason when undefined."""
+        return _result_dict(self)
+
+
+def evaluate_fairness(
+    spec: FairnessSpec | Spec | Mapping[str, Any] | str | Path,
+    data: Any = None,
+    *,
+    policy: Policy | Mapping[str, Any] | str | Path | None = None,
+) -> FairnessResult:
+    """Evaluate the declared group rules on a file or a DataFrame.
+
+    Parameters
+    ----------
+    spec
+        A spec file path, a parsed :class:`~respai.spec.Spec`, a
+        :class:`~respai.spec.FairnessSpec`, or a dict shaped like the ``fairness:``
+        block (or like a whole spec file with a ``fairness:`` key).
+    data
+        A pandas, polars or pyarrow DataFrame (or a lazy frame narwhals supports). When
+        omitted, the spec's ``cases`` file is read.
+    policy
+        A policy file path, a dict, or a :class:`~respai.spec.Policy` whose thresholds
+        override the spec's.
+
+    Returns
+    -------
+    FairnessResult
+        Tables, rule verdicts and the exit code.
+
+    Raises
+    ------
+    respai.errors.SpecError
+        When the spec or policy does not validate.
+    respai.errors.InputError
+        When the data does not fit the spec.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"y": [1, 0, 1, 0] * 50, "p": [1, 0, 0, 0] * 50,
+    ...                    "sex": ["f", "f", "m", "m"] * 50})
+    >>> result = evaluate_fairness(
+    ...     {"label": "y", "prediction": "p", "attributes": {"sex": ["f", "m"]},
+    ...      "rules": [{"id": "fnr", "rate": "false_negative", "attribute": "sex",
+    ...                 "max_group_gap": 0.1}]},
+    ...     df)
+    >>> result.verdict.value, result.exit_code
+    ('FAIL', 1)
+    """
+    parsed = _as_spec(spec)
+    pol = _as_policy(policy)
+    fairness = apply_policy(parsed.fairness, pol)
+    loaded = load_counts(fairness, data)
+    counts = loaded.counts
+    rules = tuple(evaluate_rule(rule, fairness, counts) for rule in fairness.rules)
+    tables = {g.name: group_table(g) for g in counts.groupings.values()}
+    calibration = {
+        g.name: calibration_table(g) for g in counts.groupings.values() if g.calibration
+    }
+    assumptions = [SAMPLING_ONLY, LABELS, DECLARED_ONLY]
+    if fairness.unit is None:
+        assumptions.insert(0, INDEPENDENCE)
+    if not rules:
+        assumptions.append("No rule is declared, so the verdict cannot be PASS.")
+    return FairnessResult(
+        spec=fairness,
+        system=parsed.system,
+        source=loaded.source,
+        spec_sha256=parsed.sha256,
+        policy=pol,
+        counts=counts,
+        rules=rules,
+        overall=overall_row(counts),
+        tables=tables,
+        calibration=calibration,
+        assumptions=tuple(assumptions),
+        verdict=worst(r.verdict for r in rules),
+    )
+
+
+def _as_spec(spec: FairnessSpec | Spec | Mapping[str, Any] | str | Path) -> Spec:
+    if isinstance(spec, Spec):
+        return spec
+    if isinstance(spec, FairnessSpec):
+        return Spec(path=None, sha256=None, system=SystemInfo(), fairness=spec)
+    if isinstance(spec, str | Path):
+        return load_spec(spec)
+    from respai.spec import parse_spec
+
+    if "fairness" in spec:
+        return parse_spec(spec, base_dir=Path.cwd(), origin="spec")
+    return Spec(path=None, sha256=None, system=SystemInfo(),
+                fairness=parse_fairness(spec, base_dir=Path.cwd(), origin="spec"))
+
+
+def _as_policy(policy: Policy | Mapping[str, Any] | str | Path | None) -> Policy | None:
+    if policy is None or isinstance(policy, Policy):
+        return policy
+    if isinstance(policy, str | Path):
+        return load_policy(policy)
+    return parse_policy(policy)
+
+
+# --- JSON ------------------------------------------------------------------------------
+
+
+def _interval(iv: Interval | None) -> dict[str, Any] | None:
+    if iv is None:
+        return None
+    return {"lo": iv.lo, "hi": iv.hi, "method": iv.method, "confidence": iv.confidence}
+
+
+def _measure(m: Measure) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "numerator": m.numerator,
+        "denominator": m.denominator,
+        "value": m.value,
+        "interval": _interval(m.interval),
+    }
+    if m.undefined is not None:
+        out["undefined_reason"] = m.undefined.reason
+    return out
+
+
+def _group_row(row: GroupRow) -> dict[str, Any]:
+    return {
+        "group": row.label,
+        "key": list(row.key),
+        "count": row.count,
+        "with_prediction": row.with_prediction,
+        "missing_prediction": row.missing_prediction,
+        "positives": row.positives,
+        "metrics": {name: _measure(m) for name, m in row.metrics.items()},
+    }
+
+
+def _rule_dict(r: RuleResult) -> dict[str, Any]:
+    rule = r.rule
+    threshold: dict[str, Any]
+    if rule.max_group_gap is not None:
+        threshold = {"max_group_gap": rule.max_group_gap, "comparison": "every gap <="}
+    elif rule.worst_min is not None:
+        threshold = {"worst_group_min": rule.worst_min, "comparison": "every group >="}
+    else:
+        threshold = {"worst_group_max": rule.worst_max, "comparison": "every group <="}
+    threshold["source"] = rule.threshold_source
+    return {
+        "id": rule.id,
+        "rate": rule.rate.value,
+        "attribute": list(rule.attributes),
+        "verdict": r.verdict.value,
+        "reason_code": r.reason_code,
+        "reason": r.reason,
+        "threshold": threshold,
+        "alpha": r.alpha,
+        "alpha_per_group": r.alpha_per_group,
+        "interval_method": "clopper-pearson, Bonferroni over the rule's declared groups; "
+        "missing predictions counted at their worst",
+        "gap_bounds": None if r.gap_bounds is None
+        else {"lo": r.gap_bounds[0], "hi": r.gap_bounds[1]},
+        "min_cell": r.min_cell,
+        "small_cells": [
+            {"group": g.label, "with_prediction": g.with_prediction,
+             "verdict": Verdict.INSUFFICIENT_EVIDENCE.value}
+            for g in r.groups if g.small
+        ],
+        "left_out": {"total": sum(r.left_out.values()), "share": r.left_out_share,
+                     "max_left_out": r.max_left_out, "max_left_out_source":
+                     r.max_left_out_source, "by_reason": dict(r.left_out)},
+        "groups": [
+            {"group": g.label, "key": list(g.key), "cases": g.cases,
+             "with_prediction": g.with_prediction, "events": g.events,
+             "missing_prediction": g.missing, "rate": g.rate,
+             **({"rate_undefined_reason": "no case in the group has a prediction"}
+                if g.rate is None else {}),
+             "interval": _interval(g.interval), "small_cell": g.small}
+            for g in r.groups
+        ],
+    }
+
+
+def _result_dict(res: FairnessResult) -> dict[str, Any]:
+    spec = res.spec
+    return {
+        "kind": "respai.fairness",
+        "engine": f"respai-evidence-engine/{__version__}",
+        "name": spec.name,
+        "source": res.source,
+        "spec_sha256": res.spec_sha256,
+        "policy": None if res.policy is None else {
+            "path": str(res.policy.path) if res.policy.path else None,
+            "sha256": res.policy.sha256,
+        },
+        "verdict": res.verdict.value,
+        "exit_code": res.exit_code,
+        "rules": [_rule_dict(r) for r in res.rules],
+        "cases": res.counts.total,
+        "unit": spec.unit,
+        "settings": {"alpha": spec.alpha, "min_cell": spec.min_cell,
+                     "max_left_out": spec.max_left_out,
+                     "calibration_bins": spec.calibration_bins if spec.probability else None,
+                     "sources": dict(spec.sources)},
+        "overall": _group_row(res.overall),
+        "tables": {
+            name: {
+                "attributes": list(g.attributes),
+                "rows": [_group_row(row) for row in res.tables[name]],
+                "left_out": {"total": g.left_out_total, "by_reason": dict(g.left_out)},
+            }
+            for name, g in ((g.name, g) for g in res.counts.groupings.values())
+        },
+        "calibration": {
+            name: [
+                {"group": row.label, "with_probability": row.with_probability,
+                 "without_probability": row.without_probability, "ece": row.ece,
+                 **({"undefined_reason": row.undefined.reason} if row.undefined else {})}
+                for row in rows
+            ]
+            for name, rows in res.calibration.items()
+        },
+        "calibration_note": "reported per group, never decides a verdict"
+        if res.calibration else None,
+        "assumptions": list(res.assumptions),
+    }

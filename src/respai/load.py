@@ -1,0 +1,263 @@
+"""The one validation gate between a user's data and the statistics.
+
+:func:`load_counts` opens the cases (a file through DuckDB, or a DataFrame through
+narwhals), checks the declared columns against the header before scanning, runs the one
+count pass, and validates every distinct value the pass saw: labels and predictions must
+be 0/1 (or mapped in the spec), probabilities must lie in [0, 1], attribute values are
+matched to the declared groups and anything else is counted as left out with its reason.
+Bad input raises :class:`~respai.errors.InputError` naming the file, column, row and value.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from respai import engine
+from respai.counts import Counts, Row, build_counts
+from respai.errors import InputError, did_you_mean
+from respai.spec import FairnessSpec
+
+__all__ = ["Loaded", "load_counts"]
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """The counts and what the gate learnt about the source."""
+
+    counts: Counts
+    source: str
+    path: Path | None
+    columns: tuple[str, ...]
+
+
+def load_counts(spec: FairnessSpec, data: Any = None) -> Loaded:
+    """Open the cases, validate them once, and count them in one engine pass.
+
+    Parameters
+    ----------
+    spec
+        A validated declaration.
+    data
+        A DataFrame (pandas, polars, pyarrow, ...) to use instead of ``spec.cases``.
+
+    Raises
+    ------
+    InputError
+        When the data does not fit the declaration.
+    """
+    if data is not None:
+        source = engine.open_frame(data)
+    elif spec.cases is not None:
+        source = engine.open_file(spec.cases, spec.format, spec.delimiter)
+    else:
+        raise InputError(
+            "the spec names no cases file and no DataFrame was given.",
+            "Set fairness.cases to the file of decided cases.",
+        )
+    _check_columns(spec, source)
+    if spec.unit is not None:
+        dup = engine.duplicate_unit(source, spec.unit)
+        if dup is not None:
+            value, n = dup
+            where = _where(source, spec.unit, value)
+            raise InputError(
+                f"{source.description}: unit column '{spec.unit}' holds {_show(value)} on "
+                f"{n} cases{where}, but with unit declared every case must be a different "
+                "person.",
+                "Keep one case per person, or remove unit: and accept the stated "
+                "independence assumption.",
+            )
+    keys = [*spec.attributes, spec.label, spec.prediction]
+    bins = spec.calibration_bins if spec.probability else None
+    cube = engine.count_cube(source, keys, spec.probability, spec.calibration_bins)
+    gate = _Gate(spec, source)
+    rows = [gate.row(c) for c in cube]
+    if not rows:
+        raise InputError(
+            f"{source.description} has a header but no cases.",
+            "Export the decided cases, one row per case.",
+        )
+    counts = build_counts(rows, spec.attributes, spec.groupings, bins)
+    return Loaded(counts, source.description, source.path, tuple(source.columns))
+
+
+def _check_columns(spec: FairnessSpec, source: engine.Source) -> None:
+    present = source.columns
+    for col in spec.columns():
+        if col in present:
+            continue
+        hint = did_you_mean(col, present).strip()
+        if len(present) == 1 and any(sep in present[0] for sep in ";\t|"):
+            sep = next(s for s in ";\t|" if s in present[0])
+            shown = "\\t" if sep == "\t" else sep
+            hint = (
+                f"The header looks '{shown}'-delimited; set delimiter: \"{shown}\" in the spec."
+            )
+        raise InputError(
+            f"{source.description} has no column '{col}' (declared in the spec). Its "
+            f"columns are: {_list(present)}.",
+            hint or "Fix the column name in the spec or in the file.",
+        )
+    if spec.probability and source.kinds[spec.probability] not in ("numeric",):
+        raise InputError(
+            f"{source.description}: probability column '{spec.probability}' is not numeric "
+            f"({_first_bad_number(source, spec.probability)}).",
+            "Probabilities must be numbers between 0 and 1; leave a cell empty when there is "
+            "none.",
+        )
+
+
+def _first_bad_number(source: engine.Source, column: str) -> str:
+    return "it holds text" if source.kinds[column] == "text" else "its type is not a number"
+
+
+def _list(items: list[str], limit: int = 12) -> str:
+    shown = ", ".join(_show(i) for i in items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def _show(value: Any, limit: int = 60) -> str:
+    """A value as text that is safe on a terminal: control characters escaped."""
+    text = value if isinstance(value, str) else repr(value)
+    safe = text.encode("unicode_escape").decode("ascii") if not text.isprintable() else text
+    if len(safe) > limit:
+        safe = safe[: limit - 3] + "..."
+    return f"'{safe}'"
+
+
+def _where(source: engine.Source, column: str, value: Any) -> str:
+    pos = engine.locate(source, column, value)
+    return f" (first at {source.row_word} {pos})" if pos is not None else ""
+
+
+def _normal(value: Any) -> Any:
+    """None for every spelling of missing; ints for integral floats."""
+    if value is None:
+        return None
+    if isinstance(value, float):
+        if math.isnan(value):
+            return None
+        if value.is_integer():
+            return int(value)
+    if isinstance(value, str) and value.strip() == "":
+        return None
+    return value
+
+
+def _text_of(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _has_control(text: str) -> bool:
+    return any(ord(c) < 32 or 127 <= ord(c) < 160 for c in text)
+
+
+class _Gate:
+    """Validates the distinct values of each cube cell, caching per column and value."""
+
+    def __init__(self, spec: FairnessSpec, source: engine.Source) -> None:
+        self.spec = spec
+        self.source = source
+        self.declared = {a: set(v) for a, v in spec.attributes.items()}
+        self._attr_cache: dict[tuple[str, Any], tuple[str | None, str | None]] = {}
+
+    def row(self, cell: engine.CubeRow) -> Row:
+        spec = self.spec
+        n_attr = len(spec.attributes)
+        values: list[str | None] = []
+        reasons: list[str | None] = []
+        for attr, raw in zip(spec.attributes, cell.keys[:n_attr], strict=True):
+            value, reason = self._attribute(attr, raw)
+            values.append(value)
+            reasons.append(reason)
+        label_raw, pred_raw = cell.keys[n_attr], cell.keys[n_attr + 1]
+        label = self._binary(spec.label, label_raw, spec.label_map, "label", allow_missing=False)
+        pred = self._binary(
+            spec.prediction, pred_raw, spec.prediction_map, "prediction", allow_missing=True
+        )
+        assert label is not None
+        if spec.probability is not None:
+            self._probability(cell)
+        return Row(tuple(values), tuple(reasons), label, pred, cell.prob_bin, cell.n,
+                   cell.prob_sum)
+
+    def _attribute(self, attr: str, raw: Any) -> tuple[str | None, str | None]:
+        key = (attr, raw)
+        if key in self._attr_cache:
+            return self._attr_cache[key]
+        value = _normal(raw)
+        if value is None:
+            out: tuple[str | None, str | None] = (None, "missing")
+        else:
+            text = _text_of(value)
+            if _has_control(text):
+                raise InputError(
+                    f"{self.source.description}: column '{attr}' holds the value {_show(text)}"
+                    f"{_where(self.source, attr, raw)}, which contains control characters "
+                    "(such as terminal escape codes).",
+                    "Clean the column: group names must be printable text.",
+                )
+            if text in self.declared[attr]:
+                out = (text, None)
+            elif text.strip() in self.declared[attr]:
+                out = (text.strip(), None)
+            else:
+                out = (None, f"undeclared value {_show(text)}")
+        self._attr_cache[key] = out
+        return out
+
+    def _binary(
+        self,
+        column: str,
+        raw: Any,
+        mapping: Mapping[str, int],
+        role: str,
+        *,
+        allow_missing: bool,
+    ) -> int | None:
+        value = _normal(raw)
+        if value is None:
+            if allow_missing:
+                return None
+            raise InputError(
+                f"{self.source.description}: the {role} column '{column}' is empty"
+                f"{_where(self.source, column, raw)}; every case needs a reference label.",
+                "Fill in the label, or leave the case out of the export.",
+            )
+        text = _text_of(value).strip()
+        if mapping:
+            if text in mapping:
+                return mapping[text]
+            raise InputError(
+                f"{self.source.description}: the {role} column '{column}' holds {_show(text)}"
+                f"{_where(self.source, column, raw)}, which {role}_map does not map."
+                + did_you_mean(text, mapping),
+                f"Map it under {role}_map in the spec (to 0 or 1).",
+            )
+        if text in ("0", "1", "true", "false"):
+            return 1 if text in ("1", "true") else 0
+        raise InputError(
+            f"{self.source.description}: the {role} column '{column}' holds {_show(text)}"
+            f"{_where(self.source, column, raw)}; {role}s must be 0 or 1.",
+            f"Map other values with {role}_map in the spec, e.g. {role}_map: "
+            "{yes: 1, no: 0}.",
+        )
+
+    def _probability(self, cell: engine.CubeRow) -> None:
+        column = self.spec.probability
+        assert column is not None
+        for bound in (cell.prob_min, cell.prob_max):
+            if bound is None:
+                continue
+            if not math.isfinite(bound) or not 0.0 <= bound <= 1.0:
+                raise InputError(
+                    f"{self.source.description}: probability column '{column}' holds {bound}"
+                    f"{_where(self.source, column, bound)}; probabilities must lie in [0, 1].",
+                    "Pass probabilities, not raw scores or percentages.",
+                )

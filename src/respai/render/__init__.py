@@ -1,0 +1,1 @@
+"""Renderers: results to text for people (terminal), CSV and JSON for machines."""

@@ -1,0 +1,780 @@
+"""The spec file: parse and validate a YAML declaration into frozen objects.
+
+Validation happens here, before any data is read: unknown keys, wrong types, rules naming
+undeclared attributes and thresholds out of range are each a :class:`SpecError` naming the
+key, with a "did you mean" hint where a close spelling exists. Whether the declared
+columns exist in the data is checked by :mod:`respai.load`, which reads only the header.
+
+The ``fairness:`` block of seed 003 is accepted as written. Extension keys are documented
+in ``docs/spec.md``.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from respai.errors import SpecError, did_you_mean
+
+__all__ = [
+    "FairnessSpec",
+    "Policy",
+    "Rate",
+    "Rule",
+    "Spec",
+    "SystemInfo",
+    "load_policy",
+    "load_spec",
+    "parse_fairness",
+    "parse_policy",
+]
+
+DEFAULT_ALPHA = 0.05
+DEFAULT_MIN_CELL = 30
+DEFAULT_MAX_LEFT_OUT = 0.10
+DEFAULT_CALIBRATION_BINS = 10
+FORMATS = ("csv", "jsonl", "parquet")
+
+
+class Rate(enum.StrEnum):
+    """The rate a group rule compares across groups.
+
+    ``error`` is the share of cases whose prediction differs from the label, over every
+    case; ``false_positive`` is the share predicted 1 among cases labelled 0;
+    ``false_negative`` the share predicted 0 among cases labelled 1; ``selection`` the
+    share predicted 1 over every case.
+    """
+
+    ERROR = "error"
+    FALSE_POSITIVE = "false_positive"
+    FALSE_NEGATIVE = "false_negative"
+    SELECTION = "selection"
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One declared group rule.
+
+    Exactly one of ``max_group_gap``, ``worst_min`` and ``worst_max`` is set.
+    ``threshold_source`` says where the threshold came from (``"spec"`` or the policy).
+    """
+
+    id: str
+    rate: Rate
+    attributes: tuple[str, ...]
+    max_group_gap: float | None = None
+    worst_min: float | None = None
+    worst_max: float | None = None
+    max_left_out: float | None = None
+    threshold_source: str = "spec"
+
+    @property
+    def kind(self) -> str:
+        """``"max_group_gap"`` or ``"worst_group"``."""
+        return "max_group_gap" if self.max_group_gap is not None else "worst_group"
+
+    @property
+    def group_label(self) -> str:
+        """The attribute or intersection name, e.g. ``sex`` or ``sex × age_band``."""
+        return " × ".join(self.attributes)
+
+
+@dataclass(frozen=True, slots=True)
+class FairnessSpec:
+    """A validated ``fairness:`` declaration.
+
+    ``attributes`` maps each protected attribute (a column name) to its declared values,
+    as strings, in declared order. ``cases`` is an absolute path, or ``None`` when the data
+    comes as a DataFrame through the Python API.
+    """
+
+    label: str
+    prediction: str
+    attributes: Mapping[str, tuple[str, ...]]
+    name: str = "fairness"
+    cases: Path | None = None
+    probability: str | None = None
+    unit: str | None = None
+    intersections: tuple[tuple[str, ...], ...] = ()
+    min_cell: int = DEFAULT_MIN_CELL
+    max_left_out: float = DEFAULT_MAX_LEFT_OUT
+    calibration_bins: int = DEFAULT_CALIBRATION_BINS
+    alpha: float = DEFAULT_ALPHA
+    rules: tuple[Rule, ...] = ()
+    label_map: Mapping[str, int] = field(default_factory=dict)
+    prediction_map: Mapping[str, int] = field(default_factory=dict)
+    format: str | None = None
+    delimiter: str = ","
+    sources: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def groupings(self) -> tuple[tuple[str, ...], ...]:
+        """Every single attribute, then every declared intersection."""
+        return tuple((a,) for a in self.attributes) + self.intersections
+
+    def columns(self) -> tuple[str, ...]:
+        """Every data column the declaration reads."""
+        cols = [self.label, self.prediction]
+        if self.probability:
+            cols.append(self.probability)
+        if self.unit:
+            cols.append(self.unit)
+        cols.extend(self.attributes)
+        seen: dict[str, None] = dict.fromkeys(cols)
+        return tuple(seen)
+
+
+@dataclass(frozen=True, slots=True)
+class SystemInfo:
+    """The optional ``system:`` block: what is being evaluated."""
+
+    name: str | None = None
+    version: str | None = None
+    owner: str | None = None
+    use_case: str | None = None
+    jurisdiction: str | None = None
+    first_distributed: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Spec:
+    """A whole spec file: its path and digest, the system block, the fairness block."""
+
+    path: Path | None
+    sha256: str | None
+    system: SystemInfo
+    fairness: FairnessSpec
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """A policy file's overrides, with its path and SHA-256 for the record."""
+
+    path: Path | None
+    sha256: str | None
+    alpha: float | None = None
+    max_left_out: float | None = None
+    min_cell: int | None = None
+    rules: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    @property
+    def source(self) -> str:
+        """How the record names this policy: ``policy <path> sha256:<hex>``."""
+        name = self.path.name if self.path else "<dict>"
+        return f"policy {name} sha256:{self.sha256}" if self.sha256 else f"policy {name}"
+
+
+# --- YAML reading ---------------------------------------------------------------------
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that refuses duplicate mapping keys."""
+
+
+def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    loader.flatten_mapping(node)
+    out: dict[Any, Any] = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)  # type: ignore[no-untyped-call]
+        if key in out:
+            line = key_node.start_mark.line + 1
+            raise SpecError(
+                f"key '{key}' appears twice in the same block (line {line}).",
+                "Keep one of them.",
+            )
+        out[key] = loader.construct_object(value_node, deep=True)  # type: ignore[no-untyped-call]
+    return out
+
+
+_StrictLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
+    _construct_mapping,  # type: ignore[arg-type]
+)
+
+
+def _read_yaml(path: Path, what: str) -> tuple[Any, str]:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise SpecError(f"{what} file {path} does not exist.", "Check the path.") from None
+    except IsADirectoryError:
+        raise SpecError(f"{what} file {path} is a directory, not a YAML file.") from None
+    except OSError as exc:
+        raise SpecError(f"cannot read {what} file {path}: {exc.strerror}.") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise SpecError(
+            f"{what} file {path} is not UTF-8 text (bad byte at offset {exc.start}).",
+            "Save it as UTF-8.",
+        ) from None
+    try:
+        doc = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+    except SpecError as exc:
+        raise SpecError(f"{path}: {exc.message}", exc.hint) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise SpecError(
+            f"{what} file {path} is not valid YAML{where}: {problem}.",
+            "Check indentation and quoting there.",
+        ) from None
+    return doc, hashlib.sha256(raw).hexdigest()
+
+
+# --- small validators -------------------------------------------------------------------
+
+
+class _Ctx:
+    """Where we are in the file, for messages: ``spec.yaml: fairness.rules[1].rate``."""
+
+    def __init__(self, origin: str) -> None:
+        self.origin = origin
+
+    def fail(self, key: str, message: str, hint: str | None = None) -> SpecError:
+        return SpecError(f"{self.origin}: {key}: {message}", hint)
+
+
+def _check_keys(
+    ctx: _Ctx, where: str, block: Mapping[Any, Any], allowed: Sequence[str], required: Sequence[str]
+) -> None:
+    for key in block:
+        if not isinstance(key, str):
+            raise ctx.fail(where, f"key {key!r} is not a name.", "Keys are plain words.")
+        if key not in allowed:
+            raise ctx.fail(
+                f"{where}.{key}" if where else key,
+                "unknown key." + did_you_mean(key, allowed),
+                f"Allowed keys here: {', '.join(allowed)}.",
+            )
+    for key in required:
+        if key not in block:
+            raise ctx.fail(
+                f"{where}.{key}" if where else key, "is required but missing."
+            )
+
+
+def _mapping(ctx: _Ctx, key: str, value: Any) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ctx.fail(key, f"must be a mapping of keys to values, got {_kind(value)}.")
+    return value
+
+
+def _name(ctx: _Ctx, key: str, value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, str | int) or str(value).strip() == "":
+        raise ctx.fail(key, f"must be a column name (text), got {_kind(value)}.")
+    return str(value)
+
+
+def _text(ctx: _Ctx, key: str, value: Any) -> str:
+    if isinstance(value, bool) or value is None or isinstance(value, Mapping | list):
+        raise ctx.fail(key, f"must be text, got {_kind(value)}.")
+    return str(value)
+
+
+def _fraction(ctx: _Ctx, key: str, value: Any, *, open_low: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ctx.fail(key, f"must be a number between 0 and 1, got {_kind(value)}.")
+    low_ok = value > 0 if open_low else value >= 0
+    if not low_ok or value > 1:
+        bound = "above 0" if open_low else "0 or more"
+        raise ctx.fail(
+            key,
+            f"must be {bound} and at most 1, got {value}.",
+            "Write shares as fractions: 5 percentage points is 0.05.",
+        )
+    return float(value)
+
+
+def _count(ctx: _Ctx, key: str, value: Any, *, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ctx.fail(key, f"must be a whole number, got {_kind(value)}.")
+    if not low <= value <= high:
+        raise ctx.fail(key, f"must be between {low} and {high}, got {value}.")
+    return value
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "nothing (empty)"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()} (quote it if you meant text)"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return f"the text '{value}'"
+    return f"{type(value).__name__} {value!r}"
+
+
+def _value_text(ctx: _Ctx, key: str, value: Any) -> str:
+    """Declared attribute values are compared as text; refuse what YAML silently changed."""
+    if isinstance(value, bool):
+        raise ctx.fail(
+            key,
+            f"the value {str(value).lower()} was read by YAML as a boolean.",
+            "Quote it, e.g. 'yes' or 'no', so it stays text.",
+        )
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise ctx.fail(key, f"the value {value} is not a category.", "Quote it as text.")
+        return str(int(value))
+    if isinstance(value, int | str):
+        text = str(value)
+        if text.strip() == "":
+            raise ctx.fail(key, "an empty value cannot be a declared group.")
+        if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in text):
+            raise ctx.fail(key, f"the value {text!r} holds control characters.")
+        return text
+    raise ctx.fail(key, f"each value must be text or a whole number, got {_kind(value)}.")
+
+
+def _binary_map(ctx: _Ctx, key: str, value: Any) -> dict[str, int]:
+    block = _mapping(ctx, key, value)
+    out: dict[str, int] = {}
+    for raw, target in block.items():
+        if isinstance(target, bool) or target not in (0, 1):
+            raise ctx.fail(f"{key}.{raw}", f"must map to 0 or 1, got {_kind(target)}.")
+        text = str(raw).lower() if isinstance(raw, bool) else str(raw)
+        out[text] = int(target)
+    if not out:
+        raise ctx.fail(key, "is empty.", "Map each value in the column to 0 or 1.")
+    return out
+
+
+# --- the fairness block -----------------------------------------------------------------
+
+_FAIRNESS_KEYS = (
+    "name",
+    "cases",
+    "label",
+    "prediction",
+    "probability",
+    "unit",
+    "attributes",
+    "intersections",
+    "min_cell",
+    "max_left_out",
+    "calibration_bins",
+    "rules",
+    "alpha",
+    "label_map",
+    "prediction_map",
+    "format",
+    "delimiter",
+)
+_RULE_KEYS = ("id", "rate", "attribute", "max_group_gap", "worst_group", "max_left_out")
+
+
+def parse_fairness(
+    block: Any, *, base_dir: Path | None = None, origin: str = "spec"
+) -> FairnessSpec:
+    """Validate a ``fairness:`` mapping (as loaded from YAML) into a :class:`FairnessSpec`.
+
+    Parameters
+    ----------
+    block
+        The mapping under ``fairness:``.
+    base_dir
+        Folder that relative ``cases`` paths are resolved against.
+    origin
+        Name used in error messages (the spec file's path).
+
+    Raises
+    ------
+    SpecError
+        For any unknown key, wrong type or value out of range.
+
+    Examples
+    --------
+    >>> spec = parse_fairness({
+    ...     "label": "y", "prediction": "p",
+    ...     "attributes": {"sex": ["female", "male"]},
+    ...     "rules": [{"id": "sel", "rate": "selection", "attribute": "sex",
+    ...                "max_group_gap": 0.1}],
+    ... })
+    >>> spec.rules[0].max_group_gap
+    0.1
+    """
+    ctx = _Ctx(origin)
+    fb = _mapping(ctx, "fairness", block)
+    _check_keys(ctx, "fairness", fb, _FAIRNESS_KEYS, ("label", "prediction", "attributes"))
+    label = _name(ctx, "fairness.label", fb["label"])
+    prediction = _name(ctx, "fairness.prediction", fb["prediction"])
+    probability = fb.get("probability")
+    probability = None if probability is None else _name(ctx, "fairness.probability", probability)
+    unit = fb.get("unit")
+    unit = None if unit is None else _name(ctx, "fairness.unit", unit)
+
+    attributes = _parse_attributes(ctx, fb["attributes"])
+    reserved = {label, prediction, probability, unit} - {None}
+    for attr in attributes:
+        if attr in reserved:
+            raise ctx.fail(
+                f"fairness.attributes.{attr}",
+                "is also declared as the label, prediction, probability or unit column.",
+            )
+    intersections = _parse_intersections(ctx, fb.get("intersections"), attributes)
+
+    cases: Path | None = None
+    if fb.get("cases") is not None:
+        raw = Path(_text(ctx, "fairness.cases", fb["cases"])).expanduser()
+        cases = raw if raw.is_absolute() or base_dir is None else (base_dir / raw)
+
+    fmt = fb.get("format")
+    if fmt is not None:
+        fmt = _text(ctx, "fairness.format", fmt).lower()
+        if fmt not in FORMATS:
+            raise ctx.fail(
+                "fairness.format",
+                f"'{fmt}' is not a supported format." + did_you_mean(fmt, FORMATS),
+                f"Use one of {', '.join(FORMATS)}.",
+            )
+    delimiter = fb.get("delimiter", ",")
+    if not isinstance(delimiter, str) or len(delimiter) != 1:
+        raise ctx.fail(
+            "fairness.delimiter", f"must be one character, got {_kind(delimiter)}.",
+            "For a tab, write '\\t' in double quotes.",
+        )
+
+    spec = FairnessSpec(
+        name=_text(ctx, "fairness.name", fb.get("name", "fairness")),
+        cases=cases,
+        label=label,
+        prediction=prediction,
+        probability=probability,
+        unit=unit,
+        attributes=attributes,
+        intersections=intersections,
+        min_cell=_count(ctx, "fairness.min_cell", fb.get("min_cell", DEFAULT_MIN_CELL),
+                        low=0, high=10**9),
+        max_left_out=_fraction(ctx, "fairness.max_left_out",
+                               fb.get("max_left_out", DEFAULT_MAX_LEFT_OUT)),
+        calibration_bins=_count(ctx, "fairness.calibration_bins",
+                                fb.get("calibration_bins", DEFAULT_CALIBRATION_BINS),
+                                low=1, high=1000),
+        alpha=_alpha(ctx, "fairness.alpha", fb.get("alpha", DEFAULT_ALPHA)),
+        rules=(),
+        label_map=_binary_map(ctx, "fairness.label_map", fb["label_map"])
+        if "label_map" in fb else {},
+        prediction_map=_binary_map(ctx, "fairness.prediction_map", fb["prediction_map"])
+        if "prediction_map" in fb else {},
+        format=fmt,
+        delimiter=delimiter,
+    )
+    rules = _parse_rules(ctx, fb.get("rules"), spec)
+    return _replace(spec, rules=rules)
+
+
+def _alpha(ctx: _Ctx, key: str, value: Any) -> float:
+    alpha = _fraction(ctx, key, value, open_low=True)
+    if alpha >= 0.5:
+        raise ctx.fail(key, f"must be below 0.5, got {alpha}.", "The usual choice is 0.05.")
+    return alpha
+
+
+def _replace(spec: FairnessSpec, **changes: Any) -> FairnessSpec:
+    from dataclasses import replace
+
+    return replace(spec, **changes)
+
+
+def _parse_attributes(ctx: _Ctx, value: Any) -> dict[str, tuple[str, ...]]:
+    block = _mapping(ctx, "fairness.attributes", value)
+    if not block:
+        raise ctx.fail("fairness.attributes", "declares no attribute.",
+                       "Declare at least one, e.g. sex: [female, male].")
+    out: dict[str, tuple[str, ...]] = {}
+    for attr, values in block.items():
+        key = f"fairness.attributes.{attr}"
+        name = _name(ctx, key, attr)
+        if not isinstance(values, list) or not values:
+            raise ctx.fail(key, f"must be a list of the declared values, got {_kind(values)}.",
+                           "For example: [female, male].")
+        texts = [_value_text(ctx, f"{key}[{i}]", v) for i, v in enumerate(values)]
+        dupes = sorted({t for t in texts if texts.count(t) > 1})
+        if dupes:
+            raise ctx.fail(key, f"declares {dupes[0]!r} more than once.")
+        out[name] = tuple(texts)
+    return out
+
+
+def _parse_intersections(
+    ctx: _Ctx, value: Any, attributes: Mapping[str, tuple[str, ...]]
+) -> tuple[tuple[str, ...], ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise ctx.fail("fairness.intersections", f"must be a list of attribute lists, got "
+                       f"{_kind(value)}.", "For example: [[sex, age_band]].")
+    out: list[tuple[str, ...]] = []
+    for i, item in enumerate(value):
+        key = f"fairness.intersections[{i}]"
+        if not isinstance(item, list) or len(item) < 2:
+            raise ctx.fail(key, f"must list two or more attributes, got {_kind(item)}.")
+        names = tuple(_name(ctx, key, a) for a in item)
+        for name in names:
+            if name not in attributes:
+                raise ctx.fail(key, f"'{name}' is not a declared attribute."
+                               + did_you_mean(name, attributes),
+                               "Declare it under fairness.attributes first.")
+        if len(set(names)) != len(names):
+            raise ctx.fail(key, "names the same attribute twice.")
+        if any(set(names) == set(seen) for seen in out):
+            raise ctx.fail(key, "is declared twice.")
+        out.append(names)
+    return tuple(out)
+
+
+def _parse_rules(ctx: _Ctx, value: Any, spec: FairnessSpec) -> tuple[Rule, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise ctx.fail("fairness.rules", f"must be a list of rules, got {_kind(value)}.")
+    rules: list[Rule] = []
+    for i, item in enumerate(value):
+        where = f"fairness.rules[{i}]"
+        rb = _mapping(ctx, where, item)
+        _check_keys(ctx, where, rb, _RULE_KEYS, ("id", "rate", "attribute"))
+        rule_id = _text(ctx, f"{where}.id", rb["id"])
+        if any(r.id == rule_id for r in rules):
+            raise ctx.fail(f"{where}.id", f"'{rule_id}' is used by an earlier rule.",
+                           "Give every rule its own id.")
+        rate_text = _text(ctx, f"{where}.rate", rb["rate"])
+        rates = [r.value for r in Rate]
+        if rate_text not in rates:
+            raise ctx.fail(f"{where}.rate", f"'{rate_text}' is not a rate."
+                           + did_you_mean(rate_text, rates), f"Use one of {', '.join(rates)}.")
+        attrs = _rule_attributes(ctx, f"{where}.attribute", rb["attribute"], spec)
+        has_gap, has_worst = "max_group_gap" in rb, "worst_group" in rb
+        if has_gap == has_worst:
+            raise ctx.fail(where, "needs exactly one of max_group_gap and worst_group.",
+                           "For example max_group_gap: 0.05, or worst_group: {min: 0.8}.")
+        gap = wmin = wmax = None
+        if has_gap:
+            gap = _fraction(ctx, f"{where}.max_group_gap", rb["max_group_gap"])
+            n_groups = math.prod(len(spec.attributes[a]) for a in attrs)
+            if n_groups < 2:
+                raise ctx.fail(f"{where}.attribute", "a gap needs two or more declared groups.")
+        else:
+            wmin, wmax = _worst_group(ctx, f"{where}.worst_group", rb["worst_group"])
+        left = rb.get("max_left_out")
+        rules.append(Rule(
+            id=rule_id,
+            rate=Rate(rate_text),
+            attributes=attrs,
+            max_group_gap=gap,
+            worst_min=wmin,
+            worst_max=wmax,
+            max_left_out=None if left is None else _fraction(ctx, f"{where}.max_left_out", left),
+        ))
+    return tuple(rules)
+
+
+def _worst_group(ctx: _Ctx, key: str, value: Any) -> tuple[float | None, float | None]:
+    block = _mapping(ctx, key, value)
+    _check_keys(ctx, key, block, ("min", "max"), ())
+    if len(block) != 1:
+        raise ctx.fail(key, "needs exactly one of min and max.",
+                       "For example {min: 0.8}: every group's rate at least 0.8.")
+    if "min" in block:
+        return _fraction(ctx, f"{key}.min", block["min"]), None
+    return None, _fraction(ctx, f"{key}.max", block["max"])
+
+
+def _rule_attributes(ctx: _Ctx, key: str, value: Any, spec: FairnessSpec) -> tuple[str, ...]:
+    names = tuple(_name(ctx, key, a) for a in value) if isinstance(value, list) else (
+        _name(ctx, key, value),
+    )
+    if not names:
+        raise ctx.fail(key, "names no attribute.")
+    for name in names:
+        if name not in spec.attributes:
+            raise ctx.fail(key, f"'{name}' is not a declared attribute."
+                           + did_you_mean(name, spec.attributes),
+                           f"Declared attributes: {', '.join(spec.attributes)}.")
+    if len(names) == 1:
+        return names
+    for inter in spec.intersections:
+        if set(inter) == set(names) and len(inter) == len(names):
+            return inter
+    raise ctx.fail(key, f"the intersection [{', '.join(names)}] is not declared.",
+                   f"Add [{', '.join(names)}] under fairness.intersections.")
+
+
+# --- the whole file ---------------------------------------------------------------------
+
+_TOP_KEYS = ("fairness", "system", "data")
+_SYSTEM_KEYS = ("name", "version", "owner", "use_case", "jurisdiction", "first_distributed")
+_DATA_KEYS = ("cases", "id", "source", "explanation", "format", "delimiter")
+_LATER_BLOCKS = ("evaluation", "ll144")
+
+
+def load_spec(path: str | Path) -> Spec:
+    """Read and validate a spec file.
+
+    Parameters
+    ----------
+    path
+        A YAML file with a ``fairness:`` block (and optionally ``system:``, ``data:``).
+
+    Raises
+    ------
+    SpecError
+        When the file cannot be read or does not validate.
+    """
+    p = Path(path)
+    doc, digest = _read_yaml(p, "spec")
+    return parse_spec(doc, base_dir=p.resolve().parent, origin=str(p), path=p, sha256=digest)
+
+
+def parse_spec(
+    doc: Any,
+    *,
+    base_dir: Path | None = None,
+    origin: str = "spec",
+    path: Path | None = None,
+    sha256: str | None = None,
+) -> Spec:
+    """Validate a whole spec document (a mapping) into a :class:`Spec`."""
+    ctx = _Ctx(origin)
+    if doc is None:
+        raise SpecError(f"{origin}: the spec is empty.", "Start from a fairness: block.")
+    top = _mapping(ctx, "(top level)", doc)
+    for key in top:
+        if key in _LATER_BLOCKS:
+            raise ctx.fail(str(key), "this engine version does not read this block yet.",
+                           "Remove it, or upgrade respai.")
+    _check_keys(ctx, "", top, _TOP_KEYS, ())
+    data = _mapping(ctx, "data", top.get("data") or {})
+    _check_keys(ctx, "data", data, _DATA_KEYS, ())
+    if "fairness" not in top:
+        raise ctx.fail("fairness", "is required but missing.",
+                       "Declare the label, prediction and attributes under fairness:.")
+    fairness = dict(_mapping(ctx, "fairness", top["fairness"]))
+    for key in ("cases", "format", "delimiter"):
+        if key in data:
+            if key in fairness:
+                raise ctx.fail(f"data.{key}", f"is also set as fairness.{key}.",
+                               "Set it in one place.")
+            fairness[key] = data[key]
+    system_block = _mapping(ctx, "system", top.get("system") or {})
+    _check_keys(ctx, "system", system_block, _SYSTEM_KEYS, ())
+    system = SystemInfo(**{k: _text(ctx, f"system.{k}", v) for k, v in system_block.items()})
+    return Spec(
+        path=path,
+        sha256=sha256,
+        system=system,
+        fairness=parse_fairness(fairness, base_dir=base_dir, origin=origin),
+    )
+
+
+# --- policy -----------------------------------------------------------------------------
+
+_POLICY_KEYS = ("name", "description", "alpha", "max_left_out", "min_cell", "rules")
+
+
+def load_policy(path: str | Path) -> Policy:
+    """Read and validate a policy file (thresholds and overrides for one use)."""
+    p = Path(path)
+    doc, digest = _read_yaml(p, "policy")
+    return parse_policy(doc, origin=str(p), path=p, sha256=digest)
+
+
+def parse_policy(
+    doc: Any, *, origin: str = "policy", path: Path | None = None, sha256: str | None = None
+) -> Policy:
+    """Validate a policy mapping.
+
+    A policy may set ``alpha``, ``max_left_out``, ``min_cell`` and, per rule id under
+    ``rules:``, ``max_group_gap``, ``worst_group`` or ``max_left_out``.
+    """
+    ctx = _Ctx(origin)
+    block = _mapping(ctx, "(top level)", doc if doc is not None else {})
+    _check_keys(ctx, "", block, _POLICY_KEYS, ())
+    rules_block = _mapping(ctx, "rules", block.get("rules") or {})
+    rules: dict[str, dict[str, Any]] = {}
+    for rule_id, override in rules_block.items():
+        where = f"rules.{rule_id}"
+        ob = _mapping(ctx, where, override)
+        _check_keys(ctx, where, ob, ("max_group_gap", "worst_group", "max_left_out"), ())
+        clean: dict[str, Any] = {}
+        if "max_group_gap" in ob:
+            clean["max_group_gap"] = _fraction(ctx, f"{where}.max_group_gap", ob["max_group_gap"])
+        if "worst_group" in ob:
+            clean["worst_group"] = _worst_group(ctx, f"{where}.worst_group", ob["worst_group"])
+        if "max_left_out" in ob:
+            clean["max_left_out"] = _fraction(ctx, f"{where}.max_left_out", ob["max_left_out"])
+        rules[str(rule_id)] = clean
+    return Policy(
+        path=path,
+        sha256=sha256,
+        alpha=None if "alpha" not in block else _alpha(ctx, "alpha", block["alpha"]),
+        max_left_out=None if "max_left_out" not in block
+        else _fraction(ctx, "max_left_out", block["max_left_out"]),
+        min_cell=None if "min_cell" not in block
+        else _count(ctx, "min_cell", block["min_cell"], low=0, high=10**9),
+        rules=rules,
+    )
+
+
+def apply_policy(spec: FairnessSpec, policy: Policy | None) -> FairnessSpec:
+    """Return ``spec`` with the policy's overrides applied and their sources noted.
+
+    Raises
+    ------
+    SpecError
+        When the policy names a rule the spec does not declare, or changes a rule's kind.
+    """
+    sources = {"alpha": "spec", "max_left_out": "spec", "min_cell": "spec"}
+    if policy is None:
+        return _replace(spec, sources=sources)
+    changes: dict[str, Any] = {}
+    for key in ("alpha", "max_left_out", "min_cell"):
+        value = getattr(policy, key)
+        if value is not None:
+            changes[key] = value
+            sources[key] = policy.source
+    by_id = {r.id: r for r in spec.rules}
+    for rule_id in policy.rules:
+        if rule_id not in by_id:
+            origin = str(policy.path) if policy.path else "policy"
+            raise SpecError(f"{origin}: rules.{rule_id}: no rule with this id in the spec."
+                            + did_you_mean(rule_id, by_id),
+                            f"Rules in the spec: {', '.join(by_id) or 'none'}.")
+    new_rules = []
+    for rule in spec.rules:
+        override = policy.rules.get(rule.id, {})
+        if not override:
+            new_rules.append(rule)
+            continue
+        updates: dict[str, Any] = {"threshold_source": policy.source}
+        if "max_group_gap" in override:
+            if rule.kind != "max_group_gap":
+                raise SpecError(f"policy: rules.{rule.id}: the spec declares a worst_group "
+                                "rule; a policy cannot turn it into a gap rule.")
+            updates["max_group_gap"] = override["max_group_gap"]
+        if "worst_group" in override:
+            if rule.kind != "worst_group":
+                raise SpecError(f"policy: rules.{rule.id}: the spec declares a max_group_gap "
+                                "rule; a policy cannot turn it into a worst_group rule.")
+            updates["worst_min"], updates["worst_max"] = override["worst_group"]
+        if "max_left_out" in override:
+            updates["max_left_out"] = override["max_left_out"]
+        new_rules.append(_replace_rule(rule, updates))
+    return _replace(spec, rules=tuple(new_rules), sources=sources, **changes)
+
+
+def _replace_rule(rule: Rule, updates: Mapping[str, Any]) -> Rule:
+    from dataclasses import replace
+
+    return replace(rule, **updates)

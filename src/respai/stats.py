@@ -1,0 +1,462 @@
+"""Interval estimates and bounds for proportions, from integer counts only.
+
+Every function here is pure and deterministic: it takes counts (and a level), never a
+dataframe, and does no I/O. Undefined quantities (a rate over zero cases) are returned as
+``None`` rather than NaN; bad arguments (negative counts, more successes than cases, a
+level outside ``(0, 1)``) raise :class:`ValueError`.
+
+SciPy is imported lazily inside the functions that need the beta quantiles, so importing
+this module stays cheap; normal quantiles come from :class:`statistics.NormalDist`.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Sequence
+from statistics import NormalDist
+
+from respai.types import Interval
+
+__all__ = [
+    "bonferroni_alpha",
+    "clopper_pearson_interval",
+    "expected_calibration_error",
+    "gap_bounds",
+    "max_gap_bounds",
+    "probability_bin",
+    "rate",
+    "widened_interval",
+    "wilson_interval",
+]
+
+_CLOPPER_PEARSON = "clopper-pearson"
+_WILSON = "wilson"
+
+
+def _check_counts(k: int, n: int) -> tuple[int, int]:
+    """Return ``(k, n)`` as plain ints after checking ``0 <= k <= n``."""
+    k = operator.index(k)
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"the number of cases must be >= 0, got n={n}")
+    if k < 0:
+        raise ValueError(f"the number of successes must be >= 0, got k={k}")
+    if k > n:
+        raise ValueError(f"the number of successes k={k} exceeds the number of cases n={n}")
+    return k, n
+
+
+def _check_level(value: float, name: str) -> float:
+    """Return ``value`` as a float after checking it lies strictly inside ``(0, 1)``."""
+    value = float(value)
+    if not 0.0 < value < 1.0:  # also rejects NaN
+        raise ValueError(f"{name} must be strictly between 0 and 1, got {name}={value!r}")
+    return value
+
+
+def _cp_lower(k: int, n: int, alpha: float) -> float:
+    """Exact lower bound at two-sided level ``1 - alpha``; ``0 <= k <= n``, ``n >= 1``."""
+    if k == 0:
+        return 0.0
+    from scipy.special import betaincinv
+
+    return float(betaincinv(k, n - k + 1, alpha / 2.0))
+
+
+def _cp_upper(k: int, n: int, alpha: float) -> float:
+    """Exact upper bound at two-sided level ``1 - alpha``; ``0 <= k <= n``, ``n >= 1``."""
+    if k == n:
+        return 1.0
+    from scipy.special import betainccinv
+
+    # The complemented inverse gives the upper quantile without the loss of precision of
+    # betaincinv(a, b, 1 - alpha / 2) for small alpha.
+    return float(betainccinv(k + 1, n - k, alpha / 2.0))
+
+
+def rate(k: int, n: int) -> float | None:
+    """Return the proportion ``k / n``, or ``None`` when there are no cases.
+
+    Parameters
+    ----------
+    k
+        Number of successes (events), ``0 <= k <= n``.
+    n
+        Number of cases, ``n >= 0``.
+
+    Returns
+    -------
+    float or None
+        ``k / n``; ``None`` when ``n == 0`` (the rate is undefined, not zero).
+
+    Raises
+    ------
+    ValueError
+        If ``k < 0``, ``n < 0`` or ``k > n``.
+
+    Examples
+    --------
+    >>> rate(3, 4)
+    0.75
+    >>> rate(0, 0) is None
+    True
+    """
+    k, n = _check_counts(k, n)
+    if n == 0:
+        return None
+    return k / n
+
+
+def wilson_interval(k: int, n: int, confidence: float = 0.95) -> Interval | None:
+    """Return the Wilson score interval for ``k`` successes out of ``n`` cases.
+
+    The same numbers as ``statsmodels.stats.proportion.proportion_confint(k, n,
+    alpha=1 - confidence, method="wilson")``, clipped to ``[0, 1]``; the bound is exactly
+    0 when ``k == 0`` and exactly 1 when ``k == n``.
+
+    Parameters
+    ----------
+    k
+        Number of successes, ``0 <= k <= n``.
+    n
+        Number of cases, ``n >= 0``.
+    confidence
+        Two-sided coverage level, strictly between 0 and 1.
+
+    Returns
+    -------
+    Interval or None
+        ``Interval(lo, hi, "wilson", confidence)``; ``None`` when ``n == 0``.
+
+    Raises
+    ------
+    ValueError
+        If ``k < 0``, ``n < 0``, ``k > n`` or ``confidence`` is not in ``(0, 1)``.
+
+    Examples
+    --------
+    >>> iv = wilson_interval(5, 10)
+    >>> round(iv.lo, 4), round(iv.hi, 4), iv.method
+    (0.2366, 0.7634, 'wilson')
+    >>> wilson_interval(0, 0) is None
+    True
+    """
+    k, n = _check_counts(k, n)
+    confidence = _check_level(confidence, "confidence")
+    if n == 0:
+        return None
+    alpha = 1.0 - confidence
+    crit = -NormalDist().inv_cdf(alpha / 2.0)  # the lower tail is accurate for tiny alpha
+    crit2 = crit * crit
+    q = k / n
+    denom = 1.0 + crit2 / n
+    center = (q + crit2 / (2.0 * n)) / denom
+    dist = crit * math.sqrt(q * (1.0 - q) / n + crit2 / (4.0 * n * n)) / denom
+    lo = 0.0 if k == 0 else min(max(center - dist, 0.0), 1.0)
+    hi = 1.0 if k == n else min(max(center + dist, 0.0), 1.0)
+    return Interval(lo, hi, _WILSON, confidence)
+
+
+def clopper_pearson_interval(k: int, n: int, alpha: float) -> Interval | None:
+    """Return the two-sided exact (Clopper-Pearson) interval at level ``1 - alpha``.
+
+    ``lo`` is the ``alpha / 2`` quantile of ``Beta(k, n - k + 1)`` (0 when ``k == 0``) and
+    ``hi`` the ``1 - alpha / 2`` quantile of ``Beta(k + 1, n - k)`` (1 when ``k == n``),
+    the same numbers as ``statsmodels`` ``proportion_confint(..., method="beta")``.
+
+    Parameters
+    ----------
+    k
+        Number of successes, ``0 <= k <= n``.
+    n
+        Number of cases, ``n >= 0``.
+    alpha
+        Two-sided error rate, strictly between 0 and 1.
+
+    Returns
+    -------
+    Interval or None
+        ``Interval(lo, hi, "clopper-pearson", 1 - alpha)``; ``None`` when ``n == 0``.
+
+    Raises
+    ------
+    ValueError
+        If ``k < 0``, ``n < 0``, ``k > n`` or ``alpha`` is not in ``(0, 1)``.
+
+    Examples
+    --------
+    >>> iv = clopper_pearson_interval(5, 10, 0.05)
+    >>> round(iv.lo, 4), round(iv.hi, 4), iv.confidence
+    (0.1871, 0.8129, 0.95)
+    >>> clopper_pearson_interval(0, 0, 0.05) is None
+    True
+    """
+    k, n = _check_counts(k, n)
+    alpha = _check_level(alpha, "alpha")
+    if n == 0:
+        return None
+    return Interval(_cp_lower(k, n, alpha), _cp_upper(k, n, alpha), _CLOPPER_PEARSON, 1.0 - alpha)
+
+
+def widened_interval(k: int, missing: int, n: int, alpha: float) -> Interval:
+    """Return an exact interval for a group whose ``n`` cases include unscored ones.
+
+    ``missing`` of the ``n`` cases have no prediction, so whether they are events is
+    unknown. The interval takes the worst case on each side: the lower bound counts them
+    as non-events and the upper bound as events, i.e. ``lo`` is the Clopper-Pearson lower
+    bound of ``(k, n)`` and ``hi`` the Clopper-Pearson upper bound of ``(k + missing, n)``.
+    It therefore contains the Clopper-Pearson interval of ``(k + j, n)`` for every
+    ``j = 0 .. missing``. With ``missing == 0`` it is the Clopper-Pearson interval.
+
+    Parameters
+    ----------
+    k
+        Number of observed events, ``k >= 0``.
+    missing
+        Number of cases without a prediction, ``missing >= 0`` and ``k + missing <= n``.
+    n
+        Number of cases in the group, missing ones included.
+    alpha
+        Two-sided error rate, strictly between 0 and 1.
+
+    Returns
+    -------
+    Interval
+        ``Interval(lo, hi, "clopper-pearson", 1 - alpha)``; ``[0, 1]`` when ``n == 0``
+        (a group without cases says nothing).
+
+    Raises
+    ------
+    ValueError
+        If a count is negative, ``k + missing > n`` or ``alpha`` is not in ``(0, 1)``.
+
+    Examples
+    --------
+    >>> iv = widened_interval(5, 2, 10, 0.05)
+    >>> cp = clopper_pearson_interval(7, 10, 0.05)
+    >>> iv.lo == clopper_pearson_interval(5, 10, 0.05).lo, iv.hi == cp.hi
+    (True, True)
+    >>> widened_interval(0, 0, 0, 0.05)
+    Interval(lo=0.0, hi=1.0, method='clopper-pearson', confidence=0.95)
+    """
+    missing = operator.index(missing)
+    if missing < 0:
+        raise ValueError(f"the number of missing cases must be >= 0, got missing={missing}")
+    k, n = _check_counts(k, n)
+    if k + missing > n:
+        raise ValueError(
+            f"observed events k={k} plus missing cases missing={missing} exceed the number "
+            f"of cases n={n}"
+        )
+    alpha = _check_level(alpha, "alpha")
+    if n == 0:
+        return Interval(0.0, 1.0, _CLOPPER_PEARSON, 1.0 - alpha)
+    return Interval(
+        _cp_lower(k, n, alpha), _cp_upper(k + missing, n, alpha), _CLOPPER_PEARSON, 1.0 - alpha
+    )
+
+
+def bonferroni_alpha(alpha: float, groups: int) -> float:
+    """Return the per-interval error rate ``alpha / groups`` for simultaneous coverage.
+
+    Parameters
+    ----------
+    alpha
+        Family-wise error rate, strictly between 0 and 1.
+    groups
+        Number of intervals that must hold together, ``groups >= 1``.
+
+    Returns
+    -------
+    float
+        ``alpha / groups``.
+
+    Raises
+    ------
+    ValueError
+        If ``groups < 1`` or ``alpha`` is not in ``(0, 1)``.
+
+    Examples
+    --------
+    >>> bonferroni_alpha(0.05, 5)
+    0.01
+    """
+    alpha = _check_level(alpha, "alpha")
+    groups = operator.index(groups)
+    if groups < 1:
+        raise ValueError(f"the number of groups must be >= 1, got groups={groups}")
+    return alpha / groups
+
+
+def gap_bounds(a: Interval, b: Interval) -> tuple[float, float]:
+    """Return bounds on ``rate_a - rate_b`` implied by two simultaneous intervals.
+
+    If both intervals hold, ``a.lo - b.hi <= rate_a - rate_b <= a.hi - b.lo``.
+
+    Parameters
+    ----------
+    a, b
+        Intervals for the two rates, jointly valid (e.g. Bonferroni-adjusted).
+
+    Returns
+    -------
+    tuple of float
+        ``(a.lo - b.hi, a.hi - b.lo)``.
+
+    Examples
+    --------
+    >>> gap_bounds(Interval(0.5, 0.75, "wilson", 0.95), Interval(0.25, 0.5, "wilson", 0.95))
+    (0.0, 0.5)
+    """
+    return a.lo - b.hi, a.hi - b.lo
+
+
+def _top_two(values: Sequence[float]) -> tuple[int, float, float]:
+    """Return the index of the largest value, the largest, and the largest of the rest.
+
+    On ties the first index wins, and the "rest" still contains the tied copy.
+    """
+    best_i = 0
+    best = values[0]
+    second = -math.inf
+    for i in range(1, len(values)):
+        v = values[i]
+        if v > best:
+            best_i, best, second = i, v, best
+        elif v > second:
+            second = v
+    return best_i, best, second
+
+
+def _max_pairwise_difference(a: Sequence[float], b: Sequence[float]) -> float:
+    """Return ``max(a[i] - b[j] for i != j)`` in one pass; ``len(a) == len(b) >= 2``."""
+    ia, a1, a2 = _top_two(a)
+    ib, neg_b1, neg_b2 = _top_two([-x for x in b])  # negation is exact
+    b1, b2 = -neg_b1, -neg_b2
+    if ia != ib:
+        return a1 - b1
+    # The same group holds both extremes: pair it with the runner-up on the other side.
+    return max(a1 - b2, a2 - b1)
+
+
+def max_gap_bounds(intervals: Sequence[Interval]) -> tuple[float, float]:
+    """Return bounds on the largest gap ``rate_i - rate_j`` between two distinct groups.
+
+    With all intervals holding simultaneously, the largest gap over ordered pairs of
+    distinct groups ``i != j`` lies in ``[max lo_i - hi_j, max hi_i - lo_j]``: the first
+    number is a gap that some pair certainly reaches, the second one no pair can exceed.
+    Computed in linear time; equal to the brute-force maximum over all pairs.
+
+    Parameters
+    ----------
+    intervals
+        One jointly valid interval per group, at least two.
+
+    Returns
+    -------
+    tuple of float
+        ``(max_{i != j} lo_i - hi_j, max_{i != j} hi_i - lo_j)``.
+
+    Raises
+    ------
+    ValueError
+        If fewer than two intervals are given.
+
+    Examples
+    --------
+    >>> wide = Interval(0.0, 1.0, "clopper-pearson", 0.95)
+    >>> narrow = Interval(0.25, 0.75, "clopper-pearson", 0.95)
+    >>> max_gap_bounds([wide, narrow])
+    (-0.75, 0.75)
+    """
+    if len(intervals) < 2:
+        raise ValueError(f"a gap needs at least two groups, got {len(intervals)}")
+    los = [iv.lo for iv in intervals]
+    his = [iv.hi for iv in intervals]
+    return _max_pairwise_difference(los, his), _max_pairwise_difference(his, los)
+
+
+def probability_bin(p: float, bins: int) -> int:
+    """Return the index of the equal-width bin that holds probability ``p``.
+
+    Bin ``i`` is ``[i / bins, (i + 1) / bins)`` and the last bin is closed, so ``p = 1``
+    falls in bin ``bins - 1``: the index is ``min(floor(p * bins), bins - 1)``, with the
+    product computed in floating point.
+
+    Parameters
+    ----------
+    p
+        A probability in ``[0, 1]``.
+    bins
+        Number of bins, ``bins >= 1``.
+
+    Returns
+    -------
+    int
+        The bin index, ``0 <= index < bins``.
+
+    Raises
+    ------
+    ValueError
+        If ``p`` is not in ``[0, 1]`` (or is NaN) or ``bins < 1``.
+
+    Examples
+    --------
+    >>> probability_bin(0.1, 10), probability_bin(0.95, 10), probability_bin(1.0, 10)
+    (1, 9, 9)
+    """
+    bins = operator.index(bins)
+    if bins < 1:
+        raise ValueError(f"the number of bins must be >= 1, got bins={bins}")
+    p = float(p)
+    if not 0.0 <= p <= 1.0:  # also rejects NaN
+        raise ValueError(f"a probability must be in [0, 1], got p={p!r}")
+    return min(math.floor(p * bins), bins - 1)
+
+
+def expected_calibration_error(bins: Sequence[tuple[int, int, float]]) -> float | None:
+    """Return the expected calibration error from per-bin totals.
+
+    ``ECE = sum_b (n_b / N) * |sum_prob_b / n_b - positives_b / n_b|`` over the bins with
+    ``n_b > 0``, where ``N`` is the total count; it is computed as
+    ``sum_b |sum_prob_b - positives_b| / N``, which is the same quantity.
+
+    Parameters
+    ----------
+    bins
+        One ``(n_b, positives_b, sum_of_probabilities_b)`` triple per probability bin
+        (see :func:`probability_bin` for the bin convention); empty bins may be included.
+
+    Returns
+    -------
+    float or None
+        The ECE in ``[0, 1]``; ``None`` when there are no cases at all.
+
+    Raises
+    ------
+    ValueError
+        If a bin has ``n_b < 0``, ``positives_b`` outside ``[0, n_b]``, or a
+        probability sum that is not finite.
+
+    Examples
+    --------
+    >>> expected_calibration_error([(2, 1, 0.5), (2, 2, 1.5)])
+    0.25
+    >>> expected_calibration_error([(0, 0, 0.0)]) is None
+    True
+    """
+    total = 0
+    deviations: list[float] = []
+    for n_b, positives_b, sum_prob_b in bins:
+        positives_b, n_b = _check_counts(positives_b, n_b)
+        sum_prob_b = float(sum_prob_b)
+        if not math.isfinite(sum_prob_b):
+            raise ValueError(f"a bin's probability sum must be finite, got {sum_prob_b!r}")
+        if n_b == 0:
+            continue
+        total += n_b
+        deviations.append(abs(sum_prob_b - positives_b))
+    if total == 0:
+        return None
+    return math.fsum(deviations) / total

@@ -1,0 +1,102 @@
+"""Small frozen types shared by every layer: verdicts, intervals, undefined values."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+__all__ = [
+    "Interval",
+    "Undefined",
+    "Verdict",
+    "worst",
+]
+
+
+class Verdict(enum.StrEnum):
+    """The four answers a rule or test can give, with their exit codes.
+
+    From worst to best: FAIL, INSUFFICIENT_EVIDENCE, MANUAL_REVIEW, PASS. The worst
+    verdict of a run decides its exit code.
+    """
+
+    PASS = "PASS"
+    FAIL = "FAIL"
+    INSUFFICIENT_EVIDENCE = "INSUFFICIENT_EVIDENCE"
+    MANUAL_REVIEW = "MANUAL_REVIEW"
+
+    @property
+    def exit_code(self) -> int:
+        """Process exit code for this verdict: 0, 1, 3 or 4."""
+        return _EXIT_CODES[self]
+
+    @property
+    def severity(self) -> int:
+        """Rank from best (0, PASS) to worst (3, FAIL)."""
+        return _SEVERITY[self]
+
+
+_EXIT_CODES = {
+    Verdict.PASS: 0,
+    Verdict.FAIL: 1,
+    Verdict.INSUFFICIENT_EVIDENCE: 3,
+    Verdict.MANUAL_REVIEW: 4,
+}
+_SEVERITY = {
+    Verdict.PASS: 0,
+    Verdict.MANUAL_REVIEW: 1,
+    Verdict.INSUFFICIENT_EVIDENCE: 2,
+    Verdict.FAIL: 3,
+}
+
+
+def worst(verdicts: Iterable[Verdict]) -> Verdict:
+    """Return the worst of ``verdicts``; an empty collection is INSUFFICIENT_EVIDENCE.
+
+    An audit with nothing evaluable is never a PASS.
+
+    Examples
+    --------
+    >>> worst([Verdict.PASS, Verdict.INSUFFICIENT_EVIDENCE, Verdict.FAIL]).value
+    'FAIL'
+    >>> worst([]).value
+    'INSUFFICIENT_EVIDENCE'
+    """
+    items = list(verdicts)
+    if not items:
+        return Verdict.INSUFFICIENT_EVIDENCE
+    return max(items, key=lambda v: v.severity)
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """A closed interval ``[lo, hi]`` for a proportion, with how it was computed.
+
+    Attributes
+    ----------
+    lo, hi
+        Bounds, ``0 <= lo <= hi <= 1`` for a proportion.
+    method
+        ``"wilson"`` or ``"clopper-pearson"`` (or a derived name).
+    confidence
+        Nominal coverage, e.g. ``0.95``; for a Bonferroni-adjusted interval, the
+        per-interval level ``1 - alpha / m``.
+    """
+
+    lo: float
+    hi: float
+    method: str
+    confidence: float
+
+
+@dataclass(frozen=True, slots=True)
+class Undefined:
+    """A value that cannot be computed, with a machine code and a sentence for people.
+
+    Undefined results are values, never NaN and never 0: in JSON they become ``null``
+    next to a ``reason``.
+    """
+
+    code: str
+    reason: str
