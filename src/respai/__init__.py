@@ -14,8 +14,8 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from respai.errors import Error, InputError, SpecError  # noqa: E402
-from respai.types import Verdict  # noqa: E402
+from respai.errors import Error, InputError, SpecError
+from respai.types import Verdict
 
 __all__ = [
     "Error",

@@ -37,8 +37,11 @@ def cli() -> None:
 
 @cli.command()
 @click.argument("spec", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--policy", type=click.Path(dir_okay=False, path_type=Path),
-              help="Policy file whose thresholds override the spec's.")
+@click.option(
+    "--policy",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Policy file whose thresholds override the spec's.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Write the result as JSON to stdout.")
 def fairness(spec: Path, policy: Path | None, as_json: bool) -> None:
     """Evaluate the declared group rules of SPEC (a YAML file) on its cases file."""
@@ -53,9 +56,13 @@ def fairness(spec: Path, policy: Path | None, as_json: bool) -> None:
 
 
 @cli.command()
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
-              default=Path("respai-demo"), show_default=True,
-              help="Folder to write the demo's outputs to.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("respai-demo"),
+    show_default=True,
+    help="Folder to write the demo's outputs to.",
+)
 def demo(out: Path) -> None:
     """Run the group rules end to end on the bundled sample data and write the outputs."""
     from respai.demo import run_demo
@@ -89,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         click.echo("respai: interrupted.", err=True)
         return 130
-    except Exception as exc:  # noqa: BLE001 - the last line of defence: no traceback
+    except Exception as exc:
         if os.environ.get("RESPAI_DEBUG"):
             raise
         click.echo(

@@ -50,8 +50,9 @@ def run_demo(out: Path) -> list[str]:
         # name the files where they will be, not in the temporary folder
         result = replace(result, source=str(out / "loan_screen.csv"))
         (tmp / "fairness.json").write_text(
-            json.dumps(result.to_dict(), indent=2, ensure_ascii=False, allow_nan=False)
-            + "\n", encoding="utf-8")
+            json.dumps(result.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n",
+            encoding="utf-8",
+        )
         text = io.StringIO()
         print_fairness(result, file=text, width=160)
         (tmp / "fairness.txt").write_text(text.getvalue(), encoding="utf-8")
@@ -67,10 +68,10 @@ def run_demo(out: Path) -> list[str]:
         raise
     lines = [text.getvalue().rstrip(), ""]
     lines.append(f"respai demo: wrote {out}/")
-    for path in sorted(out.rglob("*")):
-        if path.is_file():
-            lines.append(f"  {path.relative_to(out)}")
-    lines.append(f"The sample's verdict is {result.verdict.value} (exit code "
-                 f"{result.exit_code} under 'respai fairness'); the demo itself exits 0.")
+    lines.extend(f"  {p.relative_to(out)}" for p in sorted(out.rglob("*")) if p.is_file())
+    lines.append(
+        f"The sample's verdict is {result.verdict.value} (exit code "
+        f"{result.exit_code} under 'respai fairness'); the demo itself exits 0."
+    )
     lines.append(f"Re-run it yourself: respai fairness {out / 'loan_screen.yaml'}")
     return lines

@@ -10,11 +10,13 @@ Nothing above this module imports duckdb or narwhals: callers get plain Python v
 
 from __future__ import annotations
 
+import csv
+import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import duckdb
 import narwhals as nw
@@ -25,8 +27,10 @@ __all__ = [
     "MICRO",
     "CubeRow",
     "Source",
+    "all_null",
     "count_cube",
     "duplicate_unit",
+    "first_non_number",
     "locate",
     "open_file",
     "open_frame",
@@ -144,19 +148,31 @@ def file_format(path: Path, declared: str | None) -> str:
     return fmt
 
 
-def open_file(path: Path, declared_format: str | None = None, delimiter: str = ",") -> Source:
+def open_file(
+    path: Path,
+    declared_format: str | None = None,
+    delimiter: str = ",",
+    text_columns: Sequence[str] = (),
+) -> Source:
     """Open a CSV, JSONL or Parquet file lazily in DuckDB.
+
+    ``text_columns`` are read from CSV as text, whatever DuckDB's type sniffer guesses, so
+    a group called ``f`` or ``no`` is never turned into a boolean and ``007`` keeps its
+    zeros.
 
     Raises
     ------
     InputError
         When the file is missing, empty, not UTF-8 text, or DuckDB cannot read it.
     """
-    fmt = file_format(path, declared_format)
     if not path.exists():
         raise InputError(f"the cases file {path} does not exist.", "Check the path in the spec.")
     if path.is_dir():
-        raise InputError(f"the cases file {path} is a directory.")
+        raise InputError(
+            f"the cases file {path} is a directory.",
+            "Point fairness.cases at one CSV, JSONL or Parquet file inside it.",
+        )
+    fmt = file_format(path, declared_format)
     if path.stat().st_size == 0:
         raise InputError(f"the cases file {path} is empty (0 bytes).",
                          "Export the decided cases with a header row.")
@@ -176,11 +192,18 @@ def open_file(path: Path, declared_format: str | None = None, delimiter: str = "
         reader = f"read_parquet('{quoted}')"
     try:
         con.execute(f"CREATE VIEW cases AS SELECT * FROM {reader}")
+        if fmt == "csv" and text_columns:
+            present = set(con.table("cases").columns)
+            forced = [c for c in text_columns if c in present]
+            if forced:
+                types = ", ".join("'" + c.replace("'", "''") + "': 'VARCHAR'" for c in forced)
+                reader = reader[:-1] + f", types={{{types}}})"
+                con.execute(f"CREATE OR REPLACE VIEW cases AS SELECT * FROM {reader}")
         rel = con.table("cases")
         frame = nw.from_native(rel)
         source = Source(str(path), path, frame, con)
     except duckdb.Error as exc:
-        raise _read_error(path, exc) from None
+        raise _read_error(path, exc, delimiter) from None
     return source
 
 
@@ -197,43 +220,226 @@ def _check_text_start(path: Path) -> None:
                          "Export the cases as UTF-8 CSV or JSONL, or as Parquet.")
 
 
-_LINE = re.compile(r"[Ll]ine:?\s*(\d+)")
+_LINE = re.compile(r"(?:CSV Error on Line:|\bline:?)\s*(\d+)", re.IGNORECASE)
+_FIELDS = re.compile(r"Expected Number of Columns:\s*(\d+)\s+Found:\s*(\d+)")
+_CONVERT = re.compile(
+    r'converting column "(?P<col>[^"\n]*)"\.\s*Could not convert string "(?P<val>[^\n]*?)" '
+    r"to '(?P<type>[^'\n]+)'"
+)
+_TYPE_WORDS = {
+    "DOUBLE": "a number",
+    "FLOAT": "a number",
+    "BIGINT": "a whole number",
+    "INTEGER": "a whole number",
+    "BOOLEAN": "true or false",
+    "DATE": "a date",
+}
+_MAX_LINE = 2_097_152
+_SCAN_LIMIT = 200_000  # lines a diagnosis reads at most (error paths only)
+_UTF8_BOM = b"\xef\xbb\xbf"
 
 
-def _read_error(path: Path, exc: Exception) -> InputError:
-    """Turn a DuckDB reading error into one paragraph that names the file and line."""
+def _read_error(path: Path, exc: Exception, delimiter: str = ",") -> InputError:
+    """Turn a DuckDB reading error into one paragraph that names the file and line.
+
+    DuckDB's messages are long and sometimes point at the wrong line (a failure while it
+    sniffs the dialect is reported on line 1), so on these error paths the file itself is
+    read again in Python to find the line at fault.
+    """
     text = str(exc)
+    low = text.lower()
     first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
     first = re.sub(r"^[A-Za-z ]*Error:\s*", "", first)
-    line = _LINE.search(text)
-    where = f" near line {line.group(1)}" if line else ""
-    if "unicode" in text.lower() or "utf-8" in text.lower() or "utf8" in text.lower():
-        return InputError(
-            f"{path} is not valid UTF-8{where}: part of it uses another encoding.",
-            "Re-export the whole file as UTF-8.",
-        )
-    if "maximum line size" in text.lower() or "max_line_size" in text.lower():
+    found = _LINE.search(text)
+    line = int(found.group(1)) if found else None
+    where = f" near line {line}" if line else ""
+    if re.search(r"maximum line size of \d+ bytes exceeded", low):
+        long_line = _first_long_line(path)
+        if long_line is not None:
+            number, size = long_line
+            return InputError(
+                f"{path}: line {number} is {size / 2**20:.1f} MB long, more than the 2 MB "
+                "a line may have; no field of a case should be that long.",
+                "Check that line for a runaway quote or a pasted blob.",
+            )
         return InputError(
             f"{path} has a line longer than 2 MB{where}; no field of a case should be that "
             "long.",
             "Check that line for a runaway quote or a pasted blob.",
         )
-    if "expected" in text.lower() and "column" in text.lower():
+    if "invalid unicode" in low or "not utf-8 encoded" in low or "invalid utf" in low:
+        bad = _first_non_utf8_line(path)
+        where = f" at line {bad}" if bad is not None else where
         return InputError(
-            f"{path}{where} has a different number of fields than the header.",
-            "Check the delimiter and quoting on that line.",
+            f"{path} is not valid UTF-8{where}: part of it uses another encoding.",
+            "Re-export the whole file as UTF-8.",
         )
-    if "could not convert" in text.lower() or "conversion error" in text.lower():
+    if "error when sniffing" in low or "automatically detect the csv" in low:
+        return _diagnose_csv(path, delimiter)
+    fields = _FIELDS.search(text)
+    if fields:
+        expected, got = fields.groups()
+        at = f" line {line}" if line else " a line"
+        return InputError(
+            f"{path}:{at} has {got} fields but the header has {expected}.",
+            "Check the delimiter and quoting on that line: a value holding the delimiter "
+            "must be in double quotes.",
+        )
+    convert = _CONVERT.search(text)
+    if convert:
+        kind = _TYPE_WORDS.get(convert["type"].upper(), f"of type {convert['type']}")
+        at = f"line {line}, " if line else ""
+        return InputError(
+            f"{path}: {at}column '{convert['col']}' holds {_safe(convert['val'])}, which is "
+            f"not {kind} like the values before it.",
+            "Fix the value, or leave the cell empty when it is unknown.",
+        )
+    if "could not convert" in low or "conversion error" in low:
         return InputError(
             f"{path}{where}: a value does not fit its column's type ({_shorten(first)}).",
             "Fix the value, or make the whole column text.",
+        )
+    if "malformed json" in low:
+        bad_json = _first_bad_json_line(path, line)
+        if bad_json is not None:
+            number, reason = bad_json
+            return InputError(
+                f"{path}: line {number} is not valid JSON ({reason}).",
+                "Each line of a JSONL file must be one complete JSON object.",
+            )
+    if "magic bytes" in low or "not a parquet file" in low:
+        return InputError(
+            f"{path} is not a readable Parquet file (its Parquet footer is missing or "
+            "damaged): it may be truncated or not Parquet at all.",
+            "Export it again and check that the copy finished.",
         )
     return InputError(f"cannot read {path}{where}: {_shorten(first)}.",
                       "Check that it is a well-formed file of the declared format.")
 
 
+def _first_long_line(path: Path, limit: int = _MAX_LINE) -> tuple[int, int] | None:
+    """The first line longer than ``limit`` bytes and its length (error paths only)."""
+    try:
+        with path.open("rb") as fh:
+            for number, raw in enumerate(fh, 1):
+                if len(raw) > limit:
+                    return number, len(raw)
+    except OSError:
+        return None
+    return None
+
+
+def _first_non_utf8_line(path: Path) -> int | None:
+    """The first line that is not UTF-8 (error paths only; ``None`` past the scan limit)."""
+    try:
+        with path.open("rb") as fh:
+            for number, raw in enumerate(fh, 1):
+                if number > _SCAN_LIMIT * 10:
+                    return None
+                try:
+                    raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    return number
+    except OSError:
+        return None
+    return None
+
+
+def _first_bad_json_line(path: Path, upto: int | None) -> tuple[int, str] | None:
+    """The first line of a JSONL file that is not one JSON value, and why."""
+    last = upto if upto is not None else _SCAN_LIMIT
+    try:
+        with path.open("rb") as fh:
+            for number, raw in enumerate(fh, 1):
+                if number > last:
+                    break
+                body = raw.strip()
+                if number == 1:
+                    body = body.removeprefix(_UTF8_BOM)
+                if not body:
+                    continue
+                try:
+                    json.loads(body)
+                except UnicodeDecodeError:
+                    return number, "it is not UTF-8"
+                except json.JSONDecodeError as exc:
+                    return number, f"{exc.msg.lower()} at character {exc.pos + 1}"
+    except OSError:
+        return None
+    return (upto, "a value is cut off or malformed") if upto is not None else None
+
+
+class _BadBytes(Exception):
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+def _decoded_lines(fh: IO[bytes]) -> Iterator[str]:
+    for number, raw in enumerate(fh, 1):
+        if number == 1:
+            raw = raw.removeprefix(_UTF8_BOM)
+        try:
+            yield raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise _BadBytes(number) from None
+
+
+def _diagnose_csv(path: Path, delimiter: str) -> InputError:
+    """Find why DuckDB could not work out a CSV's dialect: re-read it with Python's csv."""
+    shown = "\\t" if delimiter == "\t" else delimiter
+    fallback = InputError(
+        f"cannot read {path} as CSV with delimiter '{shown}': its lines do not split "
+        "into the same fields.",
+        "Check the delimiter (set delimiter: in the spec) and the quoting.",
+    )
+    start = 1
+    try:
+        with path.open("rb") as fh:
+            reader = csv.reader(_decoded_lines(fh), delimiter=delimiter, strict=True)
+            header = next(reader, None)
+            if header is None:
+                return fallback
+            width = len(header)
+            start = reader.line_num + 1
+            for row in reader:
+                if row and len(row) != width:
+                    return InputError(
+                        f"{path}: line {start} has {len(row)} fields but the header has "
+                        f"{width}.",
+                        "Check the delimiter and quoting on that line: a value holding "
+                        "the delimiter must be in double quotes.",
+                    )
+                if reader.line_num > _SCAN_LIMIT:
+                    break
+                start = reader.line_num + 1
+    except _BadBytes as bad:
+        return InputError(
+            f"{path} is not valid UTF-8 at line {bad.line}: part of it uses another "
+            "encoding.",
+            "Re-export the whole file as UTF-8.",
+        )
+    except csv.Error as exc:
+        return InputError(
+            f"{path}: the record starting at line {start} is not valid CSV "
+            f"({_shorten(str(exc))}).",
+            "Check the quoting there: every opening double quote needs a closing one.",
+        )
+    except OSError:
+        return fallback
+    return fallback
+
+
+def _safe(text: str, limit: int = 60) -> str:
+    """A value quoted for a message: control characters escaped, long values cut."""
+    shown = text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
+    if len(shown) > limit:
+        shown = shown[: limit - 3] + "..."
+    return f"'{shown}'"
+
+
 def _shorten(text: str, limit: int = 200) -> str:
-    clean = "".join(c if c.isprintable() else "?" for c in text).rstrip(".")
+    clean = "".join(c if c.isprintable() else "?" for c in text).strip().rstrip(".").strip()
     return clean if len(clean) <= limit else clean[: limit - 3] + "..."
 
 
@@ -279,14 +485,20 @@ def count_cube(
     aggs: list[Any] = [nw.len().alias("__n")]
     if probability is not None:
         p = nw.col(probability)
-        scaled = (p * bins).floor().clip(upper_bound=bins - 1).cast(nw.Int64)
-        frame = frame.with_columns(scaled.alias("__bin"))
+        if source.kinds[probability] != _NUMERIC:
+            p = p.cast(nw.Float64)  # an all-empty column reads as text; load checks that
+        # bin keys stay floats (whole numbers): an integer cast fails on pandas' NaN
+        scaled = (p * bins).floor().clip(upper_bound=bins - 1)
+        micro = (p * MICRO).floor().fill_null(0).cast(nw.Int64)
+        # derived columns first, so every aggregation is a simple one on every engine
+        frame = frame.with_columns(scaled.alias("__bin"), micro.alias("__micro"),
+                                   p.alias("__p"))
         group_exprs.append(nw.col("__bin"))
         aggs += [
-            p.count().alias("__pn"),
-            (p * MICRO).floor().cast(nw.Int64).sum().alias("__ps"),
-            p.min().alias("__pmin"),
-            p.max().alias("__pmax"),
+            nw.col("__p").count().alias("__pn"),
+            nw.col("__micro").sum().alias("__ps"),
+            nw.col("__p").min().alias("__pmin"),
+            nw.col("__p").max().alias("__pmax"),
         ]
     try:
         grouped = frame.group_by(*group_exprs, drop_null_keys=False).agg(*aggs)
@@ -294,6 +506,8 @@ def count_cube(
     except duckdb.Error as exc:
         if source.path is None:
             raise
+        if probability is not None:
+            _check_not_a_number(source, probability, exc)
         raise _read_error(source.path, exc) from None
     width = len(keys)
     out: list[CubeRow] = []
@@ -312,6 +526,24 @@ def count_cube(
             prob_max=None if _is_null(pmax) else float(pmax),
         ))
     return out
+
+
+_NOT_FINITE = re.compile(r"with value (-?inf|nan) can't be cast", re.IGNORECASE)
+
+
+def _check_not_a_number(source: Source, column: str, exc: Exception) -> None:
+    """Name the probability that is NaN or infinite when the integer sums refused it."""
+    found = _NOT_FINITE.search(str(exc))
+    if found is None:
+        return
+    value = found.group(1).lower()
+    pos = locate(source, column, float(value))
+    where = f" (first at {source.row_word} {pos})" if pos is not None else ""
+    raise InputError(
+        f"{source.description}: probability column '{column}' holds {value}{where}; "
+        "probabilities must be numbers in [0, 1].",
+        "Leave the cell empty when a case has no probability.",
+    )
 
 
 def _is_null(value: Any) -> bool:
@@ -338,6 +570,35 @@ def _py(value: Any) -> Any:
     if type(value).__name__ in {"NAType", "NaTType"}:
         return None
     return value
+
+
+def all_null(source: Source, column: str) -> bool:
+    """Whether every value of ``column`` is missing (an extra scan; error paths only)."""
+    rows = _fetch(source._frame.select(nw.col(column).count().alias("__c")))
+    return int(rows[0][0]) == 0
+
+
+def first_non_number(source: Source, column: str) -> tuple[str, int | None] | None:
+    """The first value of ``column`` that is not a number, and its line (error paths only).
+
+    Only files opened in DuckDB are searched; for a DataFrame, or when the engine cannot
+    say, this returns ``None``.
+    """
+    if source._con is None:
+        return None
+    sql = (
+        "SELECT rn, v FROM (SELECT row_number() OVER () AS rn, CAST(\""
+        + column.replace('"', '""')
+        + "\" AS VARCHAR) AS v FROM cases) WHERE v IS NOT NULL AND trim(v) <> '' "
+        "AND TRY_CAST(v AS DOUBLE) IS NULL ORDER BY rn LIMIT 1"
+    )
+    try:
+        found = source._con.execute(sql).fetchone()
+    except duckdb.Error:
+        return None
+    if found is None:
+        return None
+    return str(found[1]), int(found[0]) + (1 if source._is_text else 0)
 
 
 def duplicate_unit(source: Source, unit: str) -> tuple[Any, int] | None:
@@ -383,5 +644,5 @@ def locate(source: Source, column: str, value: Any) -> int | None:
         hits = frame.with_row_index("__rn").filter(expr).head(1)
         rows = hits.rows(named=True)
         return int(rows[0]["__rn"]) + 1 if rows else None
-    except Exception:  # noqa: BLE001 - a row number is a courtesy; never mask the real error
+    except Exception:
         return None

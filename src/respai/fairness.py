@@ -182,8 +182,12 @@ def _as_spec(spec: FairnessSpec | Spec | Mapping[str, Any] | str | Path) -> Spec
 
     if "fairness" in spec:
         return parse_spec(spec, base_dir=Path.cwd(), origin="spec")
-    return Spec(path=None, sha256=None, system=SystemInfo(),
-                fairness=parse_fairness(spec, base_dir=Path.cwd(), origin="spec"))
+    return Spec(
+        path=None,
+        sha256=None,
+        system=SystemInfo(),
+        fairness=parse_fairness(spec, base_dir=Path.cwd(), origin="spec"),
+    )
 
 
 def _as_policy(policy: Policy | Mapping[str, Any] | str | Path | None) -> Policy | None:
@@ -249,24 +253,43 @@ def _rule_dict(r: RuleResult) -> dict[str, Any]:
         "alpha_per_group": r.alpha_per_group,
         "interval_method": "clopper-pearson, Bonferroni over the rule's declared groups; "
         "missing predictions counted at their worst",
-        "gap_bounds": None if r.gap_bounds is None
+        "gap_bounds": None
+        if r.gap_bounds is None
         else {"lo": r.gap_bounds[0], "hi": r.gap_bounds[1]},
         "min_cell": r.min_cell,
         "small_cells": [
-            {"group": g.label, "with_prediction": g.with_prediction,
-             "verdict": Verdict.INSUFFICIENT_EVIDENCE.value}
-            for g in r.groups if g.small
+            {
+                "group": g.label,
+                "with_prediction": g.with_prediction,
+                "verdict": Verdict.INSUFFICIENT_EVIDENCE.value,
+            }
+            for g in r.groups
+            if g.small
         ],
-        "left_out": {"total": sum(r.left_out.values()), "share": r.left_out_share,
-                     "max_left_out": r.max_left_out, "max_left_out_source":
-                     r.max_left_out_source, "by_reason": dict(r.left_out)},
+        "left_out": {
+            "total": sum(r.left_out.values()),
+            "share": r.left_out_share,
+            "max_left_out": r.max_left_out,
+            "max_left_out_source": r.max_left_out_source,
+            "by_reason": dict(r.left_out),
+        },
         "groups": [
-            {"group": g.label, "key": list(g.key), "cases": g.cases,
-             "with_prediction": g.with_prediction, "events": g.events,
-             "missing_prediction": g.missing, "rate": g.rate,
-             **({"rate_undefined_reason": "no case in the group has a prediction"}
-                if g.rate is None else {}),
-             "interval": _interval(g.interval), "small_cell": g.small}
+            {
+                "group": g.label,
+                "key": list(g.key),
+                "cases": g.cases,
+                "with_prediction": g.with_prediction,
+                "events": g.events,
+                "missing_prediction": g.missing,
+                "rate": g.rate,
+                **(
+                    {"rate_undefined_reason": "no case in the group has a prediction"}
+                    if g.rate is None
+                    else {}
+                ),
+                "interval": _interval(g.interval),
+                "small_cell": g.small,
+            }
             for g in r.groups
         ],
     }
@@ -280,7 +303,9 @@ def _result_dict(res: FairnessResult) -> dict[str, Any]:
         "name": spec.name,
         "source": res.source,
         "spec_sha256": res.spec_sha256,
-        "policy": None if res.policy is None else {
+        "policy": None
+        if res.policy is None
+        else {
             "path": str(res.policy.path) if res.policy.path else None,
             "sha256": res.policy.sha256,
         },
@@ -289,10 +314,13 @@ def _result_dict(res: FairnessResult) -> dict[str, Any]:
         "rules": [_rule_dict(r) for r in res.rules],
         "cases": res.counts.total,
         "unit": spec.unit,
-        "settings": {"alpha": spec.alpha, "min_cell": spec.min_cell,
-                     "max_left_out": spec.max_left_out,
-                     "calibration_bins": spec.calibration_bins if spec.probability else None,
-                     "sources": dict(spec.sources)},
+        "settings": {
+            "alpha": spec.alpha,
+            "min_cell": spec.min_cell,
+            "max_left_out": spec.max_left_out,
+            "calibration_bins": spec.calibration_bins if spec.probability else None,
+            "sources": dict(spec.sources),
+        },
         "overall": _group_row(res.overall),
         "tables": {
             name: {
@@ -304,14 +332,19 @@ def _result_dict(res: FairnessResult) -> dict[str, Any]:
         },
         "calibration": {
             name: [
-                {"group": row.label, "with_probability": row.with_probability,
-                 "without_probability": row.without_probability, "ece": row.ece,
-                 **({"undefined_reason": row.undefined.reason} if row.undefined else {})}
+                {
+                    "group": row.label,
+                    "with_probability": row.with_probability,
+                    "without_probability": row.without_probability,
+                    "ece": row.ece,
+                    **({"undefined_reason": row.undefined.reason} if row.undefined else {}),
+                }
                 for row in rows
             ]
             for name, rows in res.calibration.items()
         },
         "calibration_note": "reported per group, never decides a verdict"
-        if res.calibration else None,
+        if res.calibration
+        else None,
         "assumptions": list(res.assumptions),
     }

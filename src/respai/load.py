@@ -52,7 +52,10 @@ def load_counts(spec: FairnessSpec, data: Any = None) -> Loaded:
     if data is not None:
         source = engine.open_frame(data)
     elif spec.cases is not None:
-        source = engine.open_file(spec.cases, spec.format, spec.delimiter)
+        text = [*spec.attributes, spec.label, spec.prediction]
+        if spec.unit:
+            text.append(spec.unit)
+        source = engine.open_file(spec.cases, spec.format, spec.delimiter, text)
     else:
         raise InputError(
             "the spec names no cases file and no DataFrame was given.",
@@ -102,7 +105,11 @@ def _check_columns(spec: FairnessSpec, source: engine.Source) -> None:
             f"columns are: {_list(present)}.",
             hint or "Fix the column name in the spec or in the file.",
         )
-    if spec.probability and source.kinds[spec.probability] not in ("numeric",):
+    if (
+        spec.probability
+        and source.kinds[spec.probability] != "numeric"
+        and not engine.all_null(source, spec.probability)
+    ):
         raise InputError(
             f"{source.description}: probability column '{spec.probability}' is not numeric "
             f"({_first_bad_number(source, spec.probability)}).",
@@ -112,6 +119,11 @@ def _check_columns(spec: FairnessSpec, source: engine.Source) -> None:
 
 
 def _first_bad_number(source: engine.Source, column: str) -> str:
+    found = engine.first_non_number(source, column)
+    if found is not None:
+        value, pos = found
+        at = f" at {source.row_word} {pos}" if pos is not None else ""
+        return f"it holds {_show(value)}{at}"
     return "it holds text" if source.kinds[column] == "text" else "its type is not a number"
 
 
@@ -156,6 +168,10 @@ def _text_of(value: Any) -> str:
 
 def _has_control(text: str) -> bool:
     return any(ord(c) < 32 or 127 <= ord(c) < 160 for c in text)
+
+
+_ONE = frozenset({"1", "1.0", "true"})
+_ZERO = frozenset({"0", "0.0", "false"})
 
 
 class _Gate:
@@ -240,8 +256,9 @@ class _Gate:
                 + did_you_mean(text, mapping),
                 f"Map it under {role}_map in the spec (to 0 or 1).",
             )
-        if text in ("0", "1", "true", "false"):
-            return 1 if text in ("1", "true") else 0
+        lowered = text.lower()
+        if lowered in _ONE or lowered in _ZERO:
+            return 1 if lowered in _ONE else 0
         raise InputError(
             f"{self.source.description}: the {role} column '{column}' holds {_show(text)}"
             f"{_where(self.source, column, raw)}; {role}s must be 0 or 1.",

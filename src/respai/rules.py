@@ -119,15 +119,17 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
     groups: list[GroupRate] = []
     for key, cell in grouping.groups.items():
         cases, events, missing = rate_counts(rule.rate, cell)
-        groups.append(GroupRate(
-            key=key,
-            cases=cases,
-            events=events,
-            missing=missing,
-            rate=stats.rate(events, cases - missing),
-            interval=stats.widened_interval(events, missing, cases, alpha_g),
-            small=cases - missing < spec.min_cell,
-        ))
+        groups.append(
+            GroupRate(
+                key=key,
+                cases=cases,
+                events=events,
+                missing=missing,
+                rate=stats.rate(events, cases - missing),
+                interval=stats.widened_interval(events, missing, cases, alpha_g),
+                small=cases - missing < spec.min_cell,
+            )
+        )
     intervals = [g.interval for g in groups]
 
     bounds: tuple[float, float] | None = None
@@ -136,11 +138,14 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
         limit = rule.max_group_gap
         proven_broken = bounds[0] > limit
         proven_held = bounds[1] <= limit
-        broken_text = (f"the smallest possible largest gap {_fmt(bounds[0])} is above "
-                       f"max_group_gap {limit}")
+        broken_text = (
+            f"the smallest possible largest gap {_fmt(bounds[0])} is above max_group_gap {limit}"
+        )
         held_text = f"every gap is at most {_fmt(bounds[1])}, within max_group_gap {limit}"
-        open_text = (f"the largest gap lies between {_fmt(max(bounds[0], 0.0))} and "
-                     f"{_fmt(bounds[1])}, which straddles max_group_gap {limit}")
+        open_text = (
+            f"the largest gap lies between {_fmt(max(bounds[0], 0.0))} and "
+            f"{_fmt(bounds[1])}, which straddles max_group_gap {limit}"
+        )
     elif rule.worst_min is not None:
         limit = rule.worst_min
         lows = [g.interval.lo for g in groups]
@@ -173,18 +178,22 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
 
     if left_share > max_left:
         verdict, code = Verdict.INSUFFICIENT_EVIDENCE, "too_many_left_out"
-        reason = (f"{grouping.left_out_total} of {counts.total} cases "
-                  f"({left_share:.1%}) are left out, more than max_left_out {max_left:.0%}; "
-                  "the kept cases may not stand for the rest")
+        reason = (
+            f"{grouping.left_out_total} of {counts.total} cases "
+            f"({left_share:.1%}) are left out, more than max_left_out {max_left:.0%}; "
+            "the kept cases may not stand for the rest"
+        )
         if proven_broken:
             reason += f" (on the kept cases, {broken_text})"
     elif proven_broken:
         verdict, code, reason = Verdict.FAIL, "threshold_exceeded", broken_text
     elif small:
         verdict, code = Verdict.INSUFFICIENT_EVIDENCE, "small_cell"
-        reason = (f"{len(small)} group(s) have fewer than min_cell {spec.min_cell} cases "
-                  f"with a prediction ({', '.join(small[:5])}"
-                  f"{', ...' if len(small) > 5 else ''}); the largest gap could be there")
+        reason = (
+            f"{len(small)} group(s) have fewer than min_cell {spec.min_cell} cases "
+            f"with a prediction ({', '.join(small[:5])}"
+            f"{', ...' if len(small) > 5 else ''}); the largest gap could be there"
+        )
     elif proven_held:
         verdict, code, reason = Verdict.PASS, "within_threshold", held_text
     else:

@@ -182,20 +182,20 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[An
     loader.flatten_mapping(node)
     out: dict[Any, Any] = {}
     for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)  # type: ignore[no-untyped-call]
+        key = loader.construct_object(key_node, deep=True)
         if key in out:
             line = key_node.start_mark.line + 1
             raise SpecError(
                 f"key '{key}' appears twice in the same block (line {line}).",
                 "Keep one of them.",
             )
-        out[key] = loader.construct_object(value_node, deep=True)  # type: ignore[no-untyped-call]
+        out[key] = loader.construct_object(value_node, deep=True)
     return out
 
 
 _StrictLoader.add_constructor(
     yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
-    _construct_mapping,  # type: ignore[arg-type]
+    _construct_mapping,
 )
 
 
@@ -216,7 +216,7 @@ def _read_yaml(path: Path, what: str) -> tuple[Any, str]:
             "Save it as UTF-8.",
         ) from None
     try:
-        doc = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+        doc = yaml.load(text, Loader=_StrictLoader)
     except SpecError as exc:
         raise SpecError(f"{path}: {exc.message}", exc.hint) from None
     except yaml.YAMLError as exc:
@@ -244,7 +244,11 @@ class _Ctx:
 
 
 def _check_keys(
-    ctx: _Ctx, where: str, block: Mapping[Any, Any], allowed: Sequence[str], required: Sequence[str]
+    ctx: _Ctx,
+    where: str,
+    block: Mapping[Any, Any],
+    allowed: Sequence[str],
+    required: Sequence[str],
 ) -> None:
     for key in block:
         if not isinstance(key, str):
@@ -257,12 +261,10 @@ def _check_keys(
             )
     for key in required:
         if key not in block:
-            raise ctx.fail(
-                f"{where}.{key}" if where else key, "is required but missing."
-            )
+            raise ctx.fail(f"{where}.{key}" if where else key, "is required but missing.")
 
 
-def _mapping(ctx: _Ctx, key: str, value: Any) -> Mapping[str, Any]:
+def _mapping(ctx: _Ctx, key: str, value: Any) -> Mapping[Any, Any]:
     if not isinstance(value, Mapping):
         raise ctx.fail(key, f"must be a mapping of keys to values, got {_kind(value)}.")
     return value
@@ -442,7 +444,8 @@ def parse_fairness(
     delimiter = fb.get("delimiter", ",")
     if not isinstance(delimiter, str) or len(delimiter) != 1:
         raise ctx.fail(
-            "fairness.delimiter", f"must be one character, got {_kind(delimiter)}.",
+            "fairness.delimiter",
+            f"must be one character, got {_kind(delimiter)}.",
             "For a tab, write '\\t' in double quotes.",
         )
 
@@ -455,19 +458,27 @@ def parse_fairness(
         unit=unit,
         attributes=attributes,
         intersections=intersections,
-        min_cell=_count(ctx, "fairness.min_cell", fb.get("min_cell", DEFAULT_MIN_CELL),
-                        low=0, high=10**9),
-        max_left_out=_fraction(ctx, "fairness.max_left_out",
-                               fb.get("max_left_out", DEFAULT_MAX_LEFT_OUT)),
-        calibration_bins=_count(ctx, "fairness.calibration_bins",
-                                fb.get("calibration_bins", DEFAULT_CALIBRATION_BINS),
-                                low=1, high=1000),
+        min_cell=_count(
+            ctx, "fairness.min_cell", fb.get("min_cell", DEFAULT_MIN_CELL), low=0, high=10**9
+        ),
+        max_left_out=_fraction(
+            ctx, "fairness.max_left_out", fb.get("max_left_out", DEFAULT_MAX_LEFT_OUT)
+        ),
+        calibration_bins=_count(
+            ctx,
+            "fairness.calibration_bins",
+            fb.get("calibration_bins", DEFAULT_CALIBRATION_BINS),
+            low=1,
+            high=1000,
+        ),
         alpha=_alpha(ctx, "fairness.alpha", fb.get("alpha", DEFAULT_ALPHA)),
         rules=(),
         label_map=_binary_map(ctx, "fairness.label_map", fb["label_map"])
-        if "label_map" in fb else {},
+        if "label_map" in fb
+        else {},
         prediction_map=_binary_map(ctx, "fairness.prediction_map", fb["prediction_map"])
-        if "prediction_map" in fb else {},
+        if "prediction_map" in fb
+        else {},
         format=fmt,
         delimiter=delimiter,
     )
@@ -491,15 +502,21 @@ def _replace(spec: FairnessSpec, **changes: Any) -> FairnessSpec:
 def _parse_attributes(ctx: _Ctx, value: Any) -> dict[str, tuple[str, ...]]:
     block = _mapping(ctx, "fairness.attributes", value)
     if not block:
-        raise ctx.fail("fairness.attributes", "declares no attribute.",
-                       "Declare at least one, e.g. sex: [female, male].")
+        raise ctx.fail(
+            "fairness.attributes",
+            "declares no attribute.",
+            "Declare at least one, e.g. sex: [female, male].",
+        )
     out: dict[str, tuple[str, ...]] = {}
     for attr, values in block.items():
         key = f"fairness.attributes.{attr}"
         name = _name(ctx, key, attr)
         if not isinstance(values, list) or not values:
-            raise ctx.fail(key, f"must be a list of the declared values, got {_kind(values)}.",
-                           "For example: [female, male].")
+            raise ctx.fail(
+                key,
+                f"must be a list of the declared values, got {_kind(values)}.",
+                "For example: [female, male].",
+            )
         texts = [_value_text(ctx, f"{key}[{i}]", v) for i, v in enumerate(values)]
         dupes = sorted({t for t in texts if texts.count(t) > 1})
         if dupes:
@@ -514,8 +531,11 @@ def _parse_intersections(
     if value is None:
         return ()
     if not isinstance(value, list):
-        raise ctx.fail("fairness.intersections", f"must be a list of attribute lists, got "
-                       f"{_kind(value)}.", "For example: [[sex, age_band]].")
+        raise ctx.fail(
+            "fairness.intersections",
+            f"must be a list of attribute lists, got {_kind(value)}.",
+            "For example: [[sex, age_band]].",
+        )
     out: list[tuple[str, ...]] = []
     for i, item in enumerate(value):
         key = f"fairness.intersections[{i}]"
@@ -524,9 +544,11 @@ def _parse_intersections(
         names = tuple(_name(ctx, key, a) for a in item)
         for name in names:
             if name not in attributes:
-                raise ctx.fail(key, f"'{name}' is not a declared attribute."
-                               + did_you_mean(name, attributes),
-                               "Declare it under fairness.attributes first.")
+                raise ctx.fail(
+                    key,
+                    f"'{name}' is not a declared attribute." + did_you_mean(name, attributes),
+                    "Declare it under fairness.attributes first.",
+                )
         if len(set(names)) != len(names):
             raise ctx.fail(key, "names the same attribute twice.")
         if any(set(names) == set(seen) for seen in out):
@@ -547,18 +569,27 @@ def _parse_rules(ctx: _Ctx, value: Any, spec: FairnessSpec) -> tuple[Rule, ...]:
         _check_keys(ctx, where, rb, _RULE_KEYS, ("id", "rate", "attribute"))
         rule_id = _text(ctx, f"{where}.id", rb["id"])
         if any(r.id == rule_id for r in rules):
-            raise ctx.fail(f"{where}.id", f"'{rule_id}' is used by an earlier rule.",
-                           "Give every rule its own id.")
+            raise ctx.fail(
+                f"{where}.id",
+                f"'{rule_id}' is used by an earlier rule.",
+                "Give every rule its own id.",
+            )
         rate_text = _text(ctx, f"{where}.rate", rb["rate"])
         rates = [r.value for r in Rate]
         if rate_text not in rates:
-            raise ctx.fail(f"{where}.rate", f"'{rate_text}' is not a rate."
-                           + did_you_mean(rate_text, rates), f"Use one of {', '.join(rates)}.")
+            raise ctx.fail(
+                f"{where}.rate",
+                f"'{rate_text}' is not a rate." + did_you_mean(rate_text, rates),
+                f"Use one of {', '.join(rates)}.",
+            )
         attrs = _rule_attributes(ctx, f"{where}.attribute", rb["attribute"], spec)
         has_gap, has_worst = "max_group_gap" in rb, "worst_group" in rb
         if has_gap == has_worst:
-            raise ctx.fail(where, "needs exactly one of max_group_gap and worst_group.",
-                           "For example max_group_gap: 0.05, or worst_group: {min: 0.8}.")
+            raise ctx.fail(
+                where,
+                "needs exactly one of max_group_gap and worst_group.",
+                "For example max_group_gap: 0.05, or worst_group: {min: 0.8}.",
+            )
         gap = wmin = wmax = None
         if has_gap:
             gap = _fraction(ctx, f"{where}.max_group_gap", rb["max_group_gap"])
@@ -568,15 +599,19 @@ def _parse_rules(ctx: _Ctx, value: Any, spec: FairnessSpec) -> tuple[Rule, ...]:
         else:
             wmin, wmax = _worst_group(ctx, f"{where}.worst_group", rb["worst_group"])
         left = rb.get("max_left_out")
-        rules.append(Rule(
-            id=rule_id,
-            rate=Rate(rate_text),
-            attributes=attrs,
-            max_group_gap=gap,
-            worst_min=wmin,
-            worst_max=wmax,
-            max_left_out=None if left is None else _fraction(ctx, f"{where}.max_left_out", left),
-        ))
+        rules.append(
+            Rule(
+                id=rule_id,
+                rate=Rate(rate_text),
+                attributes=attrs,
+                max_group_gap=gap,
+                worst_min=wmin,
+                worst_max=wmax,
+                max_left_out=None
+                if left is None
+                else _fraction(ctx, f"{where}.max_left_out", left),
+            )
+        )
     return tuple(rules)
 
 
@@ -584,31 +619,41 @@ def _worst_group(ctx: _Ctx, key: str, value: Any) -> tuple[float | None, float |
     block = _mapping(ctx, key, value)
     _check_keys(ctx, key, block, ("min", "max"), ())
     if len(block) != 1:
-        raise ctx.fail(key, "needs exactly one of min and max.",
-                       "For example {min: 0.8}: every group's rate at least 0.8.")
+        raise ctx.fail(
+            key,
+            "needs exactly one of min and max.",
+            "For example {min: 0.8}: every group's rate at least 0.8.",
+        )
     if "min" in block:
         return _fraction(ctx, f"{key}.min", block["min"]), None
     return None, _fraction(ctx, f"{key}.max", block["max"])
 
 
 def _rule_attributes(ctx: _Ctx, key: str, value: Any, spec: FairnessSpec) -> tuple[str, ...]:
-    names = tuple(_name(ctx, key, a) for a in value) if isinstance(value, list) else (
-        _name(ctx, key, value),
+    names = (
+        tuple(_name(ctx, key, a) for a in value)
+        if isinstance(value, list)
+        else (_name(ctx, key, value),)
     )
     if not names:
         raise ctx.fail(key, "names no attribute.")
     for name in names:
         if name not in spec.attributes:
-            raise ctx.fail(key, f"'{name}' is not a declared attribute."
-                           + did_you_mean(name, spec.attributes),
-                           f"Declared attributes: {', '.join(spec.attributes)}.")
+            raise ctx.fail(
+                key,
+                f"'{name}' is not a declared attribute." + did_you_mean(name, spec.attributes),
+                f"Declared attributes: {', '.join(spec.attributes)}.",
+            )
     if len(names) == 1:
         return names
     for inter in spec.intersections:
         if set(inter) == set(names) and len(inter) == len(names):
             return inter
-    raise ctx.fail(key, f"the intersection [{', '.join(names)}] is not declared.",
-                   f"Add [{', '.join(names)}] under fairness.intersections.")
+    raise ctx.fail(
+        key,
+        f"the intersection [{', '.join(names)}] is not declared.",
+        f"Add [{', '.join(names)}] under fairness.intersections.",
+    )
 
 
 # --- the whole file ---------------------------------------------------------------------
@@ -652,20 +697,27 @@ def parse_spec(
     top = _mapping(ctx, "(top level)", doc)
     for key in top:
         if key in _LATER_BLOCKS:
-            raise ctx.fail(str(key), "this engine version does not read this block yet.",
-                           "Remove it, or upgrade respai.")
+            raise ctx.fail(
+                str(key),
+                "this engine version does not read this block yet.",
+                "Remove it, or upgrade respai.",
+            )
     _check_keys(ctx, "", top, _TOP_KEYS, ())
     data = _mapping(ctx, "data", top.get("data") or {})
     _check_keys(ctx, "data", data, _DATA_KEYS, ())
     if "fairness" not in top:
-        raise ctx.fail("fairness", "is required but missing.",
-                       "Declare the label, prediction and attributes under fairness:.")
+        raise ctx.fail(
+            "fairness",
+            "is required but missing.",
+            "Declare the label, prediction and attributes under fairness:.",
+        )
     fairness = dict(_mapping(ctx, "fairness", top["fairness"]))
     for key in ("cases", "format", "delimiter"):
         if key in data:
             if key in fairness:
-                raise ctx.fail(f"data.{key}", f"is also set as fairness.{key}.",
-                               "Set it in one place.")
+                raise ctx.fail(
+                    f"data.{key}", f"is also set as fairness.{key}.", "Set it in one place."
+                )
             fairness[key] = data[key]
     system_block = _mapping(ctx, "system", top.get("system") or {})
     _check_keys(ctx, "system", system_block, _SYSTEM_KEYS, ())
@@ -719,9 +771,11 @@ def parse_policy(
         path=path,
         sha256=sha256,
         alpha=None if "alpha" not in block else _alpha(ctx, "alpha", block["alpha"]),
-        max_left_out=None if "max_left_out" not in block
+        max_left_out=None
+        if "max_left_out" not in block
         else _fraction(ctx, "max_left_out", block["max_left_out"]),
-        min_cell=None if "min_cell" not in block
+        min_cell=None
+        if "min_cell" not in block
         else _count(ctx, "min_cell", block["min_cell"], low=0, high=10**9),
         rules=rules,
     )
@@ -748,9 +802,11 @@ def apply_policy(spec: FairnessSpec, policy: Policy | None) -> FairnessSpec:
     for rule_id in policy.rules:
         if rule_id not in by_id:
             origin = str(policy.path) if policy.path else "policy"
-            raise SpecError(f"{origin}: rules.{rule_id}: no rule with this id in the spec."
-                            + did_you_mean(rule_id, by_id),
-                            f"Rules in the spec: {', '.join(by_id) or 'none'}.")
+            raise SpecError(
+                f"{origin}: rules.{rule_id}: no rule with this id in the spec."
+                + did_you_mean(rule_id, by_id),
+                f"Rules in the spec: {', '.join(by_id) or 'none'}.",
+            )
     new_rules = []
     for rule in spec.rules:
         override = policy.rules.get(rule.id, {})
@@ -760,13 +816,17 @@ def apply_policy(spec: FairnessSpec, policy: Policy | None) -> FairnessSpec:
         updates: dict[str, Any] = {"threshold_source": policy.source}
         if "max_group_gap" in override:
             if rule.kind != "max_group_gap":
-                raise SpecError(f"policy: rules.{rule.id}: the spec declares a worst_group "
-                                "rule; a policy cannot turn it into a gap rule.")
+                raise SpecError(
+                    f"policy: rules.{rule.id}: the spec declares a worst_group "
+                    "rule; a policy cannot turn it into a gap rule."
+                )
             updates["max_group_gap"] = override["max_group_gap"]
         if "worst_group" in override:
             if rule.kind != "worst_group":
-                raise SpecError(f"policy: rules.{rule.id}: the spec declares a max_group_gap "
-                                "rule; a policy cannot turn it into a worst_group rule.")
+                raise SpecError(
+                    f"policy: rules.{rule.id}: the spec declares a max_group_gap "
+                    "rule; a policy cannot turn it into a worst_group rule."
+                )
             updates["worst_min"], updates["worst_max"] = override["worst_group"]
         if "max_left_out" in override:
             updates["max_left_out"] = override["max_left_out"]

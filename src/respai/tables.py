@@ -64,10 +64,14 @@ class Measure:
 def measure(numerator: int, denominator: int, what: str) -> Measure:
     """A :class:`Measure`; undefined with a reason when ``denominator`` is 0."""
     if denominator == 0:
-        return Measure(numerator, 0, None, None,
-                       Undefined("empty_denominator", f"no {what}"))
-    return Measure(numerator, denominator, numerator / denominator,
-                   stats.wilson_interval(numerator, denominator), None)
+        return Measure(numerator, 0, None, None, Undefined("empty_denominator", f"no {what}"))
+    return Measure(
+        numerator,
+        denominator,
+        numerator / denominator,
+        stats.wilson_interval(numerator, denominator),
+        None,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,17 +96,19 @@ def group_table(grouping: Grouping) -> tuple[GroupRow, ...]:
     rows = []
     for key, cell in grouping.groups.items():
         fractions = _fractions(cell)
-        rows.append(GroupRow(
-            key=key,
-            count=cell.n,
-            with_prediction=cell.predicted,
-            missing_prediction=cell.missing,
-            positives=cell.positives,
-            metrics={
-                name: measure(num, den, METRICS[name][1])
-                for name, (num, den) in fractions.items()
-            },
-        ))
+        rows.append(
+            GroupRow(
+                key=key,
+                count=cell.n,
+                with_prediction=cell.predicted,
+                missing_prediction=cell.missing,
+                positives=cell.positives,
+                metrics={
+                    name: measure(num, den, METRICS[name][1])
+                    for name, (num, den) in fractions.items()
+                },
+            )
+        )
     return tuple(rows)
 
 
@@ -134,14 +140,17 @@ def calibration_table(grouping: Grouping) -> tuple[CalibrationRow, ...]:
     rows = []
     for key, cal in grouping.calibration.items():
         n, ece = _ece(cal)
-        rows.append(CalibrationRow(
-            key=key,
-            with_probability=n,
-            without_probability=cal.without_probability,
-            ece=ece,
-            undefined=None if ece is not None
-            else Undefined("no_probabilities", "no case in the group has a probability"),
-        ))
+        rows.append(
+            CalibrationRow(
+                key=key,
+                with_probability=n,
+                without_probability=cal.without_probability,
+                ece=ece,
+                undefined=None
+                if ece is not None
+                else Undefined("no_probabilities", "no case in the group has a probability"),
+            )
+        )
     return tuple(rows)
 
 
@@ -154,6 +163,8 @@ def overall_row(counts: Counts) -> GroupRow:
         with_prediction=cell.predicted,
         missing_prediction=cell.missing,
         positives=cell.positives,
-        metrics={name: measure(num, den, METRICS[name][1])
-                 for name, (num, den) in _fractions(cell).items()},
+        metrics={
+            name: measure(num, den, METRICS[name][1])
+            for name, (num, den) in _fractions(cell).items()
+        },
     )

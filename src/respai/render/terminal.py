@@ -50,16 +50,31 @@ def _verdict(v: Verdict) -> Text:
 
 def _rule_table(r: RuleResult) -> Table:
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
-    for col, justify in (("group", "left"), ("n", "right"), ("events", "right"),
-                         ("no pred.", "right"), ("rate", "right"),
-                         (f"interval ({1 - r.alpha_per_group:.4g} each)", "left"),
-                         ("", "left")):
+    for col, justify in (
+        ("group", "left"),
+        ("n", "right"),
+        ("events", "right"),
+        ("no pred.", "right"),
+        ("rate", "right"),
+        (f"interval ({1 - r.alpha_per_group:.4g} each)", "left"),
+        ("", "left"),
+    ):
         table.add_column(col, justify=justify)  # type: ignore[arg-type]
     for g in r.groups:
-        note = Text(f"INSUFFICIENT_EVIDENCE: under min_cell {r.min_cell}", style="yellow") \
-            if g.small else Text("")
-        table.add_row(g.label, str(g.cases), str(g.events), str(g.missing), _rate(g.rate),
-                      _iv(g.interval), note)
+        note = (
+            Text(f"INSUFFICIENT_EVIDENCE: under min_cell {r.min_cell}", style="yellow")
+            if g.small
+            else Text("")
+        )
+        table.add_row(
+            g.label,
+            str(g.cases),
+            str(g.events),
+            str(g.missing),
+            _rate(g.rate),
+            _iv(g.interval),
+            note,
+        )
     return table
 
 
@@ -73,32 +88,52 @@ def _group_table(name: str, rows: tuple[GroupRow, ...], left_out: int) -> Table:
     title = f"{name}: per-group table (rates over cases with a prediction, 95% Wilson)"
     if left_out:
         title += f"; {left_out} case(s) not in a declared group"
-    table = Table(title=title, title_justify="left", show_edge=False, box=None,
-                  header_style="bold", pad_edge=False)
+    table = Table(
+        title=title,
+        title_justify="left",
+        show_edge=False,
+        box=None,
+        header_style="bold",
+        pad_edge=False,
+    )
     table.add_column("group")
     table.add_column("count", justify="right")
     table.add_column("no pred.", justify="right")
     for short in _SHORT.values():
         table.add_column(short)
     for row in rows:
-        table.add_row(row.label, str(row.count), str(row.missing_prediction),
-                      *(_measure(row.metrics[m]) for m in _SHORT))
+        table.add_row(
+            row.label,
+            str(row.count),
+            str(row.missing_prediction),
+            *(_measure(row.metrics[m]) for m in _SHORT),
+        )
     return table
 
 
 def render_fairness(result: FairnessResult, console: Console) -> None:
     """Draw the fairness summary: rules first, then tables, calibration, assumptions."""
     spec = result.spec
-    console.print(Text.assemble(("respai fairness", "bold"), f" · {spec.name} · ",
-                                f"{result.counts.total} cases from {result.source}"))
-    console.print(Text.assemble("verdict: ", _verdict(result.verdict),
-                                f" (exit {result.exit_code})"))
+    console.print(
+        Text.assemble(
+            ("respai fairness", "bold"),
+            f" · {spec.name} · ",
+            f"{result.counts.total} cases from {result.source}",
+        )
+    )
+    console.print(
+        Text.assemble("verdict: ", _verdict(result.verdict), f" (exit {result.exit_code})")
+    )
     if not result.rules:
         console.print(Text("No rule is declared: nothing can PASS.", style="yellow"))
     for r in result.rules:
         console.print()
-        head = Text.assemble(_verdict(r.verdict), "  ", (r.rule.id, "bold"),
-                             f"  {r.rule.rate.value} rate by {r.rule.group_label}, ")
+        head = Text.assemble(
+            _verdict(r.verdict),
+            "  ",
+            (r.rule.id, "bold"),
+            f"  {r.rule.rate.value} rate by {r.rule.group_label}, ",
+        )
         if r.rule.max_group_gap is not None:
             head.append(f"max_group_gap {r.rule.max_group_gap}")
         elif r.rule.worst_min is not None:
@@ -112,23 +147,34 @@ def render_fairness(result: FairnessResult, console: Console) -> None:
         left = sum(r.left_out.values())
         if left:
             reasons = ", ".join(f"{k}: {v}" for k, v in r.left_out.items())
-            console.print(Text(f"  left out: {left} ({r.left_out_share:.1%}; limit "
-                               f"{r.max_left_out:.0%}) — {reasons}"))
+            console.print(
+                Text(
+                    f"  left out: {left} ({r.left_out_share:.1%}; limit "
+                    f"{r.max_left_out:.0%}) — {reasons}"
+                )
+            )
         else:
             console.print(Text("  left out: none"))
         console.print(_rule_table(r))
     for grouping in result.counts.groupings.values():
         console.print()
-        console.print(_group_table(grouping.name, result.tables[grouping.name],
-                                   grouping.left_out_total))
+        console.print(
+            _group_table(grouping.name, result.tables[grouping.name], grouping.left_out_total)
+        )
     if result.calibration:
         console.print()
-        console.print(Text("calibration (expected calibration error, "
-                           f"{spec.calibration_bins} equal-width bins; reported, never "
-                           "decides)", style="bold"))
+        console.print(
+            Text(
+                "calibration (expected calibration error, "
+                f"{spec.calibration_bins} equal-width bins; reported, never "
+                "decides)",
+                style="bold",
+            )
+        )
         for name, rows in result.calibration.items():
-            parts = ", ".join(f"{row.label} {_rate(row.ece)} (n={row.with_probability})"
-                              for row in rows)
+            parts = ", ".join(
+                f"{row.label} {_rate(row.ece)} (n={row.with_probability})" for row in rows
+            )
             console.print(Text(f"  {name}: {parts}"))
     console.print()
     console.print(Text("assumptions", style="bold"))
@@ -136,9 +182,17 @@ def render_fairness(result: FairnessResult, console: Console) -> None:
         console.print(Text(f"  - {line}"))
 
 
-def print_fairness(result: FairnessResult, file: IO[str] | None = None,
-                   width: int | None = None) -> None:
+def print_fairness(
+    result: FairnessResult, file: IO[str] | None = None, width: int | None = None
+) -> None:
     """Print the summary to ``file`` (default: standard error)."""
-    console = Console(file=file, stderr=file is None, markup=False, emoji=False,
-                      highlight=False, width=width, soft_wrap=False)
+    console = Console(
+        file=file,
+        stderr=file is None,
+        markup=False,
+        emoji=False,
+        highlight=False,
+        width=width,
+        soft_wrap=False,
+    )
     render_fairness(result, console)

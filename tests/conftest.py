@@ -1,0 +1,74 @@
+"""Shared fixtures: one parametrised engine fixture runs every count path on every engine."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ENGINES = ["duckdb-csv", "duckdb-jsonl", "duckdb-parquet", "pandas", "polars", "pyarrow"]
+
+Rows = Sequence[dict[str, Any]]
+
+
+def _columns(rows: Rows, columns: Sequence[str]) -> dict[str, list[Any]]:
+    return {c: [r.get(c) for r in rows] for c in columns}
+
+
+def write_cases(engine: str, rows: Rows, columns: Sequence[str], folder: Path) -> Any:
+    """Put ``rows`` where ``engine`` reads them: a file path, or a DataFrame."""
+    import pyarrow as pa
+
+    data = _columns(rows, columns)
+    if engine == "duckdb-csv":
+        path = folder / "cases.csv"
+        with path.open("w", encoding="utf-8") as fh:
+            fh.write(",".join(columns) + "\n")
+            for r in rows:
+                fh.write(",".join("" if r.get(c) is None else str(r[c]) for c in columns) + "\n")
+        return path
+    if engine == "duckdb-jsonl":
+        path = folder / "cases.jsonl"
+        with path.open("w", encoding="utf-8") as fh:
+            for r in rows:
+                fh.write(json.dumps({c: r.get(c) for c in columns}) + "\n")
+        return path
+    table = pa.table(data)
+    if engine == "duckdb-parquet":
+        import pyarrow.parquet as pq
+
+        path = folder / "cases.parquet"
+        pq.write_table(table, path)
+        return path
+    if engine == "pandas":
+        return table.to_pandas()
+    if engine == "polars":
+        import polars as pl
+
+        return pl.from_arrow(table)
+    return table
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request: pytest.FixtureRequest) -> str:
+    """The engine a count test runs on."""
+    return str(request.param)
+
+
+@pytest.fixture
+def run_engine(engine: str, tmp_path: Path) -> Callable[..., Any]:
+    """Evaluate ``spec`` (a fairness dict) on ``rows`` through the chosen engine."""
+    from respai.load import load_counts
+    from respai.spec import parse_fairness
+
+    def run(spec: dict[str, Any], rows: Rows, columns: Sequence[str]) -> Any:
+        source = write_cases(engine, rows, columns, tmp_path)
+        if isinstance(source, Path):
+            parsed = parse_fairness({**spec, "cases": str(source)})
+            return load_counts(parsed).counts
+        return load_counts(parse_fairness(spec), source).counts
+
+    return run

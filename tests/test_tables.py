@@ -1,0 +1,83 @@
+"""The per-group table against fairlearn's MetricFrame and scikit-learn, on random data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from fairlearn.metrics import (
+    MetricFrame,
+    false_negative_rate,
+    false_positive_rate,
+    selection_rate,
+    true_positive_rate,
+)
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import precision_score
+from statsmodels.stats.proportion import proportion_confint
+
+from respai import evaluate_fairness
+
+
+def _error(y: np.ndarray, p: np.ndarray) -> float:
+    return float(np.mean(y != p))
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(40, 400))
+def test_group_table_equals_fairlearn(seed: int, n: int) -> None:
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({
+        "y": rng.integers(0, 2, n),
+        "p": rng.integers(0, 2, n),
+        "g": rng.choice(["a", "b", "c"], n),
+    })
+    result = evaluate_fairness(
+        {"label": "y", "prediction": "p", "attributes": {"g": ["a", "b", "c"]}}, df)
+    frame = MetricFrame(
+        metrics={"selection_rate": selection_rate, "tpr": true_positive_rate,
+                 "fpr": false_positive_rate, "fnr": false_negative_rate,
+                 "error_rate": _error},
+        y_true=df["y"], y_pred=df["p"], sensitive_features=df["g"])
+    for row in result.tables["g"]:
+        (group,) = row.key
+        if group not in frame.by_group.index:
+            assert row.count == 0
+            continue
+        sub = df[df["g"] == group]
+        assert row.count == len(sub)
+        for name in ("selection_rate", "tpr", "fpr", "fnr", "error_rate"):
+            m = row.metrics[name]
+            want = frame.by_group.loc[group, name]
+            if m.value is None:
+                assert m.denominator == 0
+            else:
+                assert m.value == pytest.approx(float(want), abs=1e-12)
+                lo, hi = proportion_confint(m.numerator, m.denominator, method="wilson")
+                assert m.interval is not None
+                assert (m.interval.lo, m.interval.hi) == pytest.approx((lo, hi), abs=1e-9)
+        prec = row.metrics["precision"]
+        if prec.denominator:
+            assert prec.value == pytest.approx(
+                precision_score(sub["y"], sub["p"], zero_division=0.0), abs=1e-12)
+    # gaps as fairlearn computes them: max - min of the per-group selection rates
+    rates = [r.metrics["selection_rate"].value for r in result.tables["g"]
+             if r.metrics["selection_rate"].value is not None]
+    assert max(rates) - min(rates) == pytest.approx(
+        frame.difference(method="between_groups")["selection_rate"], abs=1e-12)
+
+
+def test_undefined_rate_is_null_with_reason() -> None:
+    df = pd.DataFrame({"y": [0, 0, 1], "p": [0, 1, 1], "g": ["a", "a", "b"]})
+    result = evaluate_fairness(
+        {"label": "y", "prediction": "p", "attributes": {"g": ["a", "b", "c"]}}, df)
+    a = result.tables["g"][0]
+    assert a.metrics["tpr"].value is None
+    assert a.metrics["tpr"].undefined is not None
+    payload = result.to_dict()
+    row_a = payload["tables"]["g"]["rows"][0]
+    assert row_a["metrics"]["tpr"]["value"] is None
+    assert row_a["metrics"]["tpr"]["undefined_reason"]
+    c = payload["tables"]["g"]["rows"][2]
+    assert c["count"] == 0 and c["metrics"]["selection_rate"]["value"] is None
