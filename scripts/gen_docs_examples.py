@@ -126,11 +126,17 @@ def _env(columns: str = WIDTH) -> dict[str, str]:
 class Run:
     """One command run in the work folder, with its outputs made path-independent."""
 
-    def __init__(self, work: Path, shown: str, argv: list[str], expect: int,
-                 columns: str = WIDTH) -> None:
+    def __init__(
+        self, work: Path, shown: str, argv: list[str], expect: int, columns: str = WIDTH
+    ) -> None:
         proc = subprocess.run(
-            argv, cwd=work, env=_env(columns), capture_output=True, text=True,
-            encoding="utf-8", check=False,
+            argv,
+            cwd=work,
+            env=_env(columns),
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            check=False,
         )
         self.shown = shown
         self.code = proc.returncode
@@ -176,8 +182,9 @@ def _files(folder: Path) -> set[Path]:
 def help_texts(work: Path) -> None:
     cmd = _respai()
     for name, args in (("help", []), ("fairness-help", ["fairness"]), ("demo-help", ["demo"])):
-        run = Run(work, " ".join(["respai", *args, "--help"]), [*cmd, *args, "--help"], 0,
-                  columns="88")
+        run = Run(
+            work, " ".join(["respai", *args, "--help"]), [*cmd, *args, "--help"], 0, columns="88"
+        )
         _write(f"{name}.txt", run.transcript("stdout"))
 
 
@@ -205,23 +212,28 @@ def demo(work: Path) -> None:
 def fairness(work: Path) -> dict[str, Any]:
     cmd = _respai()
     spec = "respai-demo/loan_screen.yaml"
-    run = Run(work, f"respai fairness {spec} --json > fairness.json",
-              [*cmd, "fairness", spec, "--json"], 1)
+    run = Run(
+        work,
+        f"respai fairness {spec} --json > fairness.json",
+        [*cmd, "fairness", spec, "--json"],
+        1,
+    )
     _write("fairness.txt", run.transcript())
     full = json.loads(run.stdout)
     _write("fairness.json", _json(full))
-    keep = ("kind", "engine", "name", "source", "spec_sha256", "policy", "verdict",
-            "exit_code")
+    keep = ("kind", "engine", "name", "source", "spec_sha256", "policy", "verdict", "exit_code")
     excerpt = {k: full[k] for k in keep}
     excerpt["rules"] = [full["rules"][0]]
     excerpt.update({k: full[k] for k in ("cases", "unit", "settings")})
     _write("fairness-rule.json", _json(excerpt))
     table = {
-        "tables": {"sex": {
-            "attributes": full["tables"]["sex"]["attributes"],
-            "rows": full["tables"]["sex"]["rows"][:1],
-            "left_out": full["tables"]["sex"]["left_out"],
-        }},
+        "tables": {
+            "sex": {
+                "attributes": full["tables"]["sex"]["attributes"],
+                "rows": full["tables"]["sex"]["rows"][:1],
+                "left_out": full["tables"]["sex"]["left_out"],
+            }
+        },
         "calibration": {"sex": full["calibration"]["sex"]},
         "calibration_note": full["calibration_note"],
         "assumptions": full["assumptions"],
@@ -246,8 +258,7 @@ def policy(work: Path) -> None:
         "settings": full["settings"],
         "rules": [
             {k: r[k] for k in ("id", "verdict", "reason", "threshold")}
-            | {"left_out": {k: r["left_out"][k] for k in ("max_left_out",
-                                                          "max_left_out_source")}}
+            | {"left_out": {k: r["left_out"][k] for k in ("max_left_out", "max_left_out_source")}}
             for r in full["rules"]
         ],
     }
@@ -270,8 +281,12 @@ def errors(work: Path) -> None:
         if "Traceback" in run.stderr or run.stdout:
             sys.exit(f"gen_docs_examples: {name}.yaml printed a traceback or to stdout")
         _write(f"errors/{name}.txt", run.transcript())
-    usage = Run(folder, "respai fairness bad-label.yaml --jsn",
-                [*cmd, "fairness", "bad-label.yaml", "--jsn"], 2)
+    usage = Run(
+        folder,
+        "respai fairness bad-label.yaml --jsn",
+        [*cmd, "fairness", "bad-label.yaml", "--jsn"],
+        2,
+    )
     _write("errors/usage.txt", usage.transcript())
 
 

@@ -25,10 +25,13 @@ spec = {
     },
     "intersections": [["sex", "age_band"]],
     "rules": [
-        {"id": "fnr-by-sex", "rate": "false_negative", "attribute": "sex",
-         "max_group_gap": 0.05},
-        {"id": "fnr-crossed", "rate": "false_negative", "attribute": ["sex", "age_band"],
-         "max_group_gap": 0.10},
+        {"id": "fnr-by-sex", "rate": "false_negative", "attribute": "sex", "max_group_gap": 0.05},
+        {
+            "id": "fnr-crossed",
+            "rate": "false_negative",
+            "attribute": ["sex", "age_band"],
+            "max_group_gap": 0.10,
+        },
     ],
 }
 
@@ -41,14 +44,18 @@ for rule in result.rules:
 
 print("groups of the first rule:")
 for g in result.rules[0].groups:
-    print(f"  {g.label:<7} cases={g.cases} events={g.events} missing={g.missing} "
-          f"rate={g.rate:.4f} interval=[{g.interval.lo:.4f}, {g.interval.hi:.4f}]")
+    print(
+        f"  {g.label:<7} cases={g.cases} events={g.events} missing={g.missing} "
+        f"rate={g.rate:.4f} interval=[{g.interval.lo:.4f}, {g.interval.hi:.4f}]"
+    )
 
 print("per-group table for sex (FNR over cases with a prediction, 95% Wilson):")
 for row in result.tables["sex"]:
     fnr = row.metrics["fnr"]
-    print(f"  {row.label:<7} count={row.count} fnr={fnr.numerator}/{fnr.denominator} "
-          f"= {fnr.value:.4f} [{fnr.interval.lo:.4f}, {fnr.interval.hi:.4f}]")
+    print(
+        f"  {row.label:<7} count={row.count} fnr={fnr.numerator}/{fnr.denominator} "
+        f"= {fnr.value:.4f} [{fnr.interval.lo:.4f}, {fnr.interval.hi:.4f}]"
+    )
 
 record = result.to_dict()
 print("JSON keys:", ", ".join(record))

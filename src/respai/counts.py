@@ -18,10 +18,13 @@ __all__ = [
     "Counts",
     "Grouping",
     "Row",
+    "ScoreRow",
     "build_counts",
+    "build_histograms",
 ]
 
 GroupKey = tuple[str, ...]
+Histogram = tuple[tuple[float, int, int], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +142,12 @@ class Counts:
     groupings: Mapping[tuple[str, ...], Grouping]
     calibration_bins: int
     declared: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Empty cells per column read (``label``, ``prediction``, attributes, ...).
+    null_cells: Mapping[str, int] = field(default_factory=dict)
+    #: ``(score, labelled 1, labelled 0)`` per distinct score, sorted by score.
+    overall_histogram: Histogram | None = None
+    #: Per grouping and group, the same histogram; ``None`` without a score column.
+    histograms: Mapping[tuple[str, ...], Mapping[GroupKey, Histogram]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,3 +263,46 @@ def build_counts(
         calibration_bins=calibration_bins or 0,
         declared={k: tuple(v) for k, v in attributes.items()},
     )
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreRow:
+    """One cell of the score pass: attribute values as in :class:`Row`, label, score, n."""
+
+    values: tuple[str | None, ...]
+    label: int
+    score: float
+    n: int
+
+
+def _histogram(cells: Mapping[float, list[int]]) -> Histogram:
+    return tuple((s, c[0], c[1]) for s, c in sorted(cells.items()))
+
+
+def build_histograms(
+    rows: Iterable[ScoreRow],
+    attributes: Mapping[str, Sequence[str]],
+    groupings: Sequence[tuple[str, ...]],
+) -> tuple[Histogram, dict[tuple[str, ...], dict[GroupKey, Histogram]]]:
+    """Score histograms (for rank AUC) overall and per group of every grouping.
+
+    Cases not in a declared group of a grouping are left out of that grouping's
+    histograms, as they are left out of its counts.
+    """
+    names = list(attributes)
+    index = {name: i for i, name in enumerate(names)}
+    overall: dict[float, list[int]] = {}
+    per: dict[tuple[str, ...], dict[GroupKey, dict[float, list[int]]]] = {
+        g: {tuple(k): {} for k in product(*(attributes[a] for a in g))} for g in groupings
+    }
+    for row in rows:
+        slot = 0 if row.label == 1 else 1
+        overall.setdefault(row.score, [0, 0])[slot] += row.n
+        for grouping in groupings:
+            key = tuple(row.values[index[a]] for a in grouping)
+            if any(v is None for v in key):
+                continue
+            per[grouping][key].setdefault(row.score, [0, 0])[slot] += row.n  # type: ignore[index]
+    return _histogram(overall), {
+        g: {k: _histogram(cells) for k, cells in groups.items()} for g, groups in per.items()
+    }

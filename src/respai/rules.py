@@ -127,7 +127,8 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
                 missing=missing,
                 rate=stats.rate(events, cases - missing),
                 interval=stats.widened_interval(events, missing, cases, alpha_g),
-                small=cases - missing < spec.min_cell,
+                # a declared group with no case is always a small cell, even at min_cell 0
+                small=cases - missing < max(spec.min_cell, 1),
             )
         )
     intervals = [g.interval for g in groups]
@@ -170,7 +171,7 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
 
     left_share = grouping.left_out_total / counts.total if counts.total else 0.0
     if rule.max_left_out is not None:
-        max_left, max_left_source = rule.max_left_out, rule.threshold_source
+        max_left, max_left_source = rule.max_left_out, rule.max_left_out_source
     else:
         max_left = spec.max_left_out
         max_left_source = spec.sources.get("max_left_out", "spec")

@@ -24,6 +24,7 @@ import yaml
 from respai.errors import SpecError, did_you_mean
 
 __all__ = [
+    "EvaluationSpec",
     "FairnessSpec",
     "Policy",
     "Rate",
@@ -32,6 +33,7 @@ __all__ = [
     "SystemInfo",
     "load_policy",
     "load_spec",
+    "parse_evaluation",
     "parse_fairness",
     "parse_policy",
 ]
@@ -74,6 +76,7 @@ class Rule:
     worst_max: float | None = None
     max_left_out: float | None = None
     threshold_source: str = "spec"
+    max_left_out_source: str = "spec"
 
     @property
     def kind(self) -> str:
@@ -144,6 +147,15 @@ class SystemInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class EvaluationSpec:
+    """The optional ``evaluation:`` block: which battery tests, and the score column."""
+
+    tests: tuple[str, ...]
+    score: str | None = None
+    seed: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Spec:
     """A whole spec file: its path and digest, the system block, the fairness block."""
 
@@ -151,6 +163,7 @@ class Spec:
     sha256: str | None
     system: SystemInfo
     fairness: FairnessSpec
+    evaluation: EvaluationSpec | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +176,7 @@ class Policy:
     max_left_out: float | None = None
     min_cell: int | None = None
     rules: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    tests: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @property
     def source(self) -> str:
@@ -323,7 +337,8 @@ def _value_text(ctx: _Ctx, key: str, value: Any) -> str:
     if isinstance(value, bool):
         raise ctx.fail(
             key,
-            f"the value {str(value).lower()} was read by YAML as a boolean.",
+            "an unquoted yes/no/true/false/on/off was read by YAML as a boolean "
+            f"({str(value).lower()}).",
             "Quote it, e.g. 'yes' or 'no', so it stays text.",
         )
     if isinstance(value, float):
@@ -346,8 +361,14 @@ def _binary_map(ctx: _Ctx, key: str, value: Any) -> dict[str, int]:
     for raw, target in block.items():
         if isinstance(target, bool) or target not in (0, 1):
             raise ctx.fail(f"{key}.{raw}", f"must map to 0 or 1, got {_kind(target)}.")
-        text = str(raw).lower() if isinstance(raw, bool) else str(raw)
-        out[text] = int(target)
+        if isinstance(raw, bool):
+            raise ctx.fail(
+                key,
+                f"an unquoted yes/no/true/false/on/off key was read by YAML as a boolean "
+                f"({str(raw).lower()}).",
+                "Quote the keys, e.g. {'yes': 1, 'no': 0}, so they match the text in the file.",
+            )
+        out[str(raw)] = int(target)
     if not out:
         raise ctx.fail(key, "is empty.", "Map each value in the column to 0 or 1.")
     return out
@@ -417,6 +438,18 @@ def parse_fairness(
     unit = fb.get("unit")
     unit = None if unit is None else _name(ctx, "fairness.unit", unit)
 
+    roles = {"label": label, "prediction": prediction, "probability": probability, "unit": unit}
+    seen_roles: dict[str, str] = {}
+    for role, column in roles.items():
+        if column is None:
+            continue
+        if column in seen_roles:
+            raise ctx.fail(
+                f"fairness.{role}",
+                f"names the column '{column}', which is already the {seen_roles[column]} column.",
+                "Each role needs its own column.",
+            )
+        seen_roles[column] = role
     attributes = _parse_attributes(ctx, fb["attributes"])
     reserved = {label, prediction, probability, unit} - {None}
     for attr in attributes:
@@ -483,7 +516,10 @@ def parse_fairness(
         delimiter=delimiter,
     )
     rules = _parse_rules(ctx, fb.get("rules"), spec)
-    return _replace(spec, rules=rules)
+    sources = {
+        k: ("spec" if k in fb else "default") for k in ("alpha", "max_left_out", "min_cell")
+    }
+    return _replace(spec, rules=rules, sources=sources)
 
 
 def _alpha(ctx: _Ctx, key: str, value: Any) -> float:
@@ -658,10 +694,11 @@ def _rule_attributes(ctx: _Ctx, key: str, value: Any, spec: FairnessSpec) -> tup
 
 # --- the whole file ---------------------------------------------------------------------
 
-_TOP_KEYS = ("fairness", "system", "data")
+_TOP_KEYS = ("fairness", "system", "data", "evaluation")
 _SYSTEM_KEYS = ("name", "version", "owner", "use_case", "jurisdiction", "first_distributed")
 _DATA_KEYS = ("cases", "id", "source", "explanation", "format", "delimiter")
-_LATER_BLOCKS = ("evaluation", "ll144")
+_LATER_BLOCKS = ("ll144",)
+_EVALUATION_KEYS = ("tests", "score", "seed", "model", "features")
 
 
 def load_spec(path: str | Path) -> Spec:
@@ -705,6 +742,18 @@ def parse_spec(
     _check_keys(ctx, "", top, _TOP_KEYS, ())
     data = _mapping(ctx, "data", top.get("data") or {})
     _check_keys(ctx, "data", data, _DATA_KEYS, ())
+    for key in ("id", "explanation"):
+        if key in data:
+            _text(ctx, f"data.{key}", data[key])
+    if "source" in data:
+        source = _text(ctx, "data.source", data["source"])
+        if source not in ("historical", "test"):
+            raise ctx.fail(
+                "data.source",
+                f"'{source}' is not a data source kind."
+                + did_you_mean(source, ("historical", "test")),
+                "Use historical (real use) or test (with an explanation).",
+            )
     if "fairness" not in top:
         raise ctx.fail(
             "fairness",
@@ -727,12 +776,61 @@ def parse_spec(
         sha256=sha256,
         system=system,
         fairness=parse_fairness(fairness, base_dir=base_dir, origin=origin),
+        evaluation=None
+        if "evaluation" not in top
+        else parse_evaluation(top["evaluation"], origin=origin),
     )
+
+
+def parse_evaluation(block: Any, *, origin: str = "spec") -> EvaluationSpec:
+    """Validate the ``evaluation:`` block (battery tests, score column, seed)."""
+    from respai.battery import BATTERY
+
+    ctx = _Ctx(origin)
+    eb = _mapping(ctx, "evaluation", block if block is not None else {})
+    _check_keys(ctx, "evaluation", eb, _EVALUATION_KEYS, ())
+    for key in ("model", "features"):
+        if key in eb:
+            raise ctx.fail(
+                f"evaluation.{key}",
+                "model access is not in this engine version yet.",
+                "Remove it: without a model, perturbation stability reads MANUAL_REVIEW.",
+            )
+    tests: tuple[str, ...] = BATTERY
+    if "tests" in eb:
+        raw = eb["tests"]
+        if not isinstance(raw, list) or not raw:
+            raise ctx.fail(
+                "evaluation.tests",
+                f"must be a list of test ids, got {_kind(raw)}.",
+                f"Test ids: {', '.join(BATTERY)}.",
+            )
+        chosen = []
+        for i, item in enumerate(raw):
+            name = _text(ctx, f"evaluation.tests[{i}]", item)
+            if name not in BATTERY:
+                raise ctx.fail(
+                    f"evaluation.tests[{i}]",
+                    f"'{name}' is not a battery test." + did_you_mean(name, BATTERY),
+                    f"Test ids: {', '.join(BATTERY)}.",
+                )
+            if name in chosen:
+                raise ctx.fail(f"evaluation.tests[{i}]", f"'{name}' is listed twice.")
+            chosen.append(name)
+        tests = tuple(chosen)
+    score = None if eb.get("score") is None else _name(ctx, "evaluation.score", eb["score"])
+    seed = (
+        None
+        if "seed" not in eb
+        else _count(ctx, "evaluation.seed", eb["seed"], low=0, high=2**32 - 1)
+    )
+    return EvaluationSpec(tests=tests, score=score, seed=seed)
 
 
 # --- policy -----------------------------------------------------------------------------
 
-_POLICY_KEYS = ("name", "description", "alpha", "max_left_out", "min_cell", "rules")
+_POLICY_KEYS = ("name", "description", "alpha", "max_left_out", "min_cell", "rules", "tests")
+_POLICY_TEST_KEYS = ("threshold", "decision")
 
 
 def load_policy(path: str | Path) -> Policy:
@@ -767,9 +865,39 @@ def parse_policy(
         if "max_left_out" in ob:
             clean["max_left_out"] = _fraction(ctx, f"{where}.max_left_out", ob["max_left_out"])
         rules[str(rule_id)] = clean
+    tests_block = _mapping(ctx, "tests", block.get("tests") or {})
+    tests: dict[str, dict[str, Any]] = {}
+    if tests_block:
+        from respai.battery import BATTERY
+
+        for test_id, override in tests_block.items():
+            where = f"tests.{test_id}"
+            if test_id not in BATTERY:
+                raise ctx.fail(
+                    where,
+                    "is not a battery test." + did_you_mean(str(test_id), BATTERY),
+                    f"Test ids: {', '.join(BATTERY)}.",
+                )
+            ob = _mapping(ctx, where, override)
+            _check_keys(ctx, where, ob, _POLICY_TEST_KEYS, ())
+            clean_test: dict[str, Any] = {}
+            if "threshold" in ob:
+                clean_test["threshold"] = _fraction(ctx, f"{where}.threshold", ob["threshold"])
+            if "decision" in ob:
+                decision = _text(ctx, f"{where}.decision", ob["decision"])
+                if decision not in ("estimate", "interval"):
+                    raise ctx.fail(
+                        f"{where}.decision",
+                        f"'{decision}' is not a decision rule."
+                        + did_you_mean(decision, ("estimate", "interval")),
+                        "Use estimate or interval.",
+                    )
+                clean_test["decision"] = decision
+            tests[str(test_id)] = clean_test
     return Policy(
         path=path,
         sha256=sha256,
+        tests=tests,
         alpha=None if "alpha" not in block else _alpha(ctx, "alpha", block["alpha"]),
         max_left_out=None
         if "max_left_out" not in block
@@ -789,7 +917,7 @@ def apply_policy(spec: FairnessSpec, policy: Policy | None) -> FairnessSpec:
     SpecError
         When the policy names a rule the spec does not declare, or changes a rule's kind.
     """
-    sources = {"alpha": "spec", "max_left_out": "spec", "min_cell": "spec"}
+    sources = {k: spec.sources.get(k, "spec") for k in ("alpha", "max_left_out", "min_cell")}
     if policy is None:
         return _replace(spec, sources=sources)
     changes: dict[str, Any] = {}
@@ -810,10 +938,16 @@ def apply_policy(spec: FairnessSpec, policy: Policy | None) -> FairnessSpec:
     new_rules = []
     for rule in spec.rules:
         override = policy.rules.get(rule.id, {})
+        updates: dict[str, Any] = {}
+        if policy.max_left_out is not None and "max_left_out" not in override:
+            # the policy's file-wide limit outranks the spec, the rule's own setting too
+            updates["max_left_out"] = policy.max_left_out
+            updates["max_left_out_source"] = policy.source
         if not override:
-            new_rules.append(rule)
+            new_rules.append(_replace_rule(rule, updates) if updates else rule)
             continue
-        updates: dict[str, Any] = {"threshold_source": policy.source}
+        if "max_group_gap" in override or "worst_group" in override:
+            updates["threshold_source"] = policy.source
         if "max_group_gap" in override:
             if rule.kind != "max_group_gap":
                 raise SpecError(
@@ -827,9 +961,19 @@ def apply_policy(spec: FairnessSpec, policy: Policy | None) -> FairnessSpec:
                     f"policy: rules.{rule.id}: the spec declares a max_group_gap "
                     "rule; a policy cannot turn it into a worst_group rule."
                 )
-            updates["worst_min"], updates["worst_max"] = override["worst_group"]
+            wmin, wmax = override["worst_group"]
+            if (wmin is None) != (rule.worst_min is None):
+                side = "min" if rule.worst_min is not None else "max"
+                raise SpecError(
+                    f"policy: rules.{rule.id}: the spec declares worst_group "
+                    f"{{{side}: ...}}; a policy can change the bound, not its "
+                    "side.",
+                    f"Write worst_group: {{{side}: <value>}}.",
+                )
+            updates["worst_min"], updates["worst_max"] = wmin, wmax
         if "max_left_out" in override:
             updates["max_left_out"] = override["max_left_out"]
+            updates["max_left_out_source"] = policy.source
         new_rules.append(_replace_rule(rule, updates))
     return _replace(spec, rules=tuple(new_rules), sources=sources, **changes)
 
