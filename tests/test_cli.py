@@ -100,3 +100,25 @@ def test_exit_code_table() -> None:
 
     assert {v.value: v.exit_code for v in Verdict} == {
         "PASS": 0, "FAIL": 1, "INSUFFICIENT_EVIDENCE": 3, "MANUAL_REVIEW": 4}
+
+
+@pytest.mark.parametrize("target", ["afile", "afile/sub"])
+def test_demo_bad_out_is_a_clear_error(tmp_path: Path, target: str,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "afile").write_text("x")
+    code = main(["demo", "--out", str(tmp_path / target)])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.startswith("respai: error: ") and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+def test_nan_probability_in_a_polars_frame_is_named() -> None:
+    import polars as pl
+
+    from respai import InputError, evaluate_fairness
+
+    df = pl.DataFrame({"y": [1, 0], "p": [1, 0], "s": [0.5, float("nan")], "g": ["a", "b"]})
+    with pytest.raises(InputError, match="probability column 's'"):
+        evaluate_fairness({"label": "y", "prediction": "p", "probability": "s",
+                           "attributes": {"g": ["a", "b"]}}, df)

@@ -188,7 +188,7 @@ def test_too_many_left_out_is_insufficient_even_if_it_would_pass(tmp_path: Path)
 
 
 def test_undeclared_values_are_left_out_with_the_value_named(tmp_path: Path) -> None:
-    cells = by_sex(100, 100) + [("x", "over_60", 1, 1, 7), ("female", "70+", 1, 1, 3)]
+    cells = [*by_sex(100, 100), ("x", "over_60", 1, 1, 7), ("female", "70+", 1, 1, 3)]
     write(tmp_path, cells)
     result = evaluate_fairness(spec_with(tmp_path))
     sex_rule, crossed = result.rules

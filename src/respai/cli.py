@@ -36,10 +36,10 @@ def cli() -> None:
 
 
 @cli.command()
-@click.argument("spec", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("spec", type=click.Path(path_type=Path))
 @click.option(
     "--policy",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     help="Policy file whose thresholds override the spec's.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Write the result as JSON to stdout.")
@@ -58,7 +58,7 @@ def fairness(spec: Path, policy: Path | None, as_json: bool) -> None:
 @cli.command()
 @click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     default=Path("respai-demo"),
     show_default=True,
     help="Folder to write the demo's outputs to.",

@@ -36,12 +36,19 @@ def run_demo(out: Path) -> list[str]:
 
     out = out.resolve()
     if out.exists() and not (out / "fairness.json").exists():
+        kind = "a folder" if out.is_dir() else "a file"
         raise InputError(
-            f"{out} exists and is not an earlier demo output folder.",
+            f"--out {out} is {kind} that is not an earlier demo output folder.",
             "Pass --out with a new folder name.",
         )
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".respai-demo-", dir=out.parent))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".respai-demo-", dir=out.parent))
+    except OSError as exc:
+        raise InputError(
+            f"cannot create the output folder {out}: {exc.strerror or exc}.",
+            "Pass --out with a folder you can write to.",
+        ) from None
     try:
         samples = resources.files("respai") / "samples"
         for name in ("loan_screen.yaml", "loan_screen.csv"):

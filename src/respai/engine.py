@@ -178,13 +178,15 @@ def open_file(
                          "Export the decided cases with a header row.")
     if fmt != "parquet":
         _check_text_start(path)
+    if fmt == "csv":
+        _check_header(path, delimiter)
     con = duckdb.connect(":memory:")
     quoted = str(path).replace("'", "''")
     if fmt == "csv":
         sep = delimiter.replace("'", "''")
         reader = (
-            f"read_csv('{quoted}', delim='{sep}', header=true, auto_detect=true, "
-            "strict_mode=true, max_line_size=2097152)"
+            f"read_csv('{quoted}', delim='{sep}', quote='\"', escape='\"', header=true, "
+            "auto_detect=true, strict_mode=true, max_line_size=2097152)"
         )
     elif fmt == "jsonl":
         reader = f"read_json('{quoted}', format='newline_delimited')"
@@ -220,7 +222,24 @@ def _check_text_start(path: Path) -> None:
                          "Export the cases as UTF-8 CSV or JSONL, or as Parquet.")
 
 
-_LINE = re.compile(r"(?:CSV Error on Line:|\bline:?)\s*(\d+)", re.IGNORECASE)
+def _check_header(path: Path, delimiter: str) -> None:
+    """Refuse a CSV header that names a column twice (DuckDB would rename one silently)."""
+    import csv
+
+    with path.open(encoding="utf-8-sig", errors="replace", newline="") as fh:
+        first = fh.readline(1 << 20)
+    names = next(csv.reader([first], delimiter=delimiter), [])
+    seen: set[str] = set()
+    for name in (n.strip() for n in names):
+        if name in seen and name:
+            raise InputError(
+                f"{path}: the header names the column '{_shorten(name, 60)}' twice.",
+                "Give every column its own name.",
+            )
+        seen.add(name)
+
+
+_LINE = re.compile(r"(?:CSV Error on Line:|\bin line|\bat line)\s*(\d+)", re.IGNORECASE)
 _FIELDS = re.compile(r"Expected Number of Columns:\s*(\d+)\s+Found:\s*(\d+)")
 _CONVERT = re.compile(
     r'converting column "(?P<col>[^"\n]*)"\.\s*Could not convert string "(?P<val>[^\n]*?)" '
@@ -420,6 +439,8 @@ def _diagnose_csv(path: Path, delimiter: str) -> InputError:
             "Re-export the whole file as UTF-8.",
         )
     except csv.Error as exc:
+        if "field limit" in str(exc):
+            return fallback
         return InputError(
             f"{path}: the record starting at line {start} is not valid CSV "
             f"({_shorten(str(exc))}).",
@@ -491,8 +512,14 @@ def count_cube(
         scaled = (p * bins).floor().clip(upper_bound=bins - 1)
         micro = (p * MICRO).floor().fill_null(0).cast(nw.Int64)
         # derived columns first, so every aggregation is a simple one on every engine
-        frame = frame.with_columns(scaled.alias("__bin"), micro.alias("__micro"),
-                                   p.alias("__p"))
+        try:
+            frame = frame.with_columns(scaled.alias("__bin"), micro.alias("__micro"),
+                                       p.alias("__p"))
+        except Exception:
+            if source._con is not None:
+                raise
+            _check_finite_frame(source, probability)  # eager frames fail here on NaN
+            raise
         group_exprs.append(nw.col("__bin"))
         aggs += [
             nw.col("__p").count().alias("__pn"),
@@ -509,6 +536,11 @@ def count_cube(
         if probability is not None:
             _check_not_a_number(source, probability, exc)
         raise _read_error(source.path, exc) from None
+    except Exception:
+        # a DataFrame engine refused the integer sums: name a NaN or infinite probability
+        if probability is not None:
+            _check_finite_frame(source, probability)
+        raise
     width = len(keys)
     out: list[CubeRow] = []
     for row in rows:
@@ -526,6 +558,23 @@ def count_cube(
             prob_max=None if _is_null(pmax) else float(pmax),
         ))
     return out
+
+
+def _check_finite_frame(source: Source, column: str) -> None:
+    frame = source._frame
+    p = nw.col(column)
+    bad = frame.filter(~p.is_null() & ~p.is_finite())
+    if isinstance(bad, nw.LazyFrame):
+        bad = bad.collect()
+    rows = bad.select(p).head(1).rows()
+    if not rows:
+        return
+    value = rows[0][0]
+    raise InputError(
+        f"{source.description}: probability column '{column}' holds {value}; probabilities "
+        "must be finite numbers in [0, 1].",
+        "Leave the cell empty when there is no probability.",
+    )
 
 
 _NOT_FINITE = re.compile(r"with value (-?inf|nan) can't be cast", re.IGNORECASE)

@@ -263,7 +263,7 @@ class _Gate:
             f"{self.source.description}: the {role} column '{column}' holds {_show(text)}"
             f"{_where(self.source, column, raw)}; {role}s must be 0 or 1.",
             f"Map other values with {role}_map in the spec, e.g. {role}_map: "
-            "{yes: 1, no: 0}.",
+            "{'yes': 1, 'no': 0} (quoted, so YAML keeps them as text).",
         )
 
     def _probability(self, cell: engine.CubeRow) -> None:

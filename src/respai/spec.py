@@ -935,6 +935,7 @@ def apply_policy(spec: FairnessSpec, policy: Policy | None) -> FairnessSpec:
                 + did_you_mean(rule_id, by_id),
                 f"Rules in the spec: {', '.join(by_id) or 'none'}.",
             )
+    origin = str(policy.path) if policy.path else "policy"
     new_rules = []
     for rule in spec.rules:
         override = policy.rules.get(rule.id, {})
@@ -951,21 +952,21 @@ def apply_policy(spec: FairnessSpec, policy: Policy | None) -> FairnessSpec:
         if "max_group_gap" in override:
             if rule.kind != "max_group_gap":
                 raise SpecError(
-                    f"policy: rules.{rule.id}: the spec declares a worst_group "
+                    f"{origin}: rules.{rule.id}: the spec declares a worst_group "
                     "rule; a policy cannot turn it into a gap rule."
                 )
             updates["max_group_gap"] = override["max_group_gap"]
         if "worst_group" in override:
             if rule.kind != "worst_group":
                 raise SpecError(
-                    f"policy: rules.{rule.id}: the spec declares a max_group_gap "
+                    f"{origin}: rules.{rule.id}: the spec declares a max_group_gap "
                     "rule; a policy cannot turn it into a worst_group rule."
                 )
             wmin, wmax = override["worst_group"]
             if (wmin is None) != (rule.worst_min is None):
                 side = "min" if rule.worst_min is not None else "max"
                 raise SpecError(
-                    f"policy: rules.{rule.id}: the spec declares worst_group "
+                    f"{origin}: rules.{rule.id}: the spec declares worst_group "
                     f"{{{side}: ...}}; a policy can change the bound, not its "
                     "side.",
                     f"Write worst_group: {{{side}: <value>}}.",

@@ -496,7 +496,7 @@ def auc_delong(
     --------
     >>> auc, iv, se = auc_delong([(0.1, 0, 2), (0.4, 1, 1), (0.8, 2, 0)])
     >>> round(auc, 4)
-    0.8333
+    0.9444
     """
     _check_level(confidence, "confidence")
     cells = sorted((float(s), operator.index(p), operator.index(q)) for s, p, q in histogram)
