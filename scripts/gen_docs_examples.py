@@ -219,6 +219,7 @@ def fairness(work: Path) -> dict[str, Any]:
         1,
     )
     _write("fairness.txt", run.transcript())
+    readme_example(run.transcript())
     full = json.loads(run.stdout)
     _write("fairness.json", _json(full))
     keep = ("kind", "engine", "name", "source", "spec_sha256", "policy", "verdict", "exit_code")
@@ -352,6 +353,19 @@ def worked_gap(full: dict[str, Any]) -> None:
         f"verdict         {rule['verdict']} ({rule['reason_code']})",
     ]
     _write("worked-gap.txt", "\n".join(lines) + "\n")
+
+
+def readme_example(transcript: str) -> None:
+    """Put the rule part of the fairness transcript between the README's markers."""
+    readme = ROOT / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    start = text.index("<!-- example:start")
+    start = text.index("\n", start) + 1
+    end = text.index("<!-- example:end -->")
+    lines = transcript.splitlines()[1:]  # drop the "$ command" line
+    cut = next(i for i, line in enumerate(lines) if "per-group table" in line)
+    block = "```text\n" + "\n".join(lines[:cut]).rstrip() + "\n```\n"
+    readme.write_text(text[:start] + block + text[end:], encoding="utf-8")
 
 
 def main() -> None:

@@ -84,10 +84,47 @@ def _measure(m: Measure) -> str:
     return f"{m.value:.3f} {m.numerator}/{m.denominator} {_iv(m.interval)}"
 
 
-def _group_table(name: str, rows: tuple[GroupRow, ...], left_out: int) -> Table:
+def _long_group_table(title: str, rows: tuple[GroupRow, ...]) -> Table:
+    """One line per group and rate: fits an 80-column terminal."""
+    table = Table(
+        title=title,
+        title_justify="left",
+        show_edge=False,
+        box=None,
+        header_style="bold",
+        pad_edge=False,
+    )
+    for col, justify in (
+        ("group", "left"),
+        ("count", "right"),
+        ("no pred.", "right"),
+        ("rate", "left"),
+        ("value", "right"),
+        ("num/den", "right"),
+        ("95% Wilson", "left"),
+    ):
+        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+    for row in rows:
+        for i, (metric, short) in enumerate(_SHORT.items()):
+            m = row.metrics[metric]
+            table.add_row(
+                row.label if i == 0 else "",
+                str(row.count) if i == 0 else "",
+                str(row.missing_prediction) if i == 0 else "",
+                short,
+                _rate(m.value),
+                f"{m.numerator}/{m.denominator}",
+                _iv(m.interval),
+            )
+    return table
+
+
+def _group_table(name: str, rows: tuple[GroupRow, ...], left_out: int, width: int) -> Table:
     title = f"{name}: per-group table (rates over cases with a prediction, 95% Wilson)"
     if left_out:
         title += f"; {left_out} case(s) not in a declared group"
+    if width < 150:
+        return _long_group_table(title, rows)
     table = Table(
         title=title,
         title_justify="left",
@@ -159,7 +196,9 @@ def render_fairness(result: FairnessResult, console: Console) -> None:
     for grouping in result.counts.groupings.values():
         console.print()
         console.print(
-            _group_table(grouping.name, result.tables[grouping.name], grouping.left_out_total)
+            _group_table(
+                grouping.name, result.tables[grouping.name], grouping.left_out_total, console.width
+            )
         )
     if result.calibration:
         console.print()
