@@ -1,0 +1,302 @@
+"""Canonical JSON bytes (RFC 8785, JCS), a strict JSON reader, and value conversion.
+
+Everything respai signs or hashes goes through :func:`canonical_bytes`, which is the
+RFC 8785 JSON Canonicalization Scheme as implemented by the ``rfc8785`` package, after a
+walk that names the JSON path of any value JCS cannot hold. :func:`loads_strict` is the
+reader for records: it refuses duplicate object keys and the ``NaN`` / ``Infinity``
+literals, and reads integers beyond the exactly representable range the way a browser's
+``JSON.parse`` does (as doubles), so a verifier in Python and one in JavaScript see the
+same values.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import rfc8785
+
+from respai.record.errors import RecordError
+from respai.record.times import format_timestamp
+
+__all__ = [
+    "MAX_SAFE_INTEGER",
+    "canonical_bytes",
+    "format_path",
+    "jsonable",
+    "loads_strict",
+]
+
+MAX_SAFE_INTEGER = 2**53 - 1
+"""The largest integer a JSON number (an IEEE-754 double) holds exactly."""
+
+Path = tuple[str | int, ...]
+
+
+def format_path(path: Path) -> str:
+    """Return ``path`` as a JSON path such as ``$.records[2].value``.
+
+    Examples
+    --------
+    >>> format_path(("records", 2, "value"))
+    '$.records[2].value'
+    >>> format_path(("per group", "a.b"))
+    '$["per group"]["a.b"]'
+    """
+    out = "$"
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part.isidentifier():
+            out += f".{part}"
+        else:
+            out += "[" + json.dumps(part, ensure_ascii=False) + "]"
+    return out
+
+
+def _check(obj: Any, path: Path) -> Any:
+    """Return ``obj`` as plain dicts and lists, raising a RecordError naming a bad value."""
+    if obj is None or isinstance(obj, bool | str):
+        if isinstance(obj, str):
+            try:
+                obj.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise RecordError(
+                    f"The string at {format_path(path)} holds a lone surrogate "
+                    f"(position {exc.start}), which JSON text cannot carry.",
+                    "Decode text with errors='strict' or replace the character.",
+                ) from None
+        return obj
+    if isinstance(obj, int):
+        if not -MAX_SAFE_INTEGER <= obj <= MAX_SAFE_INTEGER:
+            raise RecordError(
+                f"The integer {obj} at {format_path(path)} is outside +-(2^53-1), the range "
+                "a JSON number holds exactly; JavaScript readers would round it.",
+                "Store it as a string, or as a float if rounding is acceptable.",
+            )
+        return obj
+    if isinstance(obj, float):
+        if not math.isfinite(obj):
+            raise RecordError(
+                f"The value at {format_path(path)} is {obj!r}, which JSON cannot hold.",
+                "Write null and a reason (for example 'undefined_reason') instead.",
+            )
+        return obj
+    if isinstance(obj, list | tuple):
+        return [_check(v, (*path, i)) for i, v in enumerate(obj)]
+    if isinstance(obj, Mapping):
+        out: dict[str, Any] = {}
+        for key, value in obj.items():
+            if not isinstance(key, str):
+                raise RecordError(
+                    f"The object at {format_path(path)} has the key {key!r} of type "
+                    f"{type(key).__name__}; JSON object keys are strings.",
+                    "Convert the key to a string before building the record.",
+                )
+            out[key] = _check(value, (*path, key))
+        return out
+    raise RecordError(
+        f"The value at {format_path(path)} is of type {type(obj).__module__}."
+        f"{type(obj).__qualname__}, which has no canonical JSON form.",
+        "Pass the object through respai.record.jsonable() first.",
+    )
+
+
+def canonical_bytes(obj: Any) -> bytes:
+    """Return the RFC 8785 (JCS) canonical UTF-8 bytes of ``obj``.
+
+    Parameters
+    ----------
+    obj
+        JSON-shaped data: ``None``, ``bool``, ``int``, ``float``, ``str``, lists, tuples
+        and mappings with string keys.
+
+    Returns
+    -------
+    bytes
+        No whitespace, object members sorted by UTF-16 code units, numbers in
+        ECMAScript form.
+
+    Raises
+    ------
+    RecordError
+        For NaN or an infinity, an integer beyond +-(2^53-1), a non-string key, a lone
+        surrogate or a type JSON cannot hold, naming the JSON path of the value.
+
+    Examples
+    --------
+    >>> canonical_bytes({"b": 1.0, "a": [True, None, 1e-7]})
+    b'{"a":[true,null,1e-7],"b":1}'
+    """
+    plain = _check(obj, ())
+    try:
+        return rfc8785.dumps(plain)
+    except rfc8785.CanonicalizationError as exc:  # pragma: no cover - _check catches all
+        raise RecordError(f"The value cannot be canonicalised: {exc}.") from exc
+
+
+def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise RecordError(
+                f"The JSON text repeats the object key {key!r}; a record's keys must be "
+                "unique (RFC 7493), because readers disagree on which copy wins."
+            )
+        out[key] = value
+    return out
+
+
+def _reject_constant(name: str) -> Any:
+    raise RecordError(f"The JSON text contains {name}, which is not JSON and not allowed.")
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise RecordError(f"The JSON number {text} overflows a double.")
+    return value
+
+
+def _parse_int(text: str) -> int | float:
+    value = int(text)
+    if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+        return value
+    # What JSON.parse does: an integer literal beyond 2^53 becomes the nearest double.
+    return _parse_float(text)
+
+
+def loads_strict(data: bytes | str) -> Any:
+    """Parse JSON text, refusing duplicate keys, NaN and Infinity.
+
+    Parameters
+    ----------
+    data
+        UTF-8 bytes or a string.
+
+    Returns
+    -------
+    Any
+        The parsed value. Integers beyond +-(2^53-1) come back as floats, as in
+        JavaScript.
+
+    Raises
+    ------
+    RecordError
+        If the text is not UTF-8, not JSON, repeats an object key, or contains
+        ``NaN``, ``Infinity`` or a number that overflows a double.
+
+    Examples
+    --------
+    >>> loads_strict(b'{"a": [1, 2.5]}')
+    {'a': [1, 2.5]}
+    """
+    if isinstance(data, bytes | bytearray | memoryview):
+        try:
+            text = bytes(data).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise RecordError(
+                f"The JSON text is not UTF-8 (byte {exc.start}: {exc.reason})."
+            ) from None
+    else:
+        text = data
+    try:
+        return json.loads(
+            text,
+            object_pairs_hook=_reject_duplicates,
+            parse_constant=_reject_constant,
+            parse_float=_parse_float,
+            parse_int=_parse_int,
+        )
+    except json.JSONDecodeError as exc:
+        raise RecordError(
+            f"The text is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
+        ) from None
+
+
+def _is_numpy(obj: object) -> bool:
+    return type(obj).__module__ == "numpy"
+
+
+def jsonable(obj: Any) -> Any:
+    """Return a plain JSON-shaped deep copy of ``obj``, ready for :func:`canonical_bytes`.
+
+    Tuples become lists, mappings become dicts, enums become their values, numpy scalars
+    and arrays become Python numbers and lists, and aware datetimes become RFC 3339 UTC
+    strings ending in ``Z``.
+
+    Parameters
+    ----------
+    obj
+        The value to convert.
+
+    Returns
+    -------
+    Any
+        A fresh structure of dicts, lists, strings, numbers, booleans and ``None``.
+
+    Raises
+    ------
+    RecordError
+        For a NaN or infinite float, a non-string key, a naive datetime or a type with no
+        JSON form, naming the JSON path of the value.
+
+    Examples
+    --------
+    >>> jsonable({"gap": (0.25, 1), "ok": True})
+    {'gap': [0.25, 1], 'ok': True}
+    """
+    return _jsonable(obj, ())
+
+
+def _jsonable(obj: Any, _path: Path) -> Any:
+    if isinstance(obj, enum.Enum):
+        return _jsonable(obj.value, _path)
+    if _is_numpy(obj) and hasattr(obj, "tolist"):
+        # A numpy scalar's .item() and an array's .tolist() give Python values.
+        converted = obj.item() if getattr(obj, "ndim", 1) == 0 else obj.tolist()
+        return _jsonable(converted, _path)
+    if isinstance(obj, dt.datetime):
+        if obj.tzinfo is None or obj.utcoffset() is None:
+            raise RecordError(
+                f"The datetime at {format_path(_path)} has no time zone, so its instant "
+                "is unknown.",
+                "Use an aware datetime, e.g. datetime.now(timezone.utc).",
+            )
+        return format_timestamp(obj)
+    if isinstance(obj, list | tuple):
+        return [_jsonable(v, (*_path, i)) for i, v in enumerate(obj)]
+    if isinstance(obj, Mapping):
+        out: dict[str, Any] = {}
+        for key, value in obj.items():
+            name = key.value if isinstance(key, enum.Enum) else key
+            if not isinstance(name, str):
+                raise RecordError(
+                    f"The object at {format_path(_path)} has the key {key!r} of type "
+                    f"{type(key).__name__}; JSON object keys are strings.",
+                    "Convert the key to a string before building the record.",
+                )
+            out[str(name)] = _jsonable(value, (*_path, name))
+        return out
+    if isinstance(obj, bool) or obj is None:
+        return obj
+    if isinstance(obj, str):
+        return str(obj)
+    if isinstance(obj, int):
+        return int(obj)
+    if isinstance(obj, float):
+        if not math.isfinite(obj):
+            raise RecordError(
+                f"The value at {format_path(_path)} is {float(obj)!r}, which JSON cannot hold.",
+                "Write null and a reason (for example 'undefined_reason') instead.",
+            )
+        return float(obj)
+    raise RecordError(
+        f"The value at {format_path(_path)} is of type {type(obj).__module__}."
+        f"{type(obj).__qualname__}, which has no JSON form.",
+        "Convert it to a number, string, list or mapping before building the record.",
+    )

@@ -1,0 +1,161 @@
+"""RFC 8785 canonical bytes, the strict reader, and value conversion."""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+import rfc8785
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from respai.record import RecordError, canonical_bytes, jsonable, loads_strict
+
+SAFE = 2**53 - 1
+
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-SAFE, SAFE)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text()
+)
+json_values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=25,
+)
+
+
+@given(json_values)
+@settings(max_examples=200)
+def test_matches_rfc8785(value: Any) -> None:
+    assert canonical_bytes(value) == rfc8785.dumps(value)
+
+
+@given(json_values)
+@settings(max_examples=200)
+def test_canonical_bytes_round_trip_through_the_strict_reader(value: Any) -> None:
+    data = canonical_bytes(value)
+    assert canonical_bytes(loads_strict(data)) == data
+
+
+@given(st.dictionaries(st.text(), scalars, min_size=1, max_size=8), st.randoms())
+def test_key_insertion_order_does_not_matter(mapping: dict[str, Any], rnd: Any) -> None:
+    items = list(mapping.items())
+    rnd.shuffle(items)
+    shuffled = dict(items)
+    nested_a = {"outer": mapping, "list": [mapping]}
+    nested_b = {"list": [shuffled], "outer": shuffled}
+    assert canonical_bytes(shuffled) == canonical_bytes(mapping)
+    assert canonical_bytes(nested_a) == canonical_bytes(nested_b)
+
+
+def test_known_vectors() -> None:
+    assert canonical_bytes({"b": 1.0, "a": [1e-7, 1e21, -0.0]}) == b'{"a":[1e-7,1e+21,0],"b":1}'
+    # UTF-16 code unit order: U+1F600 sorts before U+FB33.
+    assert canonical_bytes({"\ufb33": 1, "\U0001f600": 2}).startswith(b'{"\xf0\x9f\x98\x80"')
+    assert canonical_bytes(("a", 1)) == b'["a",1]'
+
+
+@pytest.mark.parametrize(
+    ("value", "path"),
+    [
+        ({"records": [{"value": math.nan}]}, "$.records[0].value"),
+        ({"a": {"b c": [0, math.inf]}}, '$.a["b c"][1]'),
+        ({"x": -math.inf}, "$.x"),
+        ({"n": 2**53}, "$.n"),
+        ({"n": [-(2**53)]}, "$.n[0]"),
+    ],
+)
+def test_non_json_numbers_refused_with_their_path(value: Any, path: str) -> None:
+    with pytest.raises(RecordError) as info:
+        canonical_bytes(value)
+    assert path in info.value.message
+    assert info.value.exit_code == 2
+
+
+def test_largest_safe_integers_accepted() -> None:
+    assert canonical_bytes([SAFE, -SAFE]) == f"[{SAFE},-{SAFE}]".encode()
+
+
+def test_other_types_refused_with_path() -> None:
+    with pytest.raises(RecordError, match=r"\$\.a\[0\].*numpy"):
+        canonical_bytes({"a": [np.int64(3)]})
+    with pytest.raises(RecordError, match="key 1"):
+        canonical_bytes({1: "x"})
+    with pytest.raises(RecordError, match="surrogate"):
+        canonical_bytes({"s": "\ud800"})
+
+
+def test_loads_strict_refuses_duplicate_keys() -> None:
+    with pytest.raises(RecordError, match="repeats the object key 'a'"):
+        loads_strict(b'{"a": 1, "b": {"a": 2}, "a": 3}')
+    with pytest.raises(RecordError, match="'k'"):
+        loads_strict('[{"k": 1, "k": 1}]')
+
+
+@pytest.mark.parametrize("text", ["NaN", "[Infinity]", '{"x": -Infinity}', "[1e400]"])
+def test_loads_strict_refuses_non_finite_numbers(text: str) -> None:
+    with pytest.raises(RecordError):
+        loads_strict(text)
+
+
+def test_loads_strict_reads_big_integers_like_javascript() -> None:
+    # 2^53 + 1 is not a double: JSON.parse rounds it, so must we (and re-canonicalising
+    # then shows the text was not canonical).
+    value = loads_strict(b"[9007199254740993, 1152921504606846976]")
+    assert value == [9007199254740992.0, 2.0**60]
+    # ECMAScript digits: shortest round trip, then zeros.
+    assert canonical_bytes(value) == b"[9007199254740992,1152921504606847000]"
+
+
+def test_loads_strict_refuses_bad_text() -> None:
+    with pytest.raises(RecordError, match="not valid JSON"):
+        loads_strict(b"{")
+    with pytest.raises(RecordError, match="not UTF-8"):
+        loads_strict(b'"\xff"')
+
+
+class Color(enum.StrEnum):
+    RED = "red"
+
+
+def test_jsonable_converts() -> None:
+    value = {
+        "t": (1, (2.5, "x")),
+        "np": [np.float32(0.5), np.int64(7), np.bool_(True), np.array([1, 2])],
+        Color.RED: Color.RED,
+        "when": dt.datetime(2026, 1, 15, 11, 20, 30, tzinfo=dt.timezone(dt.timedelta(hours=1))),
+    }
+    out = jsonable(value)
+    assert out == {
+        "t": [1, [2.5, "x"]],
+        "np": [0.5, 7, True, [1, 2]],
+        "red": "red",
+        "when": "2026-01-15T10:20:30Z",
+    }
+    assert type(out["np"][1]) is int
+    assert type(out["np"][2]) is bool
+    assert type(out["red"]) is str
+    canonical_bytes(out)
+
+
+@pytest.mark.parametrize(
+    ("value", "path"),
+    [
+        ({"groups": {"a": {"rate": np.float32("nan")}}}, "$.groups.a.rate"),
+        ({"x": [1, (2, float("inf"))]}, "$.x[1][1]"),
+        ({"k": {3: 1}}, "$.k"),
+        ({"when": dt.datetime(2026, 1, 1)}, "$.when"),  # naive on purpose
+        ({"o": [object()]}, "$.o[0]"),
+    ],
+)
+def test_jsonable_refuses_with_path(value: Any, path: str) -> None:
+    with pytest.raises(RecordError) as info:
+        jsonable(value)
+    assert path in info.value.message
