@@ -215,7 +215,9 @@ CASES: dict[str, Case] = {
     "spec_boolean_values": Case(("fairness.attributes.employed[0]", "boolean", "Quote it")),
     "spec_empty": Case(("spec.yaml: the spec is empty",)),
     "spec_not_a_mapping": Case(("spec.yaml: (top level)", "got a list")),
-    "spec_later_block": Case(("spec.yaml: ll144:", "does not read this block")),
+    "spec_unknown_block": Case(
+        ("spec.yaml: evaluaton: unknown key", "Did you mean 'evaluation'?")
+    ),
     "spec_attribute_is_label": Case(("fairness.attributes.label",)),
     "spec_rule_needs_threshold": Case(("fairness.rules[0]", "max_group_gap and worst_group")),
     "spec_is_directory": Case(("is a directory",), spec="."),

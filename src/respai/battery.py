@@ -268,7 +268,7 @@ def auc(counts: Counts, threshold: Threshold) -> TestResult:
     details = {
         "overall": overall,
         "per_group": per_group,
-        "cases_without_score": counts.null_cells.get("score", 0),
+        "cases_without_score": counts.total - sum(h[1] + h[2] for h in counts.overall_histogram),
     }
     if overall["value"] is None:
         return _undefined(
@@ -369,7 +369,8 @@ def _spread(
     else:
         value = max(rates) - min(rates)
         lo, hi = max(0.0, lo_max - hi_min), hi_max - lo_min
-    interval = Interval(lo, hi, f"bounds from Wilson intervals at {level:.4g} each", 0.95)
+    # the bounds hold whenever all G simultaneous intervals do: probability >= 1 - alpha
+    interval = Interval(lo, hi, f"bounds from Wilson intervals at {level:.4g} each", 1 - alpha)
     return _result(test_id, grouping, value, interval, threshold, method, details)
 
 
@@ -405,6 +406,10 @@ def class_balance(cell: Cell, threshold: Threshold) -> TestResult:
     minority = min(cell.positives, cell.negatives)
     method = "min(cases labelled 1, cases labelled 0) / cases; 95% Wilson interval"
     details = {"labelled_1": cell.positives, "labelled_0": cell.negatives}
+    if cell.n == 0:
+        return _undefined(
+            "class_balance", None, "no_cases", "there are no cases", threshold, method, details
+        )
     return _result(
         "class_balance",
         None,

@@ -72,6 +72,212 @@ def demo(out: Path) -> None:
         click.echo(line, err=True)
 
 
+@cli.command()
+@click.argument("spec", type=click.Path(path_type=Path))
+@click.option(
+    "--policy",
+    type=click.Path(path_type=Path),
+    help="Policy file: thresholds and decision rules per test.",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=Path("respai-out"),
+    show_default=True,
+    help="Folder for record.json, summary.txt and the public key.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Write the result as JSON to stdout.")
+@click.option(
+    "--key",
+    type=click.Path(path_type=Path),
+    help="Ed25519 private key (PKCS#8 PEM); passphrase from RESPAI_KEY_PASSPHRASE or a prompt.",
+)
+@click.option(
+    "--ledger",
+    type=click.Path(path_type=Path),
+    default=Path(".respai"),
+    show_default=True,
+    help="Append-only ledger the run is chained into.",
+)
+@click.option(
+    "--no-ledger",
+    is_flag=True,
+    help="Do not append to a ledger (the record then starts its own chain).",
+)
+def evaluate(
+    spec: Path,
+    policy: Path | None,
+    out: Path,
+    as_json: bool,
+    key: Path | None,
+    ledger: Path,
+    no_ledger: bool,
+) -> None:
+    """Run the RESPAI battery and the group rules of SPEC and write a signed record."""
+    import io
+
+    from respai.evaluate import evaluate as run_evaluation
+    from respai.render.terminal import render_evaluation
+    from respai.sealing import create_signing_key, find_signing_key, seal_evaluation
+
+    found = find_signing_key(key)  # a bad key is reported before the data is read
+    result = run_evaluation(spec, policy=policy)
+    sk = found or create_signing_key()  # created only once the evaluation succeeded
+    if sk.created:
+        click.echo(
+            f"respai: no signing key was configured, so a new one was created: "
+            f"{sk.path} (key id {sk.key_id}). Its public key and keys.json are beside "
+            "it; publish them so others can verify your records.",
+            err=True,
+        )
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    record_file = out.resolve() / "record.json"
+    render_evaluation(
+        result,
+        Console(file=buffer, markup=False, emoji=False, highlight=False, width=120),
+        record_path=str(record_file),
+        key_id=sk.key_id,
+    )
+    sealed = seal_evaluation(
+        result, sk, out=out, summary=buffer.getvalue(), ledger=None if no_ledger else ledger
+    )
+    render_evaluation(result, _console(), record_path=str(sealed.record_path), key_id=sk.key_id)
+    if as_json:
+        _emit_json(sealed.summary_json())
+    raise SystemExit(result.exit_code)
+
+
+@cli.command()
+@click.argument("record", required=False, type=click.Path(path_type=Path))
+@click.option(
+    "--key", "pub", type=click.Path(path_type=Path), help="Public key (SPKI PEM) to verify with."
+)
+@click.option(
+    "--keys",
+    "keys_json",
+    type=click.Path(path_type=Path),
+    help="keys.json listing published keys and their validity windows.",
+)
+@click.option(
+    "--ledger",
+    type=click.Path(path_type=Path),
+    help="Verify a whole ledger folder instead of one record.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Write the checks as JSON to stdout.")
+def verify(
+    record: Path | None,
+    pub: Path | None,
+    keys_json: Path | None,
+    ledger: Path | None,
+    as_json: bool,
+) -> None:
+    """Check a signed RECORD (or a --ledger): signature, ids, chain, brackets, schema."""
+    from respai.verifying import key_ring, verify_ledger_cli, verify_record_cli
+
+    if record is None and ledger is None:
+        raise click.UsageError("give a RECORD file or --ledger DIR.")
+    ring, ring_source = key_ring(pub, keys_json)
+    if ledger is not None:
+        lines, payload, ok = verify_ledger_cli(ledger, ring)
+    else:
+        assert record is not None
+        lines, payload, ok = verify_record_cli(record, ring)
+    click.echo(f"keys: {ring_source}", err=True)
+    for line in lines:
+        click.echo(line, err=True)
+    if as_json:
+        _emit_json(payload)
+    raise SystemExit(0 if ok else 1)
+
+
+@cli.command()
+@click.option(
+    "--ledger",
+    type=click.Path(path_type=Path),
+    default=Path(".respai"),
+    show_default=True,
+    help="The ledger folder.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Write the runs as JSON to stdout.")
+def log(ledger: Path, as_json: bool) -> None:
+    """List the runs in a ledger, oldest first (no verification: use respai verify)."""
+    from respai.ledger import list_runs, log_lines
+
+    if not ledger.is_dir():
+        raise click.UsageError(f"no ledger at {ledger}; respai evaluate creates one.")
+    runs = list_runs(ledger)
+    for line in log_lines(runs):
+        click.echo(line, err=True)
+    if as_json:
+        _emit_json({"ledger": str(ledger), "runs": [r.to_json() for r in runs]})
+
+
+@cli.command(context_settings={"ignore_unknown_options": True})
+@click.argument("a")
+@click.argument("b")
+@click.option(
+    "--ledger",
+    type=click.Path(path_type=Path),
+    default=Path(".respai"),
+    show_default=True,
+    help="Ledger to look runs up in (by run id, seq or -1).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Write the comparison as JSON.")
+def compare(a: str, b: str, ledger: Path, as_json: bool) -> None:
+    """Show what changed between two records A and B of the same system.
+
+    A and B are record files, or run ids, seq numbers or -1 / -2 (newest, the one
+    before) in the ledger. Compare does not verify: run respai verify first.
+    """
+    from respai.compare import compare_records
+    from respai.ledger import find_run, read_run
+
+    comparison = compare_records(
+        read_run(find_run(ledger, a)), read_run(find_run(ledger, b)), labels=(a, b)
+    )
+    for line in comparison.lines():
+        click.echo(line, err=True)
+    if as_json:
+        _emit_json(comparison.to_dict())
+
+
+@cli.group()
+def keys() -> None:
+    """Manage Ed25519 signing keys."""
+
+
+@keys.command("new")
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(path_type=Path),
+    help="Folder for the key pair and keys.json (default: the user's key folder).",
+)
+def keys_new(directory: Path | None) -> None:
+    """Create an Ed25519 key pair (PKCS#8 PEM, mode 0600) and list it in keys.json."""
+    from respai.record import default_key_dir, new_key, passphrase_from_env_or_prompt
+
+    folder = directory or default_key_dir()
+    passphrase = passphrase_from_env_or_prompt(prompt=True, confirm=True)
+    files = new_key(folder, passphrase=passphrase)
+    click.echo(f"key id:      {files.key_id}", err=True)
+    click.echo(
+        f"private key: {files.private_key} (mode 0600, "
+        f"{'passphrase-encrypted' if files.encrypted else 'not encrypted'})",
+        err=True,
+    )
+    click.echo(f"public key:  {files.public_key}", err=True)
+    click.echo(f"keys.json:   {files.keys_json} (publish it with the public key)", err=True)
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    return Console(stderr=True, markup=False, emoji=False, highlight=False)
+
+
 def _emit_json(payload: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=False))
     sys.stdout.write("\n")

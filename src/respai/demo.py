@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import shutil
 import tempfile
@@ -44,6 +45,9 @@ def run_demo(out: Path) -> list[str]:
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=".respai-demo-", dir=out.parent))
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o777 & ~umask)  # mkdtemp makes it 0700; outputs are for sharing
     except OSError as exc:
         raise InputError(
             f"cannot create the output folder {out}: {exc.strerror or exc}.",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ __all__ = [
     "locate",
     "open_file",
     "open_frame",
+    "score_histogram",
 ]
 
 #: Probabilities are summed as integers in millionths (``floor(p * 10**6)``), so the sums
@@ -73,6 +75,7 @@ class CubeRow:
     prob_sum: int
     prob_min: float | None
     prob_max: float | None
+    non_null: tuple[int, ...] = ()
 
 
 class Source:
@@ -490,11 +493,13 @@ def count_cube(
     keys: Sequence[str],
     probability: str | None,
     bins: int,
+    count_non_null: Sequence[str] = (),
 ) -> list[CubeRow]:
     """Run the one count pass: ``GROUP BY keys [, probability bin]`` with counts.
 
     Every aggregate is an integer except the probability minimum and maximum, which the
-    gate uses to check the range.
+    gate uses to check the range. ``count_non_null`` names further columns whose
+    non-empty cells are counted per cell (for completeness).
 
     Raises
     ------
@@ -504,6 +509,7 @@ def count_cube(
     frame = source._frame
     group_exprs: list[Any] = [nw.col(k) for k in keys]
     aggs: list[Any] = [nw.len().alias("__n")]
+    extra = [nw.col(c).count().alias(f"__nn{i}") for i, c in enumerate(count_non_null)]
     if probability is not None:
         p = nw.col(probability)
         if source.kinds[probability] != _NUMERIC:
@@ -527,6 +533,7 @@ def count_cube(
             nw.col("__p").min().alias("__pmin"),
             nw.col("__p").max().alias("__pmax"),
         ]
+    aggs += extra
     try:
         grouped = frame.group_by(*group_exprs, drop_null_keys=False).agg(*aggs)
         rows = _fetch(grouped)
@@ -542,21 +549,68 @@ def count_cube(
             _check_finite_frame(source, probability)
         raise
     width = len(keys)
+    n_extra = len(extra)
     out: list[CubeRow] = []
     for row in rows:
+        non_null = tuple(int(v) for v in row[len(row) - n_extra:]) if n_extra else ()
+        body = row[: len(row) - n_extra] if n_extra else row
         if probability is None:
-            out.append(CubeRow(tuple(row[:width]), None, int(row[width]), 0, 0, None, None))
+            out.append(CubeRow(tuple(body[:width]), None, int(body[width]), 0, 0, None, None,
+                               non_null))
             continue
-        pbin, n, pn, ps, pmin, pmax = row[width:]
+        pbin, n, pn, ps, pmin, pmax = body[width:]
         out.append(CubeRow(
-            keys=tuple(row[:width]),
+            keys=tuple(body[:width]),
             prob_bin=None if _is_null(pbin) else int(pbin),
             n=int(n),
             prob_n=int(pn),
             prob_sum=0 if _is_null(ps) else int(ps),
             prob_min=None if _is_null(pmin) else float(pmin),
             prob_max=None if _is_null(pmax) else float(pmax),
+            non_null=non_null,
         ))
+    return out
+
+
+def score_histogram(
+    source: Source, keys: Sequence[str], score: str
+) -> list[tuple[tuple[Any, ...], float | None, int]]:
+    """Count cases per ``keys`` and distinct score value (``None`` for an empty score).
+
+    This second pass feeds the rank AUC; only distinct score values come back.
+
+    Raises
+    ------
+    InputError
+        When the score column is not numeric or holds NaN or infinity.
+    """
+    frame = source._frame
+    s = nw.col(score)
+    if source.kinds[score] != _NUMERIC:
+        s = s.cast(nw.Float64)
+    try:
+        frame = frame.with_columns(s.alias("__s"))
+        grouped = frame.group_by(*[nw.col(k) for k in keys], nw.col("__s"),
+                                 drop_null_keys=False).agg(nw.len().alias("__n"))
+        rows = _fetch(grouped)
+    except duckdb.Error as exc:
+        if source.path is None:
+            raise
+        raise _read_error(source.path, exc) from None
+    width = len(keys)
+    out = []
+    for row in rows:
+        value = row[width]
+        if not _is_null(value) and not math.isfinite(float(value)):
+            pos = locate(source, score, float(value))
+            where = f" (first at {source.row_word} {pos})" if pos is not None else ""
+            raise InputError(
+                f"{source.description}: score column '{score}' holds {value}{where}; scores "
+                "must be finite numbers.",
+                "Leave the cell empty when there is no score.",
+            )
+        out.append((tuple(row[:width]), None if _is_null(value) else float(value),
+                    int(row[width + 1])))
     return out
 
 
@@ -695,3 +749,250 @@ def locate(source: Source, column: str, value: Any) -> int | None:
         return int(rows[0]["__rn"]) + 1 if rows else None
     except Exception:
         return None
+
+
+# --- LL144: grouped counts and the two-file join -----------------------------------------
+#
+# The LL144 audit counts people per (sex, race/ethnicity, decision or score, stages), and
+# may first join the tool's decisions to a separately collected self-identification file.
+# These functions keep that engine work here; respai.ll144 sees only Python values.
+
+_IN_LEFT = "__respai_in_left"
+_IN_RIGHT = "__respai_in_right"
+_JOIN_KEY = "__respai_key"
+_VALUE = "__respai_value"
+
+
+class JoinedSource(Source):
+    """Two files joined on an id column (FULL OUTER JOIN), ready for the count pass.
+
+    The joined table has the boolean columns :data:`JOINED_FLAGS` (true when the row
+    came from that file, empty when it did not), the join key as text, and the requested
+    columns of each file. ``left`` and ``right`` are the two files, opened on their own
+    so that error messages can name a file and its line.
+    """
+
+    def __init__(
+        self,
+        description: str,
+        frame: Any,
+        con: duckdb.DuckDBPyConnection,
+        left: Source,
+        right: Source,
+        on: str,
+    ) -> None:
+        super().__init__(description, None, frame, con)
+        self.left = left
+        self.right = right
+        self.on = on
+
+
+JOINED_FLAGS = (_IN_LEFT, _IN_RIGHT)
+"""Names of the two membership columns of a :class:`JoinedSource`, left then right."""
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _reader_sql(source: Source, declared_format: str | None, delimiter: str,
+                text_columns: Sequence[str]) -> str:
+    """The DuckDB table function that reads ``source``'s file, as :func:`open_file` does."""
+    assert source.path is not None
+    fmt = file_format(source.path, declared_format)
+    quoted = str(source.path).replace("'", "''")
+    if fmt == "csv":
+        sep = delimiter.replace("'", "''")
+        forced = list(dict.fromkeys(c for c in text_columns if c in source.kinds))
+        types = ""
+        if forced:
+            types = ", types={" + ", ".join(
+                "'" + c.replace("'", "''") + "': 'VARCHAR'" for c in forced
+            ) + "}"
+        return (
+            f"read_csv('{quoted}', delim='{sep}', quote='\"', escape='\"', header=true, "
+            f"auto_detect=true, strict_mode=true, max_line_size=2097152{types})"
+        )
+    if fmt == "jsonl":
+        return f"read_json('{quoted}', format='newline_delimited')"
+    return f"read_parquet('{quoted}')"
+
+
+def open_join(
+    left: Source,
+    right: Source,
+    on: str,
+    take_left: Sequence[str],
+    take_right: Sequence[str],
+    *,
+    left_format: str | None = None,
+    delimiter: str = ",",
+    text_columns: Sequence[str] = (),
+) -> JoinedSource:
+    """Join two opened files on ``on`` with a FULL OUTER JOIN, lazily in DuckDB.
+
+    Rows of either file without a partner in the other are kept, with the other file's
+    columns empty, so the count pass can count them. The key is compared as text.
+
+    Parameters
+    ----------
+    left, right
+        Sources from :func:`open_file` (files, not DataFrames).
+    on
+        The id column both files hold.
+    take_left, take_right
+        Columns to take from each file (a column must not be taken from both).
+    left_format
+        The declared format of the left file (the right one's comes from its suffix).
+    delimiter
+        CSV delimiter of both files.
+    text_columns
+        Columns read from CSV as text, as in :func:`open_file`.
+
+    Raises
+    ------
+    InputError
+        When DuckDB cannot set up the join.
+    """
+    if left.path is None or right.path is None:
+        raise InputError(
+            "a self-identification join needs two files, not a DataFrame.",
+            "Join the DataFrames yourself, or point data.cases and data.demographics at "
+            "files.",
+        )
+    con = duckdb.connect(":memory:")
+    text = [*text_columns, on]
+    key = f"CAST({_quote(on)} AS VARCHAR)"
+    picked = [f"l.{_quote(c)} AS {_quote(c)}" for c in take_left]
+    picked += [f"r.{_quote(c)} AS {_quote(c)}" for c in take_right]
+    try:
+        con.execute("CREATE VIEW left_file AS SELECT * FROM "
+                    + _reader_sql(left, left_format, delimiter, text))
+        con.execute("CREATE VIEW right_file AS SELECT * FROM "
+                    + _reader_sql(right, None, delimiter, text))
+        con.execute(
+            "CREATE VIEW cases AS SELECT "
+            f"l.{_IN_LEFT} AS {_IN_LEFT}, r.{_IN_RIGHT} AS {_IN_RIGHT}, "
+            f"COALESCE(l.{_JOIN_KEY}, r.{_JOIN_KEY}) AS {_JOIN_KEY}"
+            + "".join(", " + p for p in picked)
+            + f" FROM (SELECT *, TRUE AS {_IN_LEFT}, {key} AS {_JOIN_KEY} FROM left_file) AS l"
+            f" FULL OUTER JOIN (SELECT *, TRUE AS {_IN_RIGHT}, {key} AS {_JOIN_KEY} "
+            f"FROM right_file) AS r ON l.{_JOIN_KEY} = r.{_JOIN_KEY}"
+        )
+        frame = nw.from_native(con.table("cases"))
+    except duckdb.Error as exc:
+        raise InputError(
+            f"cannot join {left.path} to {right.path} on '{on}': {_shorten(str(exc))}.",
+            "Check that both files hold the id column.",
+        ) from None
+    return JoinedSource(f"{left.path} joined to {right.path} on '{on}'", frame, con, left,
+                        right, on)
+
+
+def group_counts(
+    source: Source, keys: Sequence[str], *, value: str | None = None
+) -> list[tuple[tuple[Any, ...], int]]:
+    """Count cases per distinct combination of ``keys`` (and of ``value``, as a number).
+
+    One ``GROUP BY`` pass where the data lives. With ``value`` (a score column), its
+    value cast to a float is the last key, so each group is one cell of a histogram.
+    Keys come back as raw Python values (``None`` for an empty cell).
+
+    Raises
+    ------
+    InputError
+        When the engine fails while scanning (a bad value deep in a file).
+    """
+    frame = source._frame
+    group_exprs: list[Any] = [nw.col(k) for k in keys]
+    try:
+        if value is not None:
+            v = nw.col(value)
+            if source.kinds[value] != _NUMERIC:
+                v = v.cast(nw.Float64)  # an all-empty column reads as text
+            frame = frame.with_columns(v.alias(_VALUE))
+            group_exprs.append(nw.col(_VALUE))
+        grouped = frame.group_by(*group_exprs, drop_null_keys=False).agg(
+            nw.len().alias("__respai_n")
+        )
+        rows = _fetch(grouped)
+    except duckdb.Error as exc:
+        raise _scan_error(source, exc) from None
+    width = len(group_exprs)
+    return [(tuple(_plain(v) for v in row[:width]), int(row[width])) for row in rows]
+
+
+def _plain(value: Any) -> Any:
+    return None if _is_null(value) else _py(value)
+
+
+def _scan_error(source: Source, exc: Exception) -> InputError:
+    """Name the file and line behind a failed scan (each side of a join on its own)."""
+    if source.path is not None:
+        return _read_error(source.path, exc)
+    if isinstance(source, JoinedSource):
+        for side in (source.left, source.right):
+            try:
+                count_cube(side, side.columns, None, 1)
+            except InputError as named:
+                return named
+            except duckdb.Error as side_exc:  # pragma: no cover - count_cube names it
+                if side.path is not None:
+                    return _read_error(side.path, side_exc)
+    return InputError(f"cannot scan {source.description}: {_shorten(str(exc))}.",
+                      "Check that the files are well formed.")
+
+
+def lines_of(source: Source, column: str, value: Any, limit: int = 2) -> list[int]:
+    """The 1-based positions of the first ``limit`` cases whose ``column`` is ``value``.
+
+    Like :func:`locate` (file lines for text files, the header being line 1), for
+    messages that name several lines, such as a duplicated id. Empty when the engine
+    cannot say.
+    """
+    if source._con is None:
+        first = locate(source, column, value)
+        return [] if first is None else [first]
+    sql = (
+        'SELECT rn FROM (SELECT row_number() OVER () AS rn, ' + _quote(column)
+        + ' AS v FROM cases) WHERE v IS NOT DISTINCT FROM ? ORDER BY rn LIMIT '
+        + str(int(limit))
+    )
+    try:
+        found = source._con.execute(sql, [value]).fetchall()
+    except duckdb.Error:
+        return []
+    offset = 1 if source._is_text else 0
+    return [int(r[0]) + offset for r in found]
+
+
+def locate_where(source: Source, values: dict[str, Any]) -> int | None:
+    """The 1-based position of the first case whose columns hold all of ``values``.
+
+    ``None`` when a column is not in ``source``, for a DataFrame, or when the engine
+    cannot say; only used to word an error message.
+    """
+    if source._con is None or not values or any(c not in source.kinds for c in values):
+        return None
+    columns = list(values)
+    select = ", ".join(f"{_quote(c)} AS v{i}" for i, c in enumerate(columns))
+    where = " AND ".join(f"v{i} IS NOT DISTINCT FROM ?" for i in range(len(columns)))
+    sql = (f"SELECT rn FROM (SELECT row_number() OVER () AS rn, {select} FROM cases) "
+           f"WHERE {where} ORDER BY rn LIMIT 1")
+    try:
+        found = source._con.execute(sql, [values[c] for c in columns]).fetchone()
+    except duckdb.Error:
+        return None
+    if found is None:
+        return None
+    return int(found[0]) + (1 if source._is_text else 0)
+
+
+__all__ += [
+    "JOINED_FLAGS",
+    "JoinedSource",
+    "group_counts",
+    "lines_of",
+    "locate_where",
+    "open_join",
+]

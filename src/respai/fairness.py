@@ -36,7 +36,7 @@ from respai.tables import (
 )
 from respai.types import Interval, Verdict, worst
 
-__all__ = ["FairnessResult", "evaluate_fairness"]
+__all__ = ["FairnessResult", "evaluate_fairness", "run_rules"]
 
 INDEPENDENCE = (
     "Intervals assume every case is a different, independent person; no unit column was "
@@ -140,10 +140,18 @@ def evaluate_fairness(
     >>> result.verdict.value, result.exit_code
     ('FAIL', 1)
     """
-    parsed = _as_spec(spec)
-    pol = _as_policy(policy)
+    return run_rules(_as_spec(spec), _as_policy(policy), data)
+
+
+def run_rules(
+    parsed: Spec, pol: Policy | None, data: Any = None, *, score: str | None = None
+) -> FairnessResult:
+    """Load, count and decide the declared rules of an already parsed spec.
+
+    ``score`` asks the load for score histograms too (used by the battery's AUC).
+    """
     fairness = apply_policy(parsed.fairness, pol)
-    loaded = load_counts(fairness, data)
+    loaded = load_counts(fairness, data, score=score)
     counts = loaded.counts
     rules = tuple(evaluate_rule(rule, fairness, counts) for rule in fairness.rules)
     tables = {g.name: group_table(g) for g in counts.groupings.values()}
@@ -201,7 +209,8 @@ def _as_policy(policy: Policy | Mapping[str, Any] | str | Path | None) -> Policy
 # --- JSON ------------------------------------------------------------------------------
 
 
-def _interval(iv: Interval | None) -> dict[str, Any] | None:
+def interval_dict(iv: Interval | None) -> dict[str, Any] | None:
+    """An interval as JSON, or ``None``."""
     if iv is None:
         return None
     return {"lo": iv.lo, "hi": iv.hi, "method": iv.method, "confidence": iv.confidence}
@@ -212,14 +221,15 @@ def _measure(m: Measure) -> dict[str, Any]:
         "numerator": m.numerator,
         "denominator": m.denominator,
         "value": m.value,
-        "interval": _interval(m.interval),
+        "interval": interval_dict(m.interval),
     }
     if m.undefined is not None:
         out["undefined_reason"] = m.undefined.reason
     return out
 
 
-def _group_row(row: GroupRow) -> dict[str, Any]:
+def group_row_dict(row: GroupRow) -> dict[str, Any]:
+    """One row of the per-group table as JSON."""
     return {
         "group": row.label,
         "key": list(row.key),
@@ -231,7 +241,8 @@ def _group_row(row: GroupRow) -> dict[str, Any]:
     }
 
 
-def _rule_dict(r: RuleResult) -> dict[str, Any]:
+def rule_dict(r: RuleResult) -> dict[str, Any]:
+    """A rule's verdict, threshold, left-out accounting and groups as JSON."""
     rule = r.rule
     threshold: dict[str, Any]
     if rule.max_group_gap is not None:
@@ -287,7 +298,7 @@ def _rule_dict(r: RuleResult) -> dict[str, Any]:
                     if g.rate is None
                     else {}
                 ),
-                "interval": _interval(g.interval),
+                "interval": interval_dict(g.interval),
                 "small_cell": g.small,
             }
             for g in r.groups
@@ -311,7 +322,7 @@ def _result_dict(res: FairnessResult) -> dict[str, Any]:
         },
         "verdict": res.verdict.value,
         "exit_code": res.exit_code,
-        "rules": [_rule_dict(r) for r in res.rules],
+        "rules": [rule_dict(r) for r in res.rules],
         "cases": res.counts.total,
         "unit": spec.unit,
         "settings": {
@@ -321,11 +332,11 @@ def _result_dict(res: FairnessResult) -> dict[str, Any]:
             "calibration_bins": spec.calibration_bins if spec.probability else None,
             "sources": dict(spec.sources),
         },
-        "overall": _group_row(res.overall),
+        "overall": group_row_dict(res.overall),
         "tables": {
             name: {
                 "attributes": list(g.attributes),
-                "rows": [_group_row(row) for row in res.tables[name]],
+                "rows": [group_row_dict(row) for row in res.tables[name]],
                 "left_out": {"total": g.left_out_total, "by_reason": dict(g.left_out)},
             }
             for name, g in ((g.name, g) for g in res.counts.groupings.values())

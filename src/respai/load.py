@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from respai import engine
-from respai.counts import Counts, Row, build_counts
+from respai.counts import Counts, Row, ScoreRow, build_counts, build_histograms
 from respai.errors import InputError, did_you_mean
 from respai.spec import FairnessSpec
 
@@ -34,7 +34,7 @@ class Loaded:
     columns: tuple[str, ...]
 
 
-def load_counts(spec: FairnessSpec, data: Any = None) -> Loaded:
+def load_counts(spec: FairnessSpec, data: Any = None, *, score: str | None = None) -> Loaded:
     """Open the cases, validate them once, and count them in one engine pass.
 
     Parameters
@@ -43,6 +43,9 @@ def load_counts(spec: FairnessSpec, data: Any = None) -> Loaded:
         A validated declaration.
     data
         A DataFrame (pandas, polars, pyarrow, ...) to use instead of ``spec.cases``.
+    score
+        A numeric score column for the rank AUC. When given, a second pass counts cases
+        per attribute values, label and distinct score.
 
     Raises
     ------
@@ -62,6 +65,8 @@ def load_counts(spec: FairnessSpec, data: Any = None) -> Loaded:
             "Set fairness.cases to the file of decided cases.",
         )
     _check_columns(spec, source)
+    if score is not None:
+        _check_score_column(spec, source, score)
     if spec.unit is not None:
         dup = engine.duplicate_unit(source, spec.unit)
         if dup is not None:
@@ -76,7 +81,8 @@ def load_counts(spec: FairnessSpec, data: Any = None) -> Loaded:
             )
     keys = [*spec.attributes, spec.label, spec.prediction]
     bins = spec.calibration_bins if spec.probability else None
-    cube = engine.count_cube(source, keys, spec.probability, spec.calibration_bins)
+    extra = [c for c in (spec.unit, score) if c is not None and c != spec.probability]
+    cube = engine.count_cube(source, keys, spec.probability, spec.calibration_bins, extra)
     gate = _Gate(spec, source)
     rows = [gate.row(c) for c in cube]
     if not rows:
@@ -85,7 +91,60 @@ def load_counts(spec: FairnessSpec, data: Any = None) -> Loaded:
             "Export the decided cases, one row per case.",
         )
     counts = build_counts(rows, spec.attributes, spec.groupings, bins)
+    counts = replace(counts, null_cells=_null_cells(spec, cube, rows, extra, score))
+    if score is not None:
+        hist = engine.score_histogram(source, [*spec.attributes, spec.label], score)
+        score_rows = []
+        n_attr = len(spec.attributes)
+        for key, value, n in hist:
+            if value is None:
+                continue
+            values = tuple(
+                gate._attribute(a, raw)[0]
+                for a, raw in zip(spec.attributes, key[:n_attr], strict=True)
+            )
+            label = gate._binary(
+                spec.label, key[n_attr], spec.label_map, "label", allow_missing=False
+            )
+            assert label is not None
+            score_rows.append(ScoreRow(values, label, value, n))
+        overall, per = build_histograms(score_rows, spec.attributes, spec.groupings)
+        counts = replace(counts, overall_histogram=overall, histograms=per)
     return Loaded(counts, source.description, source.path, tuple(source.columns))
+
+
+def _null_cells(
+    spec: FairnessSpec,
+    cube: list[engine.CubeRow],
+    rows: list[Row],
+    extra: list[str],
+    score: str | None,
+) -> dict[str, int]:
+    """Empty cells per column the evaluation reads (for the completeness test)."""
+    out: dict[str, int] = {spec.label: 0, spec.prediction: 0}
+    for i, attr in enumerate(spec.attributes):
+        out[attr] = sum(r.n for r in rows if r.reasons[i] == "missing")
+    out[spec.prediction] = sum(r.n for r in rows if r.prediction is None)
+    if spec.probability:
+        out[spec.probability] = sum(c.n - c.prob_n for c in cube)
+    for j, col in enumerate(extra):
+        out[col] = sum(c.n - c.non_null[j] for c in cube)
+    return out
+
+
+def _check_score_column(spec: FairnessSpec, source: engine.Source, score: str) -> None:
+    if score not in source.columns:
+        raise InputError(
+            f"{source.description} has no column '{score}' (the evaluation's score). Its "
+            f"columns are: {_list(source.columns)}.",
+            did_you_mean(score, source.columns).strip() or "Fix evaluation.score.",
+        )
+    if source.kinds[score] != "numeric" and not engine.all_null(source, score):
+        raise InputError(
+            f"{source.description}: score column '{score}' is not numeric "
+            f"({_first_bad_number(source, score)}).",
+            "Scores must be numbers; leave a cell empty when there is none.",
+        )
 
 
 def _check_columns(spec: FairnessSpec, source: engine.Source) -> None:
@@ -97,9 +156,7 @@ def _check_columns(spec: FairnessSpec, source: engine.Source) -> None:
         if len(present) == 1 and any(sep in present[0] for sep in ";\t|"):
             sep = next(s for s in ";\t|" if s in present[0])
             shown = "\\t" if sep == "\t" else sep
-            hint = (
-                f"The header looks '{shown}'-delimited; set delimiter: \"{shown}\" in the spec."
-            )
+            hint = f"The header looks '{shown}'-delimited; set delimiter: \"{shown}\" in the spec."
         raise InputError(
             f"{source.description} has no column '{col}' (declared in the spec). Its "
             f"columns are: {_list(present)}.",
@@ -200,8 +257,9 @@ class _Gate:
         assert label is not None
         if spec.probability is not None:
             self._probability(cell)
-        return Row(tuple(values), tuple(reasons), label, pred, cell.prob_bin, cell.n,
-                   cell.prob_sum)
+        return Row(
+            tuple(values), tuple(reasons), label, pred, cell.prob_bin, cell.n, cell.prob_sum
+        )
 
     def _attribute(self, attr: str, raw: Any) -> tuple[str | None, str | None]:
         key = (attr, raw)

@@ -11,9 +11,11 @@ in ``docs/spec.md``.
 
 from __future__ import annotations
 
+import datetime as dt
 import enum
 import hashlib
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,8 +26,11 @@ import yaml
 from respai.errors import SpecError, did_you_mean
 
 __all__ = [
+    "Auditor",
+    "DataSpec",
     "EvaluationSpec",
     "FairnessSpec",
+    "LL144Spec",
     "Policy",
     "Rate",
     "Rule",
@@ -35,6 +40,7 @@ __all__ = [
     "load_spec",
     "parse_evaluation",
     "parse_fairness",
+    "parse_ll144",
     "parse_policy",
 ]
 
@@ -156,14 +162,124 @@ class EvaluationSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class DataSpec:
+    """The optional ``data:`` block: where the cases and the self-ID come from.
+
+    ``cases`` and ``demographics`` are absolute paths (or ``None``). ``join_on`` is the id
+    column both files share; ``source`` is ``"historical"`` or ``"test"``.
+    """
+
+    cases: Path | None = None
+    id: str | None = None
+    demographics: Path | None = None
+    join_on: str | None = None
+    source: str | None = None
+    explanation: str | None = None
+    format: str | None = None
+    delimiter: str = ","
+
+
+@dataclass(frozen=True, slots=True)
+class Auditor:
+    """The optional ``ll144.auditor:`` block: who ran the audit and why they are independent."""
+
+    name: str | None = None
+    organisation: str | None = None
+    independence_statement: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LL144Spec:
+    """A validated ``ll144:`` block (NYC Local Law 144 bias audit).
+
+    ``kind`` is ``"selection"`` (with ``selected``, a 0/1 column) or ``"scoring"`` (with
+    ``score``, a numeric column). Dates are ISO ``YYYY-MM-DD`` strings. ``categories`` maps
+    ``"sex"`` and ``"race"`` to the file's own spellings and their canonical labels.
+    """
+
+    kind: str
+    sex: str
+    race: str
+    selected: str | None = None
+    selected_map: Mapping[str, int] = field(default_factory=dict)
+    score: str | None = None
+    min_share: float = 0.02
+    exclusion_justification: str | None = None
+    cutoffs: tuple[float, ...] = ()
+    stages: tuple[str, ...] = ()
+    margin: float = 0.05
+    audit_date: str | None = None
+    distribution_date: str | None = None
+    use_date: str | None = None
+    categories: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    unknown_values: tuple[str, ...] = ()
+    auditor: Auditor | None = None
+
+    def columns(self) -> tuple[str, ...]:
+        """Every data column the block reads, once each, in a stable order."""
+        cols = [self.sex, self.race]
+        if self.selected:
+            cols.append(self.selected)
+        if self.score:
+            cols.append(self.score)
+        cols.extend(self.stages)
+        return tuple(dict.fromkeys(cols))
+
+
+@dataclass(frozen=True, slots=True, init=False)
 class Spec:
-    """A whole spec file: its path and digest, the system block, the fairness block."""
+    """A whole spec file: its path and digest, and its blocks.
+
+    ``fairness`` may be absent when the spec has an ``ll144:`` block (an LL144-only
+    spec); reading :attr:`fairness` then raises a :class:`SpecError` that says so, so a
+    command that needs group rules refuses the spec with exit code 2.
+    """
 
     path: Path | None
     sha256: str | None
     system: SystemInfo
-    fairness: FairnessSpec
-    evaluation: EvaluationSpec | None = None
+    fairness_block: FairnessSpec | None
+    evaluation: EvaluationSpec | None
+    data: DataSpec
+    ll144: LL144Spec | None
+
+    def __init__(
+        self,
+        path: Path | None,
+        sha256: str | None,
+        system: SystemInfo,
+        fairness: FairnessSpec | None = None,
+        evaluation: EvaluationSpec | None = None,
+        *,
+        data: DataSpec | None = None,
+        ll144: LL144Spec | None = None,
+    ) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "sha256", sha256)
+        object.__setattr__(self, "system", system)
+        object.__setattr__(self, "fairness_block", fairness)
+        object.__setattr__(self, "evaluation", evaluation)
+        object.__setattr__(self, "data", data if data is not None else DataSpec())
+        object.__setattr__(self, "ll144", ll144)
+
+    @property
+    def fairness(self) -> FairnessSpec:
+        """The ``fairness:`` block.
+
+        Raises
+        ------
+        SpecError
+            When the spec has no ``fairness:`` block (an LL144-only spec).
+        """
+        if self.fairness_block is None:
+            origin = str(self.path) if self.path is not None else "spec"
+            raise SpecError(
+                f"{origin}: fairness: is required by this command but missing (the spec "
+                "has only an ll144: block).",
+                "Declare the label, prediction and attributes under fairness:, or run "
+                f"respai ll144 {origin} for the LL144 bias audit.",
+            )
+        return self.fairness_block
 
 
 @dataclass(frozen=True, slots=True)
@@ -694,10 +810,19 @@ def _rule_attributes(ctx: _Ctx, key: str, value: Any, spec: FairnessSpec) -> tup
 
 # --- the whole file ---------------------------------------------------------------------
 
-_TOP_KEYS = ("fairness", "system", "data", "evaluation")
+_TOP_KEYS = ("fairness", "system", "data", "evaluation", "ll144")
 _SYSTEM_KEYS = ("name", "version", "owner", "use_case", "jurisdiction", "first_distributed")
-_DATA_KEYS = ("cases", "id", "source", "explanation", "format", "delimiter")
-_LATER_BLOCKS = ("ll144",)
+_DATA_KEYS = (
+    "cases",
+    "id",
+    "demographics",
+    "join_on",
+    "source",
+    "explanation",
+    "format",
+    "delimiter",
+)
+_LATER_BLOCKS: tuple[str, ...] = ()
 _EVALUATION_KEYS = ("tests", "score", "seed", "model", "features")
 
 
@@ -754,32 +879,459 @@ def parse_spec(
                 + did_you_mean(source, ("historical", "test")),
                 "Use historical (real use) or test (with an explanation).",
             )
-    if "fairness" not in top:
+    if "fairness" not in top and "ll144" not in top:
         raise ctx.fail(
             "fairness",
             "is required but missing.",
-            "Declare the label, prediction and attributes under fairness:.",
+            "Declare the label, prediction and attributes under fairness: (or an ll144: "
+            "block for an LL144 bias audit).",
         )
-    fairness = dict(_mapping(ctx, "fairness", top["fairness"]))
-    for key in ("cases", "format", "delimiter"):
-        if key in data:
-            if key in fairness:
-                raise ctx.fail(
-                    f"data.{key}", f"is also set as fairness.{key}.", "Set it in one place."
-                )
-            fairness[key] = data[key]
+    parsed_fairness: FairnessSpec | None = None
+    if "fairness" in top:
+        fairness = dict(_mapping(ctx, "fairness", top["fairness"]))
+        for key in ("cases", "format", "delimiter"):
+            if key in data:
+                if key in fairness:
+                    raise ctx.fail(
+                        f"data.{key}", f"is also set as fairness.{key}.", "Set it in one place."
+                    )
+                fairness[key] = data[key]
+        parsed_fairness = parse_fairness(fairness, base_dir=base_dir, origin=origin)
     system_block = _mapping(ctx, "system", top.get("system") or {})
     _check_keys(ctx, "system", system_block, _SYSTEM_KEYS, ())
     system = SystemInfo(**{k: _text(ctx, f"system.{k}", v) for k, v in system_block.items()})
+    data_spec = _parse_data(ctx, data, base_dir, parsed_fairness)
+    ll144 = None
+    if "ll144" in top:
+        ll144 = _check_ll144_with_data(
+            ctx, parse_ll144(top["ll144"], origin=origin), data_spec, system
+        )
     return Spec(
         path=path,
         sha256=sha256,
         system=system,
-        fairness=parse_fairness(fairness, base_dir=base_dir, origin=origin),
+        fairness=parsed_fairness,
         evaluation=None
         if "evaluation" not in top
         else parse_evaluation(top["evaluation"], origin=origin),
+        data=data_spec,
+        ll144=ll144,
     )
+
+
+# --- the data: block and the ll144: block -------------------------------------------------
+
+_LL144_KEYS = (
+    "kind",
+    "selected",
+    "selected_map",
+    "score",
+    "sex",
+    "race",
+    "min_share",
+    "exclusion_justification",
+    "cutoffs",
+    "stages",
+    "margin",
+    "audit_date",
+    "distribution_date",
+    "use_date",
+    "categories",
+    "unknown_values",
+    "auditor",
+)
+_LL144_KINDS = ("selection", "scoring")
+_AUDITOR_KEYS = ("name", "organisation", "independence_statement")
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def _path(ctx: _Ctx, key: str, value: Any, base_dir: Path | None) -> Path | None:
+    if value is None:
+        return None
+    raw = Path(_text(ctx, key, value)).expanduser()
+    return raw if raw.is_absolute() or base_dir is None else base_dir / raw
+
+
+def _parse_data(
+    ctx: _Ctx, data: Mapping[Any, Any], base_dir: Path | None, fairness: FairnessSpec | None
+) -> DataSpec:
+    """Validate the ``data:`` block into a :class:`DataSpec`."""
+    if fairness is not None:
+        cases, fmt, delimiter = fairness.cases, fairness.format, fairness.delimiter
+    else:
+        cases = _path(ctx, "data.cases", data.get("cases"), base_dir)
+        fmt = data.get("format")
+        if fmt is not None:
+            fmt = _text(ctx, "data.format", fmt).lower()
+            if fmt not in FORMATS:
+                raise ctx.fail(
+                    "data.format",
+                    f"'{fmt}' is not a supported format." + did_you_mean(fmt, FORMATS),
+                    f"Use one of {', '.join(FORMATS)}.",
+                )
+        delimiter = data.get("delimiter", ",")
+        if not isinstance(delimiter, str) or len(delimiter) != 1:
+            raise ctx.fail(
+                "data.delimiter",
+                f"must be one character, got {_kind(delimiter)}.",
+                "For a tab, write '\\t' in double quotes.",
+            )
+    id_col = None if data.get("id") is None else _name(ctx, "data.id", data["id"])
+    join_on = None if data.get("join_on") is None else _name(ctx, "data.join_on", data["join_on"])
+    demographics = _path(ctx, "data.demographics", data.get("demographics"), base_dir)
+    if join_on is not None and demographics is None:
+        raise ctx.fail(
+            "data.join_on",
+            "is set but data.demographics is not, so there is nothing to join.",
+            "Name the self-identification file under data.demographics, or remove join_on.",
+        )
+    if demographics is not None and join_on is None:
+        if id_col is None:
+            raise ctx.fail(
+                "data.join_on",
+                "is required with data.demographics: it names the id column both files share.",
+                "For example join_on: applicant_id.",
+            )
+        join_on = id_col
+    source = None if data.get("source") is None else _text(ctx, "data.source", data["source"])
+    explanation = (
+        None
+        if data.get("explanation") is None
+        else _text(ctx, "data.explanation", data["explanation"]).strip() or None
+    )
+    if source == "test" and explanation is None:
+        raise ctx.fail(
+            "data.explanation",
+            "is required when data.source is test: the published summary must say why "
+            "historical data was not used and how the test data was made (6 RCNY § 5-302(b)).",
+            "Write both in one or two sentences under data.explanation.",
+        )
+    return DataSpec(
+        cases=cases,
+        id=id_col,
+        demographics=demographics,
+        join_on=join_on,
+        source=source,
+        explanation=explanation,
+        format=fmt,
+        delimiter=delimiter,
+    )
+
+
+def _date(ctx: _Ctx, key: str, value: Any) -> str:
+    """A date given as a YAML date or an ISO ``YYYY-MM-DD`` string, as an ISO string."""
+    if isinstance(value, dt.datetime):
+        raise ctx.fail(
+            key,
+            f"must be a date such as 2026-11-30, got a date and time ({value.isoformat()}).",
+            "Drop the time of day.",
+        )
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, str) and _ISO_DATE.match(value.strip()):
+        try:
+            return dt.date.fromisoformat(value.strip()).isoformat()
+        except ValueError:
+            raise ctx.fail(key, f"'{value}' is not a calendar date.") from None
+    raise ctx.fail(
+        key,
+        f"must be a date such as 2026-11-30, got {_kind(value)}.",
+        "Write it as YYYY-MM-DD.",
+    )
+
+
+def _spelling(ctx: _Ctx, key: str, value: Any) -> str:
+    """A spelling of a category in the file: text or a whole number, never a boolean."""
+    if isinstance(value, bool):
+        raise ctx.fail(
+            key,
+            "an unquoted yes/no/true/false/on/off was read by YAML as a boolean "
+            f"({str(value).lower()}).",
+            "Quote it so it stays text.",
+        )
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, int | str):
+        text = str(value)
+        if text.strip() == "":
+            raise ctx.fail(key, "an empty spelling; empty cells always mean unknown.")
+        return text
+    raise ctx.fail(key, f"must be text, got {_kind(value)}.")
+
+
+def _categories(
+    ctx: _Ctx, value: Any, unknown: Sequence[str]
+) -> dict[str, dict[str, str]]:
+    from respai.ll144.categories import AXES, canonical_label, spelling_key
+
+    block = _mapping(ctx, "ll144.categories", value)
+    _check_keys(ctx, "ll144.categories", block, tuple(AXES), ())
+    unknown_keys = {spelling_key(u): u for u in unknown}
+    out: dict[str, dict[str, str]] = {}
+    for axis, spellings in block.items():
+        where = f"ll144.categories.{axis}"
+        mapping = _mapping(ctx, where, spellings)
+        seen: dict[str, tuple[str, str]] = {}
+        clean: dict[str, str] = {}
+        for raw, target in mapping.items():
+            spelling = _spelling(ctx, where, raw)
+            label_text = _text(ctx, f"{where}.{spelling}", target)
+            label = canonical_label(axis, label_text)
+            if label is None:
+                raise ctx.fail(
+                    f"{where}.{spelling}",
+                    f"'{label_text}' is not an EEO-1 {axis} category."
+                    + did_you_mean(label_text, AXES[axis]),
+                    f"Map each spelling to one of: {', '.join(AXES[axis])}.",
+                )
+            key = spelling_key(spelling)
+            if key in unknown_keys:
+                raise ctx.fail(
+                    f"{where}.{spelling}",
+                    f"is also listed in ll144.unknown_values ('{unknown_keys[key]}').",
+                    "A spelling either names a category or means unknown, not both.",
+                )
+            if key in seen and seen[key][1] != label:
+                raise ctx.fail(
+                    f"{where}.{spelling}",
+                    f"maps to '{label}', but '{seen[key][0]}' (the same spelling up to case "
+                    f"and spaces) maps to '{seen[key][1]}'.",
+                    "Spellings are matched ignoring case and spaces; keep one of them.",
+                )
+            seen[key] = (spelling, label)
+            clean[spelling] = label
+        out[str(axis)] = clean
+    return out
+
+
+def _column_list(ctx: _Ctx, key: str, value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not value:
+        raise ctx.fail(key, f"must be a list of column names, got {_kind(value)}.",
+                       "For example: [parsed, knockout, ranked].")
+    names = tuple(_name(ctx, f"{key}[{i}]", v) for i, v in enumerate(value))
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise ctx.fail(f"{key}[{i}]", f"'{name}' is listed twice.")
+    return names
+
+
+def parse_ll144(block: Any, *, origin: str = "spec") -> LL144Spec:
+    """Validate an ``ll144:`` mapping (as loaded from YAML) into an :class:`LL144Spec`.
+
+    Parameters
+    ----------
+    block
+        The mapping under ``ll144:``.
+    origin
+        Name used in error messages (the spec file's path).
+
+    Raises
+    ------
+    SpecError
+        For an unknown key, a wrong type, a value out of range, two roles on one column,
+        or a category mapped to a label that is not an EEO-1 category.
+
+    Examples
+    --------
+    >>> b = parse_ll144({"kind": "scoring", "score": "s", "sex": "sex", "race": "race",
+    ...                  "cutoffs": [0.1, 0.25], "audit_date": "2026-11-30"})
+    >>> b.kind, b.cutoffs, b.min_share, b.margin, b.audit_date
+    ('scoring', (0.1, 0.25), 0.02, 0.05, '2026-11-30')
+    """
+    ctx = _Ctx(origin)
+    lb = _mapping(ctx, "ll144", block)
+    _check_keys(ctx, "ll144", lb, _LL144_KEYS, ("kind", "sex", "race"))
+    kind = _text(ctx, "ll144.kind", lb["kind"])
+    if kind not in _LL144_KINDS:
+        raise ctx.fail(
+            "ll144.kind",
+            f"'{kind}' is not a kind of tool." + did_you_mean(kind, _LL144_KINDS),
+            "Use selection (the tool moves people forward: selected: <0/1 column>) or "
+            "scoring (the tool gives a score: score: <numeric column>).",
+        )
+    sex = _name(ctx, "ll144.sex", lb["sex"])
+    race = _name(ctx, "ll144.race", lb["race"])
+    selected = score = None
+    if kind == "selection":
+        for key in ("score", "cutoffs"):
+            if key in lb:
+                raise ctx.fail(
+                    f"ll144.{key}",
+                    "applies to scoring tools, but kind is selection.",
+                    "Set kind: scoring with score: <column>, or remove it.",
+                )
+        if "selected" not in lb:
+            raise ctx.fail(
+                "ll144.selected",
+                "is required when kind is selection: it names the 0/1 column of the tool's "
+                "decision.",
+            )
+        selected = _name(ctx, "ll144.selected", lb["selected"])
+    else:
+        for key in ("selected", "selected_map"):
+            if key in lb:
+                raise ctx.fail(
+                    f"ll144.{key}",
+                    "applies to selection tools, but kind is scoring.",
+                    "Set kind: selection, or remove it.",
+                )
+        if "score" not in lb:
+            raise ctx.fail(
+                "ll144.score",
+                "is required when kind is scoring: it names the numeric score column.",
+            )
+        score = _name(ctx, "ll144.score", lb["score"])
+    roles = {"sex": sex, "race": race, "selected": selected, "score": score}
+    seen_roles: dict[str, str] = {}
+    for role, column in roles.items():
+        if column is None:
+            continue
+        if column in seen_roles:
+            raise ctx.fail(
+                f"ll144.{role}",
+                f"names the column '{column}', which is already the {seen_roles[column]} "
+                "column.",
+                "Each role needs its own column.",
+            )
+        seen_roles[column] = role
+    stages: tuple[str, ...] = ()
+    if lb.get("stages") is not None:
+        stages = _column_list(ctx, "ll144.stages", lb["stages"])
+        for i, stage in enumerate(stages):
+            if stage in (sex, race, score):
+                raise ctx.fail(
+                    f"ll144.stages[{i}]",
+                    f"'{stage}' is already the {seen_roles[stage]} column; stages are 0/1 "
+                    "columns, one per step of the hiring funnel.",
+                )
+    cutoffs: tuple[float, ...] = ()
+    if lb.get("cutoffs") is not None:
+        raw_cutoffs = lb["cutoffs"]
+        if not isinstance(raw_cutoffs, list) or not raw_cutoffs:
+            raise ctx.fail(
+                "ll144.cutoffs",
+                f"must be a list of top shares, got {_kind(raw_cutoffs)}.",
+                "For example [0.10, 0.25]: the top 10% and the top 25% of scores.",
+            )
+        values: list[float] = []
+        for i, item in enumerate(raw_cutoffs):
+            value = _fraction(ctx, f"ll144.cutoffs[{i}]", item, open_low=True)
+            if value >= 1:
+                raise ctx.fail(
+                    f"ll144.cutoffs[{i}]",
+                    f"must be a share strictly between 0 and 1, got {item}.",
+                    "The top 10% is 0.10.",
+                )
+            if value in values:
+                raise ctx.fail(f"ll144.cutoffs[{i}]", f"{item} is listed twice.")
+            values.append(value)
+        cutoffs = tuple(values)
+    min_share = _fraction(ctx, "ll144.min_share", lb.get("min_share", 0.02))
+    if min_share >= 0.5:
+        raise ctx.fail(
+            "ll144.min_share",
+            f"must be below 0.5, got {min_share}.",
+            "The DCWP rules allow leaving out categories under 2% (0.02).",
+        )
+    margin = _fraction(ctx, "ll144.margin", lb.get("margin", 0.05))
+    if margin > 0.2:
+        raise ctx.fail(
+            "ll144.margin",
+            f"must be at most 0.2, got {margin}.",
+            "Categories with a ratio under 0.8 + margin get the Fisher test and power; "
+            "the usual margin is 0.05.",
+        )
+    justification = None
+    if lb.get("exclusion_justification") is not None:
+        justification = (
+            _text(ctx, "ll144.exclusion_justification", lb["exclusion_justification"]).strip()
+            or None
+        )
+    unknown: tuple[str, ...] = ()
+    if lb.get("unknown_values") is not None:
+        raw_unknown = lb["unknown_values"]
+        if not isinstance(raw_unknown, list):
+            raise ctx.fail(
+                "ll144.unknown_values",
+                f"must be a list of spellings, got {_kind(raw_unknown)}.",
+                "For example: [Decline to answer, Unknown].",
+            )
+        unknown = tuple(
+            _spelling(ctx, f"ll144.unknown_values[{i}]", v) for i, v in enumerate(raw_unknown)
+        )
+    categories: dict[str, dict[str, str]] = {}
+    if lb.get("categories") is not None:
+        categories = _categories(ctx, lb["categories"], unknown)
+    auditor = None
+    if lb.get("auditor") is not None:
+        ab = _mapping(ctx, "ll144.auditor", lb["auditor"])
+        _check_keys(ctx, "ll144.auditor", ab, _AUDITOR_KEYS, ())
+        auditor = Auditor(
+            **{k: _text(ctx, f"ll144.auditor.{k}", v) for k, v in ab.items() if v is not None}
+        )
+    dates = {
+        key: None if lb.get(key) is None else _date(ctx, f"ll144.{key}", lb[key])
+        for key in ("audit_date", "distribution_date", "use_date")
+    }
+    return LL144Spec(
+        kind=kind,
+        sex=sex,
+        race=race,
+        selected=selected,
+        selected_map=_binary_map(ctx, "ll144.selected_map", lb["selected_map"])
+        if "selected_map" in lb
+        else {},
+        score=score,
+        min_share=min_share,
+        exclusion_justification=justification,
+        cutoffs=cutoffs,
+        stages=stages,
+        margin=margin,
+        audit_date=dates["audit_date"],
+        distribution_date=dates["distribution_date"],
+        use_date=dates["use_date"],
+        categories=categories,
+        unknown_values=unknown,
+        auditor=auditor,
+    )
+
+
+def _check_ll144_with_data(
+    ctx: _Ctx, ll144: LL144Spec, data: DataSpec, system: SystemInfo
+) -> LL144Spec:
+    """Checks across the ``ll144:``, ``data:`` and ``system:`` blocks."""
+    from dataclasses import replace
+
+    for key in ("source", "explanation"):
+        if getattr(data, key) is None:
+            raise ctx.fail(
+                f"data.{key}",
+                "is required with an ll144: block: the published summary must state the "
+                "source of the data and explain it (6 RCNY § 5-303).",
+                "Set source: historical (or test) and one or two sentences under "
+                "explanation:.",
+            )
+    for key in ("id", "join_on"):
+        column = getattr(data, key)
+        if column is not None and column in ll144.columns():
+            raise ctx.fail(
+                f"data.{key}",
+                f"names the column '{column}', which the ll144: block also reads as a "
+                "category, decision, score or stage column.",
+                "The id column must be its own column.",
+            )
+    if system.first_distributed is not None:
+        first = _date(ctx, "system.first_distributed", system.first_distributed)
+        if ll144.distribution_date is None:
+            return replace(ll144, distribution_date=first)
+        if ll144.distribution_date != first:
+            raise ctx.fail(
+                "ll144.distribution_date",
+                f"is {ll144.distribution_date}, but system.first_distributed is {first}.",
+                "They are the same date (when the tool was first used); set it in one "
+                "place.",
+            )
+    return ll144
 
 
 def parse_evaluation(block: Any, *, origin: str = "spec") -> EvaluationSpec:

@@ -13,12 +13,13 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from respai.evaluate import Evaluation
 from respai.fairness import FairnessResult
 from respai.rules import RuleResult
 from respai.tables import GroupRow, Measure
 from respai.types import Interval, Verdict
 
-__all__ = ["print_fairness", "render_fairness"]
+__all__ = ["print_fairness", "render_evaluation", "render_fairness"]
 
 _STYLE = {
     Verdict.PASS: "bold green",
@@ -235,3 +236,40 @@ def print_fairness(
         soft_wrap=False,
     )
     render_fairness(result, console)
+
+
+def render_evaluation(e: Evaluation, console: Console, *, record_path: str | None = None,
+                      key_id: str | None = None) -> None:
+    """Draw the evaluate summary: verdict, battery table, group rules, the record."""
+    console.print(Text.assemble(("respai evaluate", "bold"),
+                                f" · {e.fairness.spec.name} · {e.counts.total} cases from "
+                                f"{e.fairness.source}"))
+    console.print(Text.assemble("verdict: ", _verdict(e.verdict), f" (exit {e.exit_code})"))
+    console.print()
+    table = Table(show_edge=False, box=None, header_style="bold", pad_edge=False)
+    for col, justify in (("test", "left"), ("value", "right"), ("95% interval", "left"),
+                         ("threshold", "left"), ("verdict", "left")):
+        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+    for t in e.battery:
+        threshold = "—" if t.threshold is None else (
+            f"{t.threshold.comparison} {t.threshold.value:g}"
+            + (" (interval)" if t.threshold.decision.value == "interval" else ""))
+        verdict = _verdict(t.verdict)
+        if t.uncertain:
+            verdict.append(" uncertain", style="yellow")
+        table.add_row(t.key, _rate(t.value), _iv(t.interval), threshold, verdict)
+    for r in e.rules:
+        table.add_row(f"rule:{r.rule.id}", "", "", r.rule.kind, _verdict(r.verdict))
+    console.print(table)
+    notes = [t for t in e.battery if t.value is None or t.uncertain]
+    for t in notes:
+        console.print(Text(f"  {t.key}: {t.reason}"))
+    for r in e.rules:
+        console.print(Text(f"  rule:{r.rule.id}: {r.reason}"))
+    sources = sorted({t.threshold.source.split(": ")[0] for t in e.battery
+                      if t.threshold is not None})
+    console.print()
+    console.print(Text("thresholds: " + "; ".join(sources)))
+    if record_path:
+        console.print(Text(f"signed record: {record_path}" + (f" (key {key_id})" if key_id
+                                                               else "")))

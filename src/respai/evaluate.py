@@ -1,0 +1,357 @@
+"""``respai evaluate``: the RESPAI battery and the group rules, sealed in a signed record.
+
+:func:`evaluate` computes everything (one count pass, plus a score pass for AUC) and
+returns an :class:`Evaluation`; :func:`build_predicate` turns it into the record's
+predicate (every test with value, interval, threshold and source, verdict, the clauses it
+supports, and the integer counts behind it). Signing and the ledger are the caller's
+(:mod:`respai.cli`, :mod:`respai.ledger`): this module prints nothing and writes nothing.
+"""
+
+from __future__ import annotations
+
+import platform
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from respai import __version__
+from respai.battery import BATTERY, DEFAULT_THRESHOLDS, Decision, TestResult, Threshold
+from respai.battery import run_battery as _run_battery
+from respai.controls import load_controls
+from respai.counts import Counts
+from respai.errors import InputError, SpecError
+from respai.fairness import FairnessResult, interval_dict, rule_dict, run_rules
+from respai.rules import RuleResult
+from respai.spec import Policy, Spec, load_policy, load_spec
+from respai.types import Verdict, worst
+
+__all__ = ["Evaluation", "build_predicate", "evaluate", "thresholds_for"]
+
+ENGINE_NAME = "respai-evidence-engine"
+
+CLAIMS_STATES = [
+    "These defined properties were measured on this dataset, by these methods, at this "
+    "time, with this engine version.",
+    "Each value is given with its interval, the threshold it was compared with, where that "
+    "threshold came from, and the verdict.",
+    "The SHA-256 fingerprints of the inputs and of the engine code are listed, and the "
+    "whole record is signed.",
+    "The framework clauses listed with a test call for the kind of measurement it makes "
+    "(the test supports them).",
+]
+CLAIMS_DOES_NOT_STATE = [
+    "That the system is safe, fair or compliant in general.",
+    "That any legal obligation is met.",
+    "That respai acts as an independent auditor under NYC Local Law 144 or as a notified "
+    "body under the EU AI Act; it is neither.",
+    "That the results hold for data the system meets after the evaluation.",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """Everything one evaluation measured, before it is sealed.
+
+    Attributes
+    ----------
+    fairness
+        The group rules, per-group tables and counts (see
+        :class:`~respai.fairness.FairnessResult`).
+    battery
+        The battery's tests in report order.
+    thresholds
+        The threshold used per battery test, with its source.
+    verdict
+        The worst verdict over the battery and the group rules.
+    """
+
+    spec: Spec
+    policy: Policy | None
+    fairness: FairnessResult
+    battery: tuple[TestResult, ...]
+    thresholds: Mapping[str, Threshold]
+    score: str | None
+    verdict: Verdict
+
+    @property
+    def exit_code(self) -> int:
+        """The process exit code: the worst verdict's."""
+        return self.verdict.exit_code
+
+    @property
+    def counts(self) -> Counts:
+        """The integer counts everything was computed from."""
+        return self.fairness.counts
+
+    @property
+    def rules(self) -> tuple[RuleResult, ...]:
+        """The declared group rules' results."""
+        return self.fairness.rules
+
+
+def thresholds_for(policy: Policy | None) -> dict[str, Threshold]:
+    """Default thresholds (seed 000) with a policy's per-test overrides applied."""
+    out = dict(DEFAULT_THRESHOLDS)
+    if policy is None:
+        return out
+    for test_id, override in policy.tests.items():
+        base = out[test_id]
+        out[test_id] = Threshold(
+            comparison=base.comparison,
+            value=override.get("threshold", base.value),
+            source=policy.source if override else base.source,
+            decision=Decision(override.get("decision", base.decision.value)),
+        )
+    return out
+
+
+def evaluate(
+    spec: Spec | str | Path,
+    *,
+    policy: Policy | str | Path | None = None,
+) -> Evaluation:
+    """Run the battery and the declared group rules on the spec's cases file.
+
+    Parameters
+    ----------
+    spec
+        A spec file path or a parsed :class:`~respai.spec.Spec` naming a cases file.
+    policy
+        A policy file path or :class:`~respai.spec.Policy` (thresholds, decisions).
+
+    Raises
+    ------
+    respai.errors.SpecError, respai.errors.InputError
+        For a bad spec, policy or cases file.
+    """
+    parsed = spec if isinstance(spec, Spec) else load_spec(spec)
+    pol = policy if isinstance(policy, Policy) or policy is None else load_policy(policy)
+    if parsed.fairness.cases is None:
+        raise InputError(
+            "a signed record needs a cases file, and the spec names none.",
+            "Set fairness.cases (or data.cases).",
+        )
+    ev = parsed.evaluation
+    score = (ev.score if ev else None) or parsed.fairness.probability
+    if ev is None:
+        # without a score column the default battery leaves AUC out (and says so)
+        tests = BATTERY if score else tuple(t for t in BATTERY if t != "auc")
+    else:
+        tests = ev.tests
+        if "auc" in tests and score is None:
+            origin = str(parsed.path) if parsed.path else "spec"
+            raise SpecError(
+                f"{origin}: evaluation.tests: lists auc, but there is no score column.",
+                "Set evaluation.score (or fairness.probability), or remove auc.",
+            )
+    fairness = run_rules(parsed, pol, score=score)
+    thresholds = thresholds_for(pol)
+    battery = _run_battery(fairness.counts, tests, thresholds, fairness.spec.alpha)
+    verdict = worst([*(t.verdict for t in battery), *(r.verdict for r in fairness.rules)])
+    return Evaluation(parsed, pol, fairness, battery, thresholds, score, verdict)
+
+
+# --- the record's predicate ------------------------------------------------------------
+
+
+def _battery_record(t: TestResult) -> dict[str, Any]:
+    controls = load_controls()
+    rec: dict[str, Any] = {
+        "record_type": "test",
+        "test_id": t.test_id,
+        "test_key": t.key,
+        "grouping": list(t.grouping) if t.grouping else None,
+        "value": t.value,
+        "interval": interval_dict(t.interval),
+        "threshold": None if t.threshold is None else t.threshold.to_dict(),
+        "verdict": t.verdict.value,
+        "uncertain": t.uncertain,
+        "reason": t.reason,
+        "method": t.method,
+        "details": dict(t.details),
+        "supports": [c.to_dict() for c in controls.for_test(t.test_id)],
+    }
+    if t.undefined is not None:
+        rec["undefined_reason"] = t.undefined.reason
+    return rec
+
+
+def _rule_value(r: RuleResult) -> tuple[float | None, str | None]:
+    """The observed statistic a rule's threshold is about, from the point estimates."""
+    rates = [g.rate for g in r.groups]
+    if any(x is None for x in rates):
+        return None, "some declared group has no case with a prediction"
+    defined = [float(x) for x in rates if x is not None]
+    if r.rule.max_group_gap is not None:
+        return max(defined) - min(defined), None
+    return (min(defined) if r.rule.worst_min is not None else max(defined)), None
+
+
+def _rule_record(r: RuleResult) -> dict[str, Any]:
+    controls = load_controls()
+    value, undefined = _rule_value(r)
+    detail = rule_dict(r)
+    rec: dict[str, Any] = {
+        "record_type": "test",
+        "test_id": "group_rule",
+        "test_key": f"rule:{r.rule.id}",
+        "grouping": list(r.rule.attributes),
+        "value": value,
+        "value_meaning": "largest gap between group rates"
+        if r.rule.max_group_gap is not None
+        else "worst group rate",
+        "interval": None,
+        "threshold": detail["threshold"],
+        "verdict": r.verdict.value,
+        "reason": r.reason,
+        "method": detail["interval_method"],
+        "details": detail,
+        "supports": [c.to_dict() for c in controls.for_test("group_rule")],
+    }
+    if undefined is not None:
+        rec["undefined_reason"] = undefined
+    return rec
+
+
+def _counts_dict(counts: Counts) -> dict[str, Any]:
+    """The integer counts behind every number, so a reader can recompute them."""
+    out: dict[str, Any] = {
+        "cases": counts.total,
+        "overall": counts.overall.to_dict(),
+        "empty_cells": dict(counts.null_cells),
+        "groupings": {},
+    }
+    for g in counts.groupings.values():
+        entry: dict[str, Any] = {
+            "attributes": list(g.attributes),
+            "groups": [{"key": list(k), **cell.to_dict()} for k, cell in g.groups.items()],
+            "left_out": dict(g.left_out),
+        }
+        if g.calibration is not None:
+            entry["calibration_bins"] = [
+                {
+                    "key": list(k),
+                    "without_probability": c.without_probability,
+                    "bins": [list(b) for b in c.bins],
+                }
+                for k, c in g.calibration.items()
+            ]
+        if counts.histograms is not None:
+            entry["score_histograms"] = [
+                {"key": list(k), "histogram": [list(h) for h in hist]}
+                for k, hist in counts.histograms[g.attributes].items()
+            ]
+        out["groupings"][g.name] = entry
+    if counts.overall_histogram is not None:
+        out["score_histogram"] = [list(h) for h in counts.overall_histogram]
+        out["score_histogram_columns"] = ["score", "labelled_1", "labelled_0"]
+    if counts.calibration_bins:
+        out["calibration_bin_columns"] = ["cases", "labelled_1", "sum_floor_p_times_1e6"]
+    return out
+
+
+def _caveats(e: Evaluation) -> list[str]:
+    out = list(e.fairness.assumptions)
+    left = {g.name: g.left_out_total for g in e.counts.groupings.values() if g.left_out_total}
+    if left:
+        out.append(
+            "Left out of per-group results (no declared value): "
+            + ", ".join(f"{k}: {v}" for k, v in left.items())
+            + "."
+        )
+    if e.counts.overall.missing:
+        out.append(
+            f"{e.counts.overall.missing} case(s) have no prediction; the battery's "
+            "rates are over cases with a prediction."
+        )
+    if e.score is None:
+        out.append("No score column: AUC was not computed.")
+    out.append(
+        "Perturbation stability needs model access; without it the test is "
+        "informational (MANUAL_REVIEW)."
+    )
+    return out
+
+
+def build_predicate(
+    e: Evaluation,
+    *,
+    key_id: str,
+    fingerprints: Mapping[str, Any],
+    timestamp: str,
+    run_id: str | None = None,
+) -> dict[str, Any]:
+    """The record (the Statement's predicate) for an evaluation; ids are added on sealing.
+
+    Parameters
+    ----------
+    e
+        The evaluation.
+    key_id
+        The signing key's id.
+    fingerprints
+        ``{"dataset": ..., "model": ..., "engine_code": ...}``.
+    timestamp
+        RFC 3339 UTC time of the run.
+    run_id
+        The run id; a random UUID when omitted.
+    """
+    run = run_id or str(uuid.uuid4())
+    controls = load_controls()
+    tests: Sequence[dict[str, Any]] = [
+        *(_battery_record(t) for t in e.battery),
+        *(_rule_record(r) for r in e.rules),
+    ]
+    spec = e.spec
+    system = {
+        k: v
+        for k, v in (
+            ("name", spec.system.name),
+            ("version", spec.system.version),
+            ("owner", spec.system.owner),
+            ("use_case", spec.system.use_case),
+            ("jurisdiction", spec.system.jurisdiction),
+            ("first_distributed", spec.system.first_distributed),
+        )
+        if v is not None
+    }
+    run_start = {
+        "record_type": "run_start",
+        "planned_tests": [t["test_key"] for t in tests],
+        "spec": {"name": spec.path.name if spec.path else None, "sha256": spec.sha256},
+        "policy": None
+        if e.policy is None
+        else {"name": e.policy.path.name if e.policy.path else None, "sha256": e.policy.sha256},
+        "settings": {
+            "alpha": e.fairness.spec.alpha,
+            "min_cell": e.fairness.spec.min_cell,
+            "max_left_out": e.fairness.spec.max_left_out,
+            "sources": dict(e.fairness.spec.sources),
+            "score": e.score,
+            "unit": e.fairness.spec.unit,
+            "seed": e.spec.evaluation.seed if e.spec.evaluation else None,
+            "thresholds": {k: v.to_dict() for k, v in e.thresholds.items()},
+        },
+    }
+    run_end = {"record_type": "run_end", "verdict": e.verdict.value, "exit_code": e.exit_code}
+    return {
+        "schema_version": "1.0",
+        "run_id": run,
+        "timestamp": timestamp,
+        "engine": {
+            "name": ENGINE_NAME,
+            "version": __version__,
+            "python": platform.python_version(),
+        },
+        "key_id": key_id,
+        "system": system,
+        "fingerprints": dict(fingerprints),
+        "verdict": e.verdict.value,
+        "records": [run_start, *tests, run_end],
+        "counts": _counts_dict(e.counts),
+        "control_mapping": controls.to_record(),
+        "claims": {"states": CLAIMS_STATES, "does_not_state": CLAIMS_DOES_NOT_STATE},
+        "caveats": _caveats(e),
+    }

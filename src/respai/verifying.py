@@ -1,0 +1,78 @@
+"""What ``respai verify`` does: pick the keys, run the checks, word the findings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from respai.errors import InputError
+from respai.record import KeyRing, default_key_dir, load_public_key, verify_envelope
+
+__all__ = ["key_ring", "verify_ledger_cli", "verify_record_cli"]
+
+
+def key_ring(pub: Path | None, keys_json: Path | None) -> tuple[KeyRing, str]:
+    """The keys to trust: ``--key``, else ``--keys``, else the user's own keys.json.
+
+    Raises
+    ------
+    InputError
+        When both or neither are given and no keys.json exists in the key folder.
+    """
+    if pub is not None and keys_json is not None:
+        raise InputError("give --key or --keys, not both.")
+    if pub is not None:
+        return KeyRing.from_public_key(load_public_key(pub)), f"public key {pub}"
+    if keys_json is not None:
+        return KeyRing.load(keys_json), f"keys.json {keys_json}"
+    own = default_key_dir() / "keys.json"
+    if own.is_file():
+        return KeyRing.load(own), f"your own keys.json {own}"
+    raise InputError(
+        "no public key to verify with.",
+        "Pass --key PUBLIC_KEY.pem or --keys keys.json (the signer publishes them).",
+    )
+
+
+def _read(record: Path) -> bytes:
+    try:
+        return record.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"the record {record} does not exist.") from None
+    except IsADirectoryError:
+        raise InputError(
+            f"{record} is a directory; pass the record.json inside it, or "
+            "--ledger for a ledger folder."
+        ) from None
+
+
+def verify_record_cli(record: Path, ring: KeyRing) -> tuple[list[str], dict[str, Any], bool]:
+    """Verify one record file: lines for people, a JSON payload, and the outcome."""
+    report = verify_envelope(_read(record), ring)
+    lines = [f"{'ok  ' if c.ok else 'FAIL'}  {c.name}: {c.detail}" for c in report.checks]
+    lines.append(
+        f"{record}: "
+        + ("verified" if report.ok else "NOT verified (failed: " + ", ".join(report.failed) + ")")
+    )
+    payload = {
+        "record": str(record),
+        "ok": report.ok,
+        "failed": list(report.failed),
+        "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in report.checks],
+    }
+    return lines, payload, report.ok
+
+
+def verify_ledger_cli(folder: Path, ring: KeyRing) -> tuple[list[str], dict[str, Any], bool]:
+    """Verify a whole ledger folder: every run, the links between runs, the checkpoints."""
+    from respai.ledger import verify_ledger
+
+    if not folder.is_dir():
+        raise InputError(
+            f"the ledger folder {folder} does not exist.",
+            "Pass the folder respai evaluate appends to (default .respai).",
+        )
+    report = verify_ledger(folder, ring)
+    lines = list(report.lines())
+    lines.append(f"{folder}: " + ("ledger verified" if report.ok else "ledger NOT verified"))
+    return lines, report.to_json(), report.ok
