@@ -104,6 +104,13 @@ def demo(out: Path) -> None:
     is_flag=True,
     help="Do not append to a ledger (the record then starts its own chain).",
 )
+@click.option(
+    "--trust-model-code",
+    is_flag=True,
+    help="Allow a pickle/joblib model file to load. Loading it runs code from the file; "
+    "the record states that it was allowed.",
+)
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 def evaluate(
     spec: Path,
     policy: Path | None,
@@ -112,6 +119,8 @@ def evaluate(
     key: Path | None,
     ledger: Path,
     no_ledger: bool,
+    trust_model_code: bool,
+    quiet: bool,
 ) -> None:
     """Run the RESPAI battery and the group rules of SPEC and write a signed record."""
     import io
@@ -121,7 +130,15 @@ def evaluate(
     from respai.sealing import create_signing_key, find_signing_key, seal_evaluation
 
     found = find_signing_key(key)  # a bad key is reported before the data is read
-    result = run_evaluation(spec, policy=policy)
+    from respai.progress import progress
+
+    with progress("evaluating", quiet=quiet) as bar:
+        result = run_evaluation(
+            spec,
+            policy=policy,
+            trust_model_code=trust_model_code,
+            on_batch=lambda done, total: bar.update(done, total),
+        )
     sk = found or create_signing_key()  # created only once the evaluation succeeded
     if sk.created:
         click.echo(
@@ -276,6 +293,58 @@ def _console() -> Any:
     from rich.console import Console
 
     return Console(stderr=True, markup=False, emoji=False, highlight=False)
+
+
+@cli.command()
+@click.argument("record", type=click.Path(path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    default=Path("report.html"),
+    show_default=True,
+    help="Where to write the HTML report.",
+)
+@click.option(
+    "--key",
+    "pub",
+    type=click.Path(path_type=Path),
+    help="Public key to embed (default: public_key.pem beside the record).",
+)
+def report(record: Path, output: Path, pub: Path | None) -> None:
+    """Render a signed RECORD as a self-contained HTML report that verifies itself."""
+    from respai.render.html import render_report_file
+    from respai.sealing import write_file
+
+    write_file(output, render_report_file(record, pub))
+    click.echo(f"respai report: wrote {output}", err=True)
+
+
+@cli.command("sample-page")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    default=Path("sample.html"),
+    show_default=True,
+    help="Where to write the page.",
+)
+def sample_page(output: Path) -> None:
+    """Write the in-browser sample page: paste a CSV, get signed rates, nothing leaves."""
+    from respai.render.sample_page import sample_page_html
+    from respai.sealing import write_file
+
+    write_file(output, sample_page_html())
+    click.echo(f"respai sample-page: wrote {output}", err=True)
+
+
+def _register() -> None:
+    from respai.ll144.command import ll144_command
+
+    cli.add_command(ll144_command)
+
+
+_register()
 
 
 def _emit_json(payload: dict[str, Any]) -> None:

@@ -468,13 +468,18 @@ def _shorten(text: str, limit: int = 200) -> str:
 
 
 def open_frame(native: Any) -> Source:
-    """Wrap a DataFrame (pandas, polars, pyarrow, or a lazy frame narwhals knows).
+    """Wrap a DataFrame (pandas, polars, pyarrow, PySpark, or a lazy frame narwhals knows).
+
+    A PySpark DataFrame stays in Spark: the count pass runs there and only the counts
+    come back. A :class:`Source` (from :func:`open_spark_file`) is returned as it is.
 
     Raises
     ------
     InputError
         When narwhals does not recognise the object as a dataframe.
     """
+    if isinstance(native, Source):  # already opened, e.g. by open_spark_file
+        return native
     try:
         frame = nw.from_native(native)
     except TypeError:
@@ -486,6 +491,64 @@ def open_frame(native: Any) -> Source:
         raise InputError("got a Series, not a table of cases.", "Pass the whole DataFrame.")
     module = type(native).__module__.split(".")[0]
     return Source(f"the {module} DataFrame", None, frame, None)
+
+
+def open_spark_file(
+    path: str | Path,
+    declared_format: str | None = None,
+    delimiter: str = ",",
+    text_columns: Sequence[str] = (),
+    session: Any = None,
+) -> Source:
+    """Open a CSV, JSONL or Parquet file as a Spark DataFrame, for the count pass on Spark.
+
+    The file is read as :func:`open_file` reads it in DuckDB (see :mod:`respai.spark`), so
+    the counts are the same. ``path`` may be a URI Spark reads itself (``s3a://``,
+    ``hdfs://``); local files get the same checks as in :func:`open_file` first.
+
+    Raises
+    ------
+    InputError
+        When the file is missing, empty or not UTF-8 text, or Spark cannot read it.
+    """
+    from respai import spark
+
+    remote = spark.is_remote(path)
+    local = None if remote else Path(path)
+    if local is not None:
+        if not local.exists():
+            raise InputError(f"the cases file {local} does not exist.",
+                             "Check the path in the spec.")
+        if local.is_file() and local.stat().st_size == 0:
+            raise InputError(f"the cases file {local} is empty (0 bytes).",
+                             "Export the decided cases with a header row.")
+    fmt = file_format(Path(str(path).rstrip("/")), declared_format)
+    if local is not None and local.is_file() and fmt != "parquet":
+        _check_text_start(local)
+        if fmt == "csv":
+            _check_header(local, delimiter)
+    where = str(path) if remote else str(Path(path).resolve())
+    try:
+        native = spark.read_spark_file(where, fmt, delimiter, text_columns, session)
+        frame = nw.from_native(native)
+        source = Source(str(path), local, frame, None)
+    except InputError:
+        raise
+    except Exception as exc:  # Spark's AnalysisException, Py4JJavaError, ...
+        raise InputError(f"Spark cannot read {path}: {_shorten(_spark_message(exc))}.",
+                         "Check the path and that it is a well-formed file of the declared "
+                         "format.") from None
+    return source
+
+
+def _spark_message(exc: Exception) -> str:
+    """The first line of a Spark error that says something (no JVM stack trace)."""
+    text = str(exc).strip()
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith(("at ", "JVM stacktrace", "py4j")):
+            return re.sub(r"^\[[A-Z_.]+\]\s*", "", line)
+    return type(exc).__name__
 
 
 def count_cube(
@@ -658,9 +721,18 @@ def _fetch(frame: Any) -> list[tuple[Any, ...]]:
     native = frame.to_native()
     if isinstance(native, duckdb.DuckDBPyRelation):
         return [tuple(r) for r in native.fetchall()]
+    if _is_spark(native):
+        # Spark Rows hold plain Python values; collecting them natively skips the
+        # pandas/pyarrow conversion narwhals' collect() would make
+        return [tuple(r) for r in native.collect()]
     if isinstance(frame, nw.LazyFrame):
         frame = frame.collect()
     return [tuple(_py(v) for v in r) for r in frame.rows()]
+
+
+def _is_spark(native: Any) -> bool:
+    """Whether ``native`` is a PySpark DataFrame (classic or Spark Connect)."""
+    return type(native).__module__.startswith("pyspark.")
 
 
 def _py(value: Any) -> Any:
@@ -996,3 +1068,26 @@ __all__ += [
     "locate_where",
     "open_join",
 ]
+
+
+def iter_batches(
+    source: Source, columns: Sequence[str], batch_rows: int = 65_536
+) -> Iterator[dict[str, Any]]:
+    """Yield the ``columns`` in batches of numpy arrays, in file order, one batch at a time.
+
+    Files stream through DuckDB's Arrow reader (out of core); DataFrames are sliced.
+    Used by perturbation stability, which must re-run the model on every case.
+    """
+    frame = source._frame.select([nw.col(c) for c in columns])
+    native = frame.to_native()
+    if isinstance(native, duckdb.DuckDBPyRelation):
+        reader = getattr(native, "to_arrow_reader", None) or native.fetch_arrow_reader
+        batches: Iterator[Any] = iter(reader(batch_rows))
+    else:
+        if isinstance(frame, nw.LazyFrame):
+            frame = frame.collect()
+        batches = (frame[s: s + batch_rows].to_arrow()
+                   for s in range(0, len(frame), batch_rows))
+    for batch in batches:
+        yield {c: batch.column(i).to_numpy(zero_copy_only=False)
+               for i, c in enumerate(columns)}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import platform
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,6 +74,7 @@ class Evaluation:
     thresholds: Mapping[str, Threshold]
     score: str | None
     verdict: Verdict
+    model: Mapping[str, Any] | None = None
 
     @property
     def exit_code(self) -> int:
@@ -111,6 +112,8 @@ def evaluate(
     spec: Spec | str | Path,
     *,
     policy: Policy | str | Path | None = None,
+    trust_model_code: bool = False,
+    on_batch: Callable[[int, int], None] | None = None,
 ) -> Evaluation:
     """Run the battery and the declared group rules on the spec's cases file.
 
@@ -120,6 +123,10 @@ def evaluate(
         A spec file path or a parsed :class:`~respai.spec.Spec` naming a cases file.
     policy
         A policy file path or :class:`~respai.spec.Policy` (thresholds, decisions).
+    trust_model_code
+        Allow a pickle/joblib model file to load (it runs code); the record says so.
+    on_batch
+        Progress callback ``(done_rows, total_rows)`` for perturbation stability.
 
     Raises
     ------
@@ -135,7 +142,7 @@ def evaluate(
         )
     ev = parsed.evaluation
     score = (ev.score if ev else None) or parsed.fairness.probability
-    if ev is None:
+    if ev is None or not ev.explicit_tests:
         # without a score column the default battery leaves AUC out (and says so)
         tests = BATTERY if score else tuple(t for t in BATTERY if t != "auc")
     else:
@@ -146,11 +153,50 @@ def evaluate(
                 f"{origin}: evaluation.tests: lists auc, but there is no score column.",
                 "Set evaluation.score (or fairness.probability), or remove auc.",
             )
+    model = None
+    if ev is not None and ev.model is not None:
+        from respai.model import load_model
+
+        # load (and refuse) the model before the data is read
+        model = load_model(
+            ev.model,
+            trust_model_code=trust_model_code,
+            trusted_types=ev.trusted_types,
+            positive_label=ev.positive_label,
+        )
     fairness = run_rules(parsed, pol, score=score)
     thresholds = thresholds_for(pol)
     battery = _run_battery(fairness.counts, tests, thresholds, fairness.spec.alpha)
+    if model is not None and ev is not None and "perturbation_stability" in tests:
+        from respai.load import case_batches
+        from respai.robustness import perturbation_stability
+
+        attrs = list(fairness.spec.attributes)
+        columns = list(dict.fromkeys([*ev.features, *attrs]))
+        stability = perturbation_stability(
+            model,
+            case_batches(fairness.spec, columns),
+            features=ev.features,
+            numeric=ev.numeric,
+            groups=attrs,
+            noise=ev.noise,
+            trials=ev.trials,
+            seed=ev.seed or 0,
+            on_batch=on_batch,
+        )
+        measured = stability.test_result(thresholds["perturbation_stability"])
+        battery = tuple(measured if t.test_id == "perturbation_stability" else t for t in battery)
     verdict = worst([*(t.verdict for t in battery), *(r.verdict for r in fairness.rules)])
-    return Evaluation(parsed, pol, fairness, battery, thresholds, score, verdict)
+    return Evaluation(
+        parsed,
+        pol,
+        fairness,
+        battery,
+        thresholds,
+        score,
+        verdict,
+        None if model is None else model.to_record(),
+    )
 
 
 # --- the record's predicate ------------------------------------------------------------
@@ -268,10 +314,21 @@ def _caveats(e: Evaluation) -> list[str]:
         )
     if e.score is None:
         out.append("No score column: AUC was not computed.")
-    out.append(
-        "Perturbation stability needs model access; without it the test is "
-        "informational (MANUAL_REVIEW)."
-    )
+    if e.model is None:
+        out.append(
+            "Perturbation stability needs model access; without it the test is "
+            "informational (MANUAL_REVIEW)."
+        )
+    else:
+        out.append(
+            "Perturbation stability adds small Gaussian noise to numeric features "
+            "only; it says nothing about adversarial inputs or distribution shift."
+        )
+        if e.model.get("trusted_code"):
+            out.append(
+                "The model file was loaded with --trust-model-code: loading it ran "
+                "code from the file."
+            )
     return out
 
 
@@ -332,6 +389,7 @@ def build_predicate(
             "score": e.score,
             "unit": e.fairness.spec.unit,
             "seed": e.spec.evaluation.seed if e.spec.evaluation else None,
+            "model": None if e.model is None else dict(e.model),
             "thresholds": {k: v.to_dict() for k, v in e.thresholds.items()},
         },
     }

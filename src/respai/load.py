@@ -11,7 +11,7 @@ Bad input raises :class:`~respai.errors.InputError` naming the file, column, row
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from respai.counts import Counts, Row, ScoreRow, build_counts, build_histograms
 from respai.errors import InputError, did_you_mean
 from respai.spec import FairnessSpec
 
-__all__ = ["Loaded", "load_counts"]
+__all__ = ["Loaded", "case_batches", "load_counts"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,3 +336,30 @@ class _Gate:
                     f"{_where(self.source, column, bound)}; probabilities must lie in [0, 1].",
                     "Pass probabilities, not raw scores or percentages.",
                 )
+
+
+def case_batches(
+    spec: FairnessSpec, columns: Sequence[str], batch_rows: int = 65_536
+) -> Callable[[], Iterator[dict[str, Any]]]:
+    """A re-openable stream of the cases' ``columns`` as numpy batches, in file order.
+
+    Each call opens the file afresh (out of core), so the stream can be read twice.
+    Attribute columns are read as text, as in the count pass.
+    """
+    if spec.cases is None:
+        raise InputError("model access needs a cases file, and the spec names none.")
+    cases = spec.cases
+    text = [c for c in columns if c in spec.attributes]
+
+    def open_stream() -> Iterator[dict[str, Any]]:
+        source = engine.open_file(cases, spec.format, spec.delimiter, text)
+        missing = [c for c in columns if c not in source.columns]
+        if missing:
+            raise InputError(
+                f"{source.description} has no column '{missing[0]}' (an evaluation feature)."
+                + did_you_mean(missing[0], source.columns),
+                "Fix evaluation.features.",
+            )
+        return engine.iter_batches(source, columns, batch_rows)
+
+    return open_stream

@@ -166,6 +166,24 @@ def write_outputs(out: Path, files: Mapping[str, str | bytes]) -> list[Path]:
     return [out / name for name in files]
 
 
+def write_file(path: Path, text: str) -> None:
+    """Write one text file atomically (temporary file + rename), or raise InputError."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{path} is a folder; give a file name, e.g. {path / 'report.html'}.")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".respai-", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise InputError(
+            f"cannot write {path}: {exc.strerror or exc}.", "Choose a path you can write to."
+        ) from None
+
+
 def envelope_bytes(envelope: Mapping[str, Any]) -> bytes:
     """The envelope as it is written to ``record.json``: indented JSON, one trailing newline.
 
@@ -244,7 +262,7 @@ def seal_evaluation(
     assert cases is not None
     fingerprints = {
         "dataset": file_fingerprint(cases),
-        "model": None,
+        "model": None if e.model is None else e.model.get("fingerprint"),
         "engine_code": engine_code_fingerprint(),
     }
     public_pem = sk.key.public_key().public_bytes(
@@ -259,10 +277,14 @@ def seal_evaluation(
         return predicate, envelope
 
     def files(envelope: Mapping[str, Any]) -> dict[str, str | bytes]:
+        from respai.record.keys import public_key_raw
+        from respai.render.html import render_report
+
         return {
             "record.json": envelope_bytes(envelope),
             "summary.txt": summary,
             "public_key.pem": public_pem,
+            "report.html": render_report(envelope, public_key_raw(sk.key.public_key())),
         }
 
     if ledger is None:

@@ -159,6 +159,17 @@ class EvaluationSpec:
     tests: tuple[str, ...]
     score: str | None = None
     seed: int | None = None
+    #: Whether ``tests`` was listed in the spec (else the default battery applies).
+    explicit_tests: bool = False
+    #: The model file for perturbation stability, and its feature columns in order.
+    model: Path | None = None
+    features: tuple[str, ...] = ()
+    #: Columns to perturb (``None``: every feature column holding numbers).
+    numeric: tuple[str, ...] | None = None
+    noise: float = 0.05
+    trials: int = 5
+    trusted_types: tuple[str, ...] = ()
+    positive_label: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,11 +264,14 @@ class Spec:
         *,
         data: DataSpec | None = None,
         ll144: LL144Spec | None = None,
+        fairness_block: FairnessSpec | None = None,
     ) -> None:
         object.__setattr__(self, "path", path)
         object.__setattr__(self, "sha256", sha256)
         object.__setattr__(self, "system", system)
-        object.__setattr__(self, "fairness_block", fairness)
+        # ``fairness_block`` is the field's own name, so dataclasses.replace() works too
+        object.__setattr__(self, "fairness_block", fairness if fairness is not None
+                           else fairness_block)
         object.__setattr__(self, "evaluation", evaluation)
         object.__setattr__(self, "data", data if data is not None else DataSpec())
         object.__setattr__(self, "ll144", ll144)
@@ -823,7 +837,18 @@ _DATA_KEYS = (
     "delimiter",
 )
 _LATER_BLOCKS: tuple[str, ...] = ()
-_EVALUATION_KEYS = ("tests", "score", "seed", "model", "features")
+_EVALUATION_KEYS = (
+    "tests",
+    "score",
+    "seed",
+    "model",
+    "features",
+    "numeric",
+    "noise",
+    "trials",
+    "trusted_types",
+    "positive_label",
+)
 
 
 def load_spec(path: str | Path) -> Spec:
@@ -913,7 +938,7 @@ def parse_spec(
         fairness=parsed_fairness,
         evaluation=None
         if "evaluation" not in top
-        else parse_evaluation(top["evaluation"], origin=origin),
+        else parse_evaluation(top["evaluation"], origin=origin, base_dir=base_dir),
         data=data_spec,
         ll144=ll144,
     )
@@ -1059,9 +1084,7 @@ def _spelling(ctx: _Ctx, key: str, value: Any) -> str:
     raise ctx.fail(key, f"must be text, got {_kind(value)}.")
 
 
-def _categories(
-    ctx: _Ctx, value: Any, unknown: Sequence[str]
-) -> dict[str, dict[str, str]]:
+def _categories(ctx: _Ctx, value: Any, unknown: Sequence[str]) -> dict[str, dict[str, str]]:
     from respai.ll144.categories import AXES, canonical_label, spelling_key
 
     block = _mapping(ctx, "ll144.categories", value)
@@ -1106,8 +1129,11 @@ def _categories(
 
 def _column_list(ctx: _Ctx, key: str, value: Any) -> tuple[str, ...]:
     if not isinstance(value, list) or not value:
-        raise ctx.fail(key, f"must be a list of column names, got {_kind(value)}.",
-                       "For example: [parsed, knockout, ranked].")
+        raise ctx.fail(
+            key,
+            f"must be a list of column names, got {_kind(value)}.",
+            "For example: [parsed, knockout, ranked].",
+        )
     names = tuple(_name(ctx, f"{key}[{i}]", v) for i, v in enumerate(value))
     for i, name in enumerate(names):
         if name in names[:i]:
@@ -1189,8 +1215,7 @@ def parse_ll144(block: Any, *, origin: str = "spec") -> LL144Spec:
         if column in seen_roles:
             raise ctx.fail(
                 f"ll144.{role}",
-                f"names the column '{column}', which is already the {seen_roles[column]} "
-                "column.",
+                f"names the column '{column}', which is already the {seen_roles[column]} column.",
                 "Each role needs its own column.",
             )
         seen_roles[column] = role
@@ -1308,8 +1333,7 @@ def _check_ll144_with_data(
                 f"data.{key}",
                 "is required with an ll144: block: the published summary must state the "
                 "source of the data and explain it (6 RCNY § 5-303).",
-                "Set source: historical (or test) and one or two sentences under "
-                "explanation:.",
+                "Set source: historical (or test) and one or two sentences under explanation:.",
             )
     for key in ("id", "join_on"):
         column = getattr(data, key)
@@ -1328,26 +1352,72 @@ def _check_ll144_with_data(
             raise ctx.fail(
                 "ll144.distribution_date",
                 f"is {ll144.distribution_date}, but system.first_distributed is {first}.",
-                "They are the same date (when the tool was first used); set it in one "
-                "place.",
+                "They are the same date (when the tool was first used); set it in one place.",
             )
     return ll144
 
 
-def parse_evaluation(block: Any, *, origin: str = "spec") -> EvaluationSpec:
-    """Validate the ``evaluation:`` block (battery tests, score column, seed)."""
+def _names(ctx: _Ctx, key: str, value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not value:
+        raise ctx.fail(key, f"must be a list of column names, got {_kind(value)}.")
+    names = tuple(_name(ctx, f"{key}[{i}]", v) for i, v in enumerate(value))
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ctx.fail(key, f"names the column '{dupes[0]}' twice.")
+    return names
+
+
+def parse_evaluation(
+    block: Any, *, origin: str = "spec", base_dir: Path | None = None
+) -> EvaluationSpec:
+    """Validate the ``evaluation:`` block (battery tests, score, model access, seed)."""
     from respai.battery import BATTERY
 
     ctx = _Ctx(origin)
     eb = _mapping(ctx, "evaluation", block if block is not None else {})
     _check_keys(ctx, "evaluation", eb, _EVALUATION_KEYS, ())
-    for key in ("model", "features"):
-        if key in eb:
+    model: Path | None = None
+    features: tuple[str, ...] = ()
+    if "model" in eb:
+        raw_model = Path(_text(ctx, "evaluation.model", eb["model"])).expanduser()
+        model = raw_model if raw_model.is_absolute() or base_dir is None else base_dir / raw_model
+        if "features" not in eb:
             raise ctx.fail(
-                f"evaluation.{key}",
-                "model access is not in this engine version yet.",
-                "Remove it: without a model, perturbation stability reads MANUAL_REVIEW.",
+                "evaluation.features",
+                "is required with evaluation.model.",
+                "List the model's input columns in the order it expects.",
             )
+        features = _names(ctx, "evaluation.features", eb["features"])
+    elif "features" in eb:
+        raise ctx.fail(
+            "evaluation.features",
+            "is set but evaluation.model is not.",
+            "Name the model file, or remove features.",
+        )
+    numeric = _names(ctx, "evaluation.numeric", eb["numeric"]) if "numeric" in eb else None
+    if numeric is not None:
+        stray = [c for c in numeric if c not in features]
+        if stray:
+            raise ctx.fail(
+                "evaluation.numeric",
+                f"'{stray[0]}' is not one of the features." + did_you_mean(stray[0], features),
+            )
+    noise = (
+        _fraction(ctx, "evaluation.noise", eb["noise"], open_low=True) if "noise" in eb else 0.05
+    )
+    trials = (
+        _count(ctx, "evaluation.trials", eb["trials"], low=1, high=1000) if "trials" in eb else 5
+    )
+    trusted = (
+        _names(ctx, "evaluation.trusted_types", eb["trusted_types"])
+        if "trusted_types" in eb
+        else ()
+    )
+    positive = (
+        None
+        if eb.get("positive_label") is None
+        else _text(ctx, "evaluation.positive_label", eb["positive_label"])
+    )
     tests: tuple[str, ...] = BATTERY
     if "tests" in eb:
         raw = eb["tests"]
@@ -1376,7 +1446,19 @@ def parse_evaluation(block: Any, *, origin: str = "spec") -> EvaluationSpec:
         if "seed" not in eb
         else _count(ctx, "evaluation.seed", eb["seed"], low=0, high=2**32 - 1)
     )
-    return EvaluationSpec(tests=tests, score=score, seed=seed)
+    return EvaluationSpec(
+        tests=tests,
+        explicit_tests="tests" in eb,
+        score=score,
+        seed=seed,
+        model=model,
+        features=features,
+        numeric=numeric,
+        noise=noise,
+        trials=trials,
+        trusted_types=trusted,
+        positive_label=positive,
+    )
 
 
 # --- policy -----------------------------------------------------------------------------

@@ -238,22 +238,36 @@ def print_fairness(
     render_fairness(result, console)
 
 
-def render_evaluation(e: Evaluation, console: Console, *, record_path: str | None = None,
-                      key_id: str | None = None) -> None:
+def render_evaluation(
+    e: Evaluation, console: Console, *, record_path: str | None = None, key_id: str | None = None
+) -> None:
     """Draw the evaluate summary: verdict, battery table, group rules, the record."""
-    console.print(Text.assemble(("respai evaluate", "bold"),
-                                f" · {e.fairness.spec.name} · {e.counts.total} cases from "
-                                f"{e.fairness.source}"))
+    console.print(
+        Text.assemble(
+            ("respai evaluate", "bold"),
+            f" · {e.fairness.spec.name} · {e.counts.total} cases from {e.fairness.source}",
+        )
+    )
     console.print(Text.assemble("verdict: ", _verdict(e.verdict), f" (exit {e.exit_code})"))
     console.print()
     table = Table(show_edge=False, box=None, header_style="bold", pad_edge=False)
-    for col, justify in (("test", "left"), ("value", "right"), ("95% interval", "left"),
-                         ("threshold", "left"), ("verdict", "left")):
+    for col, justify in (
+        ("test", "left"),
+        ("value", "right"),
+        ("95% interval", "left"),
+        ("threshold", "left"),
+        ("verdict", "left"),
+    ):
         table.add_column(col, justify=justify)  # type: ignore[arg-type]
     for t in e.battery:
-        threshold = "—" if t.threshold is None else (
-            f"{t.threshold.comparison} {t.threshold.value:g}"
-            + (" (interval)" if t.threshold.decision.value == "interval" else ""))
+        threshold = (
+            "—"
+            if t.threshold is None
+            else (
+                f"{t.threshold.comparison} {t.threshold.value:g}"
+                + (" (interval)" if t.threshold.decision.value == "interval" else "")
+            )
+        )
         verdict = _verdict(t.verdict)
         if t.uncertain:
             verdict.append(" uncertain", style="yellow")
@@ -266,10 +280,12 @@ def render_evaluation(e: Evaluation, console: Console, *, record_path: str | Non
         console.print(Text(f"  {t.key}: {t.reason}"))
     for r in e.rules:
         console.print(Text(f"  rule:{r.rule.id}: {r.reason}"))
-    sources = sorted({t.threshold.source.split(": ")[0] for t in e.battery
-                      if t.threshold is not None})
+    sources = sorted(
+        {t.threshold.source.split(": ")[0] for t in e.battery if t.threshold is not None}
+    )
     console.print()
     console.print(Text("thresholds: " + "; ".join(sources)))
     if record_path:
-        console.print(Text(f"signed record: {record_path}" + (f" (key {key_id})" if key_id
-                                                               else "")))
+        console.print(
+            Text(f"signed record: {record_path}" + (f" (key {key_id})" if key_id else ""))
+        )

@@ -1,0 +1,380 @@
+/* respai evidence report: verify the embedded signed record in the browser.
+   Reads the DSSE envelope and the raw Ed25519 public key from the two JSON script tags,
+   runs the same named checks as `respai verify` (all but the JSON Schema check), shows
+   the outcome and sets <html data-verified="true|false|unsupported" data-failed="...">.
+   Everything is read with textContent and written with textContent: nothing from the
+   record is ever parsed as HTML. */
+(function () {
+  "use strict";
+  var C = RespaiCore;
+  var root = document.documentElement;
+  var PAYLOAD_TYPE = "application/vnd.in-toto+json";
+  var STATEMENT_TYPE = "https://in-toto.io/Statement/v1";
+  var PREDICATE_TYPE = "https://respai.org/evidence-record/v1";
+  var GENESIS = "sha256:" + "0".repeat(64);
+  var DIGEST_ID = /^sha256:[0-9a-f]{64}$/;
+  var HEX64 = /^[0-9a-f]{64}$/;
+  // RFC 8032 test vector 1: only used to find out whether this browser has Ed25519
+  var PROBE_KEY = "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=";
+
+  function readJSON(id) {
+    var el = document.getElementById(id);
+    if (!el) return null;
+    try { return JSON.parse(el.textContent); } catch (e) { return null; }
+  }
+
+  var original = readJSON("respai-envelope");
+  var keyInfo = readJSON("respai-public-key");
+  var current = original;
+  var tampered = false;
+
+  function isObject(v) { return v !== null && typeof v === "object" && !Array.isArray(v); }
+  function isInt(v) { return typeof v === "number" && Number.isInteger(v); }
+  function check(name, ok, detail) { return { name: name, ok: ok, detail: detail }; }
+  function label(i, r) {
+    var s = isObject(r) && isInt(r.seq) ? "seq " + r.seq : "records[" + i + "]";
+    if (isObject(r) && typeof r.test_id === "string") s += " (" + (r.test_key || r.test_id) + ")";
+    else if (isObject(r) && typeof r.record_type === "string") s += " (" + r.record_type + ")";
+    return s;
+  }
+  function listed(problems) {
+    var shown = problems.slice(0, 6).join("; ");
+    return problems.length > 6 ? shown + "; and " + (problems.length - 6) + " more" : shown;
+  }
+
+  function pae(type, payload) {
+    var t = C.utf8(type);
+    return C.concat([C.utf8("DSSEv1 " + t.length + " "), t, C.utf8(" " + payload.length + " "), payload]);
+  }
+
+  async function ed25519Available() {
+    if (!window.isSecureContext || !window.crypto || !crypto.subtle) return false;
+    try {
+      await crypto.subtle.importKey("raw", C.b64decode(PROBE_KEY), { name: "Ed25519" }, false, ["verify"]);
+      return true;
+    } catch (e) {
+      return false;
+    }
+  }
+
+  function readEnvelope(env) {
+    if (!isObject(env)) return { check: check("envelope", false, "the envelope is not a JSON object") };
+    if (typeof env.payload !== "string") return { check: check("envelope", false, "the envelope has no string 'payload'") };
+    var payload;
+    try { payload = C.b64decode(env.payload); } catch (e) {
+      return { check: check("envelope", false, "the envelope's 'payload' is not base64") };
+    }
+    var problems = [];
+    if (env.payloadType !== PAYLOAD_TYPE) problems.push("payloadType is " + JSON.stringify(env.payloadType) + ", expected " + PAYLOAD_TYPE);
+    if (!Array.isArray(env.signatures) || env.signatures.length === 0) problems.push("'signatures' is not a non-empty list");
+    else env.signatures.forEach(function (s, i) {
+      try { C.b64decode(isObject(s) ? s.sig : null); } catch (e) { problems.push("signatures[" + i + "].sig is not base64"); }
+    });
+    var n = Array.isArray(env.signatures) ? env.signatures.length : 0;
+    return {
+      payload: payload,
+      check: problems.length ? check("envelope", false, listed(problems))
+        : check("envelope", true, "DSSE envelope, " + PAYLOAD_TYPE + ", " + n + " signature(s)"),
+    };
+  }
+
+  async function checkSignature(env, payload, predicate, supported) {
+    if (!supported) return check("signature", false, "this browser cannot check Ed25519 signatures");
+    if (!isObject(keyInfo) || typeof keyInfo.raw_b64 !== "string") {
+      return check("signature", false, "no public key was embedded in this page, so the signature cannot be checked");
+    }
+    var raw, key;
+    try {
+      raw = C.b64decode(keyInfo.raw_b64);
+      key = await crypto.subtle.importKey("raw", raw, { name: "Ed25519" }, false, ["verify"]);
+    } catch (e) {
+      return check("signature", false, "the embedded public key is not a 32-byte Ed25519 key");
+    }
+    var keyId = "sha256:" + C.hex(await C.sha256(raw));
+    var signed = pae(env.payloadType, payload);
+    var matched = false;
+    for (var i = 0; i < (env.signatures || []).length; i++) {
+      var entry = env.signatures[i], sig;
+      try { sig = C.b64decode(isObject(entry) ? entry.sig : null); } catch (e) { continue; }
+      if (await crypto.subtle.verify({ name: "Ed25519" }, key, sig, signed)) { matched = true; break; }
+    }
+    if (!matched) return check("signature", false, "no signature verifies with key " + keyId + " (the payload or the signature was changed, or another key signed)");
+    var claimed = isObject(predicate) ? predicate.key_id : undefined;
+    if (claimed !== keyId) return check("signature", false, "the signature matches key " + keyId + ", but the record names key " + JSON.stringify(claimed));
+    return check("signature", true, "Ed25519 signature over the DSSE PAE verifies with key " + keyId);
+  }
+
+  function checkCanonical(payload, statement) {
+    var canonical;
+    try { canonical = C.utf8(C.jcs(statement)); } catch (e) {
+      return check("canonical_payload", false, "the payload has no canonical form: " + e.message);
+    }
+    if (!C.equalBytes(canonical, payload)) {
+      return check("canonical_payload", false, "the payload is not RFC 8785 canonical JSON (" + payload.length + " bytes, canonical form " + canonical.length + " bytes)");
+    }
+    return check("canonical_payload", true, payload.length + " bytes of RFC 8785 canonical JSON");
+  }
+
+  function checkStatement(st) {
+    if (!isObject(st)) return check("statement", false, "the payload is not a JSON object");
+    var problems = [];
+    if (st._type !== STATEMENT_TYPE) problems.push("_type is " + JSON.stringify(st._type));
+    if (st.predicateType !== PREDICATE_TYPE) problems.push("predicateType is " + JSON.stringify(st.predicateType));
+    if (!Array.isArray(st.subject) || st.subject.length === 0) problems.push("subject is not a non-empty list");
+    else st.subject.forEach(function (s, i) {
+      if (!isObject(s) || typeof s.name !== "string") problems.push("subject[" + i + "] has no string name");
+      if (!isObject(s) || !isObject(s.digest) || !HEX64.test(String(s.digest.sha256))) problems.push("subject[" + i + "] has no sha256 digest");
+    });
+    if (!isObject(st.predicate)) problems.push("predicate is not an object");
+    return problems.length ? check("statement", false, listed(problems))
+      : check("statement", true, "in-toto Statement v1, " + st.subject.length + " subject(s)");
+  }
+
+  function recordsOf(predicate) {
+    if (!isObject(predicate)) return "the statement has no predicate object";
+    if (!Array.isArray(predicate.records)) return "the record has no 'records' list";
+    if (predicate.records.length === 0) return "the record's 'records' list is empty";
+    return predicate.records;
+  }
+
+  async function checkRecordIds(predicate) {
+    var records = recordsOf(predicate);
+    if (typeof records === "string") return check("record_id", false, records);
+    var problems = [];
+    for (var i = 0; i < records.length; i++) {
+      var r = records[i];
+      if (!isObject(r)) { problems.push("records[" + i + "] is not an object"); continue; }
+      var body = {};
+      Object.keys(r).forEach(function (k) { if (k !== "record_id") body[k] = r[k]; });
+      var computed;
+      try { computed = "sha256:" + C.hex(await C.sha256(C.utf8(C.jcs(body)))); } catch (e) {
+        problems.push(label(i, r) + ": content has no canonical form"); continue;
+      }
+      if (computed !== r.record_id) problems.push(label(i, r) + ": record_id does not match its content");
+    }
+    return problems.length ? check("record_id", false, listed(problems))
+      : check("record_id", true, "all " + records.length + " record ids match their content");
+  }
+
+  function checkChain(predicate) {
+    var records = recordsOf(predicate);
+    if (typeof records === "string") return check("chain", false, records);
+    var problems = [];
+    var first = isObject(records[0]) ? records[0] : {};
+    var start = isInt(first.seq) ? first.seq : 0;
+    if (!isInt(first.seq)) problems.push(label(0, first) + ": seq is not an integer");
+    records.forEach(function (r, i) {
+      if (!isObject(r)) { problems.push("records[" + i + "] is not an object"); return; }
+      if (i > 0 && r.seq !== start + i) problems.push(label(i, r) + " at position " + i + ": seq expected " + (start + i) + " (gap or reorder)");
+      if (r.run_seq !== i) problems.push(label(i, r) + " at position " + i + ": run_seq is " + JSON.stringify(r.run_seq));
+      if (i > 0) {
+        var before = records[i - 1];
+        if (!isObject(before) || r.prev_record_id !== before.record_id) problems.push(label(i, r) + ": prev_record_id is not the id of the record before it");
+      }
+    });
+    var origin;
+    if (start === 0) {
+      if (first.prev_record_id !== GENESIS) problems.push("the record at seq 0 links to " + JSON.stringify(first.prev_record_id) + ", not the genesis id");
+      origin = "starts at seq 0 from the genesis id";
+    } else {
+      if (first.prev_record_id === GENESIS || !DIGEST_ID.test(String(first.prev_record_id))) problems.push("the first record (seq " + start + ") does not link to a record id");
+      origin = "continues a ledger after " + first.prev_record_id;
+    }
+    return problems.length ? check("chain", false, listed(problems))
+      : check("chain", true, records.length + " records, seq " + start + ".." + (start + records.length - 1) + ", each linked to the one before; the run " + origin);
+  }
+
+  function checkBrackets(predicate) {
+    var records = recordsOf(predicate);
+    if (typeof records === "string") return check("run_brackets", false, records);
+    var problems = [], last = records.length - 1;
+    records.forEach(function (r, i) {
+      var expected = i === 0 ? "run_start" : i === last ? "run_end" : "test";
+      var kind = isObject(r) ? r.record_type : undefined;
+      if (kind !== expected) problems.push(label(i, r) + ": record_type " + JSON.stringify(kind) + ", expected " + expected);
+      if (isObject(r) && r.run_id !== predicate.run_id) problems.push(label(i, r) + ": run_id is not the record's run");
+    });
+    var end = records[last];
+    if (isObject(end) && end.record_type === "run_end") {
+      var before = records.slice(0, last).map(function (r) { return isObject(r) ? r.record_id : null; });
+      if (end.record_count !== before.length) problems.push("run_end says record_count " + JSON.stringify(end.record_count) + " but " + before.length + " records precede it");
+      if (!Array.isArray(end.record_ids) || end.record_ids.length !== before.length ||
+          end.record_ids.some(function (x, i) { return x !== before[i]; })) {
+        problems.push("run_end does not list exactly the ids of the records before it, in order");
+      }
+    }
+    return problems.length ? check("run_brackets", false, listed(problems))
+      : check("run_brackets", true, "run_start, " + (records.length - 2) + " test record(s), run_end listing all " + last + " preceding ids");
+  }
+
+  function checkSubjects(st, predicate) {
+    if (!isObject(predicate)) return check("subjects", false, "the statement has no predicate object");
+    var given = new Set();
+    (Array.isArray(st.subject) ? st.subject : []).forEach(function (s) {
+      if (isObject(s) && isObject(s.digest) && typeof s.digest.sha256 === "string") given.add(s.digest.sha256);
+    });
+    var wanted = {}, fp = isObject(predicate.fingerprints) ? predicate.fingerprints : {};
+    ["dataset", "model"].forEach(function (k) {
+      if (isObject(fp[k]) && typeof fp[k].sha256 === "string") wanted[k] = fp[k].sha256;
+    });
+    var problems = [];
+    Object.keys(wanted).forEach(function (k) { if (!given.has(wanted[k])) problems.push("the " + k + " fingerprint is not a Statement subject"); });
+    var values = Object.keys(wanted).map(function (k) { return wanted[k]; });
+    given.forEach(function (d) { if (values.indexOf(d) < 0) problems.push("the subject digest " + d + " is not the dataset or model fingerprint"); });
+    if (!("dataset" in wanted)) problems.push("the record has no dataset fingerprint");
+    return problems.length ? check("subjects", false, listed(problems))
+      : check("subjects", true, "subject digests equal the " + Object.keys(wanted).join(" and ") + " fingerprint(s)");
+  }
+
+  async function verify(env, supported) {
+    var read = readEnvelope(env);
+    var checks = [read.check];
+    if (!read.payload) return checks;
+    var statement, parseError = null;
+    try { statement = JSON.parse(C.fromUtf8(read.payload)); } catch (e) { parseError = e.message; }
+    var predicate = isObject(statement) && isObject(statement.predicate) ? statement.predicate : null;
+    checks.push(await checkSignature(env, read.payload, predicate, supported));
+    if (parseError !== null) {
+      checks.push(check("canonical_payload", false, "the payload is not UTF-8 JSON: " + parseError));
+      return checks;
+    }
+    checks.push(checkCanonical(read.payload, statement));
+    checks.push(checkStatement(statement));
+    checks.push(await checkRecordIds(predicate));
+    checks.push(checkChain(predicate));
+    checks.push(checkBrackets(predicate));
+    checks.push(isObject(statement) ? checkSubjects(statement, predicate) : check("subjects", false, "the payload is not a JSON object"));
+    return checks;
+  }
+
+  // -- showing the outcome -------------------------------------------------------------
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function show(checks, supported) {
+    var failed = checks.filter(function (c) { return !c.ok; }).map(function (c) { return c.name; });
+    var state;
+    if (failed.length === 0) state = "true";
+    else if (!supported && failed.length === 1 && failed[0] === "signature") state = "unsupported";
+    else state = "false";
+    var box = document.getElementById("verification");
+    var title = document.getElementById("verify-title");
+    var summary = document.getElementById("verify-summary");
+    var list = document.getElementById("verify-checks");
+    box.setAttribute("data-state", state);
+    if (state === "true") {
+      title.textContent = "Verified";
+      summary.textContent = "The signature, the canonical payload, every record id and the hash chain check out in this browser" + (tampered ? "." : ", against the public key embedded in this page.");
+    } else if (state === "unsupported") {
+      title.textContent = "Signature not checked: this browser has no Ed25519 in WebCrypto";
+      summary.textContent = "Every other check passed. Open this file in a current Chrome, Edge (137+), Firefox (129+) or Safari (17+), or run: respai verify record.json --key public_key.pem";
+    } else {
+      title.textContent = "Not verified: " + failed.join(", ");
+      summary.textContent = tampered
+        ? "A value in the embedded record was changed in this browser's memory; the checks named above now fail. Press Reset to restore the signed record."
+        : "The record in this page does not match its signature or its hash chain. Do not rely on the numbers below.";
+    }
+    var chips = document.getElementById("verify-chips");
+    list.textContent = "";
+    chips.textContent = "";
+    checks.forEach(function (c) {
+      var li = el("li", c.ok ? "ok" : "bad");
+      li.appendChild(el("span", "mark", c.ok ? "\u2713" : "\u2717"));
+      li.appendChild(el("code", "", c.name));
+      li.appendChild(el("span", "detail", c.detail));
+      list.appendChild(li);
+      chips.appendChild(el("li", c.ok ? "ok" : "bad", (c.ok ? "\u2713 " : "\u2717 ") + c.name));
+    });
+    var schema = el("li", "na");
+    schema.appendChild(el("span", "mark", "\u2013"));
+    schema.appendChild(el("code", "", "schema"));
+    schema.appendChild(el("span", "detail", "the JSON Schema check is left to respai verify"));
+    list.appendChild(schema);
+    chips.appendChild(el("li", "na", "\u2013 schema (respai verify)"));
+    document.getElementById("verify-details").open = state === "false";
+    root.setAttribute("data-failed", failed.join(","));
+    root.setAttribute("data-verified", state);
+  }
+
+  var supportedPromise = ed25519Available();
+
+  async function run() {
+    root.setAttribute("data-verified", "pending");
+    var supported = await supportedPromise;
+    var checks;
+    try {
+      checks = await verify(current, supported);
+    } catch (e) {
+      checks = [check("envelope", false, "verification stopped: " + e.message)];
+    }
+    show(checks, supported);
+  }
+
+  // -- the tamper demonstration --------------------------------------------------------
+
+  function targetRecord(statement) {
+    var records = isObject(statement) && isObject(statement.predicate) && Array.isArray(statement.predicate.records)
+      ? statement.predicate.records : [];
+    for (var i = 0; i < records.length; i++) {
+      var r = records[i];
+      if (isObject(r) && r.record_type === "test" && typeof r.value === "number") return r;
+    }
+    return null;
+  }
+
+  function setShown(text, mark) {
+    document.querySelectorAll("[data-tamper-target]").forEach(function (node) {
+      if (!node.hasAttribute("data-original")) node.setAttribute("data-original", node.textContent);
+      node.textContent = text === null ? node.getAttribute("data-original") : text;
+      node.classList.toggle("tampered", mark);
+    });
+  }
+
+  function tamper() {
+    var statement = JSON.parse(C.fromUtf8(C.b64decode(original.payload)));
+    var record = targetRecord(statement);
+    if (!record) return;
+    record.value = record.value + 0.05;
+    var edited = JSON.parse(JSON.stringify(original));
+    edited.payload = C.b64encode(C.utf8(JSON.stringify(statement)));
+    current = edited;
+    tampered = true;
+    setShown(record.value.toFixed(4), true);
+    document.getElementById("tamper-note").textContent =
+      "Changed " + (record.test_key || record.test_id) + " to " + record.value.toFixed(4) + " in the record held in memory (the file on disk is unchanged).";
+    document.getElementById("reset").disabled = false;
+    document.getElementById("tamper").disabled = true;
+    return run();
+  }
+
+  function reset() {
+    current = original;
+    tampered = false;
+    setShown(null, false);
+    document.getElementById("tamper-note").textContent = "";
+    document.getElementById("reset").disabled = true;
+    document.getElementById("tamper").disabled = false;
+    return run();
+  }
+
+  function start() {
+    var tamperButton = document.getElementById("tamper");
+    var resetButton = document.getElementById("reset");
+    var canTamper = false;
+    try { canTamper = targetRecord(JSON.parse(C.fromUtf8(C.b64decode(original.payload)))) !== null; } catch (e) { canTamper = false; }
+    if (tamperButton && resetButton) {
+      tamperButton.disabled = !canTamper;
+      tamperButton.addEventListener("click", tamper);
+      resetButton.addEventListener("click", reset);
+    }
+    run();
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
