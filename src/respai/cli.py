@@ -340,8 +340,11 @@ def sample_page(output: Path) -> None:
 
 def _register() -> None:
     from respai.ll144.command import ll144_command
+    from respai.ll144.pack import pack_command, reproduce_command
 
     cli.add_command(ll144_command)
+    cli.add_command(pack_command)
+    cli.add_command(reproduce_command)
 
 
 _register()

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""benchmarks/results.json -> the tables in benchmarks/RESULTS.md.
+
+Only the part between ``<!-- generated:start -->`` and ``<!-- generated:end -->`` is
+rewritten; the analysis around it is written by hand.
+
+Usage: python benchmarks/report.py [--results benchmarks/results.json] [--out RESULTS.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+START, END = "<!-- generated:start -->", "<!-- generated:end -->"
+ORDER = ["floor", "respai-full", "respai-noscore", "respai-grid", "spark", "aequitas",
+         "fairlearn"]
+NAMES = {
+    "floor": "DuckDB floor (one GROUP BY)",
+    "respai-full": "**respai evaluate** (score = probability: AUC + calibration)",
+    "respai-noscore": "respai evaluate, spec without a score column",
+    "respai-grid": "projection: respai evaluate, score floored to a 1e-4 grid (fix 1)",
+    "spark": "respai evaluate_fairness on Spark local[2] (no score; incl. JVM start)",
+    "aequitas": "aequitas 1.1.0 (peer_aequitas.py)",
+    "fairlearn": "fairlearn 0.15.0 (peer_fairlearn.py)",
+}
+
+
+def _cell(r: dict[str, Any] | None) -> str:
+    if r is None:
+        return "not run"
+    if r.get("ok"):
+        runs = "" if r["ok"] >= 3 else f" [{r['ok']} run]"
+        return f"{r['wall_s']:.2f} s ({r['peak_rss_mb']:,.0f} MB){runs}"
+    return f"did not finish: {r.get('error')}"
+
+
+def _ratio(a: dict[str, Any] | None, b: dict[str, Any] | None, key: str) -> str:
+    if not a or not b or not a.get("ok") or not b.get("ok"):
+        return "-"
+    return f"{a[key] / b[key]:.1f}x"
+
+
+def tables(data: dict[str, Any]) -> str:
+    m = data["machine"]
+    res = data["results"]
+    by: dict[tuple[int, str, str], dict[str, Any]] = {}
+    for r in res:
+        if "role" in r:
+            by[(r["n"], r["fmt"], r["role"])] = r
+    lines = [
+        f"Machine: {m.get('nproc')} cores ({m.get('cpu')}), {m.get('memory_gb')} GB memory, "
+        f"Python {m.get('python')}, DuckDB {m.get('duckdb')}, pyspark {m.get('pyspark')}, "
+        f"{m.get('platform')}; load average at start {', '.join(m.get('loadavg_at_start', []))} "
+        "(other jobs shared the machine).",
+        "",
+        "Wall time is the median of the runs shown (3 unless marked), peak RSS the median "
+        "of the runs' peaks (the whole process tree). Ratios are against the floor measured "
+        "in the same run.",
+        "",
+    ]
+    sizes = sorted({(n, f) for n, f, _ in by}, key=lambda t: (t[0], t[1] != "parquet"))
+    for n, fmt in sizes:
+        floor = by.get((n, fmt, "floor"))
+        file_mb = next((r.get("file_mb") for (nn, ff, _), r in by.items()
+                        if nn == n and ff == fmt), None)
+        lines += [f"### {n:,} rows, {fmt} ({file_mb:,} MB)", "",
+                  "| command | wall s (peak MB) | wall vs floor | peak vs floor |",
+                  "|---|---:|---:|---:|"]
+        for role in ORDER:
+            r = by.get((n, fmt, role))
+            if r is None and role in ("spark", "aequitas", "fairlearn"):
+                continue
+            lines.append(f"| {NAMES[role]} | {_cell(r)} | {_ratio(r, floor, 'wall_s')} | "
+                         f"{_ratio(r, floor, 'peak_rss_mb')} |")
+        full = by.get((n, fmt, "respai-full"))
+        for peer in ("aequitas", "fairlearn"):
+            p = by.get((n, fmt, peer))
+            if p and p.get("ok"):
+                lines.append("")
+                lines.append(
+                    f"{peer} / respai (wall): full {_ratio(p, full, 'wall_s')}, no score "
+                    f"{_ratio(p, by.get((n, fmt, 'respai-noscore')), 'wall_s')}, grid "
+                    f"{_ratio(p, by.get((n, fmt, 'respai-grid')), 'wall_s')}.")
+        lines.append("")
+    helps = [r for r in res if r["label"] == "respai --help"]
+    if helps and helps[-1].get("ok"):
+        h = helps[-1]
+        lines.append(f"`respai --help`: {h['wall_s']:.2f} s median of {h['ok']} runs "
+                     f"({', '.join(f'{x:.2f}' for x in h['wall_s_all'])}).")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--results", type=Path, default=HERE / "results.json")
+    ap.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
+    a = ap.parse_args()
+    body = tables(json.loads(a.results.read_text(encoding="utf-8")))
+    text = a.out.read_text(encoding="utf-8") if a.out.exists() else f"{START}\n{END}\n"
+    head, _, rest = text.partition(START)
+    _, _, tail = rest.partition(END)
+    a.out.write_text(f"{head}{START}\n{body}{END}{tail}", encoding="utf-8")
+    print(f"wrote {a.out}")
+
+
+if __name__ == "__main__":
+    main()

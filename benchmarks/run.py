@@ -1,0 +1,289 @@
+#!/usr/bin/env python3
+"""The scale benchmark: respai evaluate vs one DuckDB GROUP BY vs the peers, in one run.
+
+Usage (from the repository root, with the project's virtual environment)::
+
+    .venv/bin/python benchmarks/run.py --sizes 1e6 1e7 [--with-100m] [--peers] [--spark]
+
+Data (``benchmarks/gen_data.py``) goes to ``--data`` (default ``/tmp/respai-bench``),
+never into the repository. Every command runs as its own process under
+``/usr/bin/time -v`` (wall time, peak RSS), ``--runs`` times (median reported), with a
+memory cap and a time limit enforced by polling the process tree: a run over the cap is
+stopped and reported as such, not left to the kernel's OOM killer. Results go to
+``benchmarks/results.json`` and ``benchmarks/RESULTS.md``.
+
+What is measured, per size and file format:
+
+- ``floor``: ``benchmarks/floor.py``, one DuckDB GROUP BY over label, prediction, sex,
+  race, age_band and the score bin;
+- ``respai evaluate``: the whole command (battery, group rules, signed record,
+  ``--no-ledger``) on ``benchmarks/spec.yaml`` (probability and AUC score = ``score``);
+- ``respai evaluate, no score``: the same spec without ``probability`` (no AUC, no
+  calibration), i.e. the count pass, the rules and the record;
+- ``respai evaluate, score on 1e-4 grid``: a projection of fix 1 (``whatif_grid.py``);
+- ``--peers``: ``../shared/bench/scripts/peer_{aequitas,fairlearn}.py`` in their own
+  virtual environments (``--venv-prefix``, default ``/tmp/respai-bench-venv-``);
+- ``--spark``: ``evaluate_fairness(spec, spark_df)`` on a local Spark session;
+- ``respai --help`` start-up time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+PY = sys.executable
+RESPAI = str(Path(PY).with_name("respai"))
+SHARED = ROOT.parent / "shared" / "bench" / "scripts"
+
+sys.path.insert(0, str(HERE))
+from gen_data import generate  # noqa: E402
+
+# --- running one command --------------------------------------------------------------
+
+
+def _tree_rss_kb(root: int) -> int:
+    """Resident memory of ``root`` and all its descendants (kB), from /proc."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            ppid, pages = int(fields[1]), int(fields[21])
+        except (OSError, IndexError, ValueError):
+            continue
+        pid = int(entry)
+        children.setdefault(ppid, []).append(pid)
+        rss[pid] = pages * (os.sysconf("SC_PAGE_SIZE") // 1024)
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += rss.get(pid, 0)
+        todo.extend(children.get(pid, []))
+    return total
+
+
+def run_once(cmd: list[str], timeout: float, cap_mb: float,
+             env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run ``cmd`` under /usr/bin/time -v; stop it over ``cap_mb`` or ``timeout``."""
+    with tempfile.TemporaryFile("w+") as err, tempfile.TemporaryFile("w+") as out:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(["/usr/bin/time", "-v", *cmd], stdout=out, stderr=err,
+                             env=env, start_new_session=True)
+        stopped = None
+        peak_seen = 0
+        while p.poll() is None:
+            time.sleep(0.2)
+            kb = _tree_rss_kb(p.pid)
+            peak_seen = max(peak_seen, kb)
+            elapsed = time.perf_counter() - t0
+            if kb > cap_mb * 1024:
+                stopped = (f"stopped at {kb / 1024:,.0f} MB (cap {cap_mb:,.0f} MB) "
+                           f"after {elapsed:.0f} s")
+            elif elapsed > timeout:
+                stopped = f"stopped after {timeout:.0f} s (time limit)"
+            if stopped:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+                break
+        wall_outer = time.perf_counter() - t0
+        err.seek(0)
+        out.seek(0)
+        stderr, stdout = err.read(), out.read()
+    row: dict[str, Any] = {"rc": p.returncode}
+    if stopped:
+        row.update(error=stopped, wall_s=round(wall_outer, 2),
+                   peak_rss_mb=round(peak_seen / 1024))
+        return row
+    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)",
+                     stderr)
+    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", stderr)
+    if wall and rss:
+        h, m, s = wall.groups()
+        row["wall_s"] = round(int(h or 0) * 3600 + int(m) * 60 + float(s), 3)
+        # time -v reports the largest single process; the tree total we polled is >= it
+        row["peak_rss_mb"] = round(max(int(rss.group(1)), peak_seen) / 1024)
+    else:
+        row["wall_s"] = round(wall_outer, 3)
+        row["peak_rss_mb"] = round(peak_seen / 1024)
+    for line in stdout.splitlines():
+        if line.startswith("{"):
+            with contextlib.suppress(ValueError):
+                row["own"] = json.loads(line)
+    if p.returncode not in (0, 1, 3, 4):  # respai's verdict exit codes are not failures
+        row["error"] = f"exit code {p.returncode}"
+        row["stderr_tail"] = stderr[-800:]
+    return row
+
+
+def measure(label: str, cmd: list[str], runs: int, timeout: float, cap_mb: float,
+            env: dict[str, str] | None = None, slow: float = 120.0,
+            **meta: Any) -> dict[str, Any]:
+    rows = []
+    for _ in range(runs):
+        row = run_once(cmd, timeout, cap_mb, env)
+        rows.append(row)
+        if "error" in row or row["wall_s"] > slow:
+            break  # a failed or very slow command is not repeated
+    ok = [r for r in rows if "error" not in r]
+    out: dict[str, Any] = {"label": label, "cmd": cmd, "runs": len(rows), "ok": len(ok), **meta}
+    if ok:
+        out["wall_s"] = statistics.median(r["wall_s"] for r in ok)
+        out["wall_s_all"] = [r["wall_s"] for r in ok]
+        out["peak_rss_mb"] = statistics.median(r["peak_rss_mb"] for r in ok)
+        owns = [r["own"] for r in ok if "own" in r]
+        if owns:
+            out["own"] = owns[len(owns) // 2]
+    else:
+        out["error"] = rows[-1].get("error")
+        out["wall_s_at_stop"] = rows[-1].get("wall_s")
+        out["peak_rss_mb_at_stop"] = rows[-1].get("peak_rss_mb")
+        if "stderr_tail" in rows[-1]:
+            out["stderr_tail"] = rows[-1]["stderr_tail"]
+    shown = (f"{out['wall_s']:.2f} s, {out['peak_rss_mb']:,.0f} MB" if ok
+             else f"FAILED: {out['error']}")
+    print(f"  {label}: {shown}", flush=True)
+    return out
+
+
+# --- the benchmark ----------------------------------------------------------------------
+
+
+def write_specs(data: Path, n: int, fmt: str, path: Path) -> dict[str, Path]:
+    template = (HERE / "spec.yaml").read_text(encoding="utf-8")
+    full = template.replace("cases: CASES", f"cases: {path}")
+    noscore = "\n".join(
+        ln for ln in full.splitlines() if not ln.strip().startswith("probability:")
+    )
+    out = {}
+    for name, text in (("full", full), ("noscore", noscore + "\n")):
+        spec = data / f"spec_{n}_{fmt}_{name}.yaml"
+        spec.write_text(text, encoding="utf-8")
+        out[name] = spec
+    return out
+
+
+def machine() -> dict[str, Any]:
+    info: dict[str, Any] = {"nproc": os.cpu_count(), "python": platform.python_version(),
+                            "platform": platform.platform()}
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            model = next((ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")),
+                         None)
+        info["cpu"] = model
+        with open("/proc/meminfo", encoding="utf-8") as fh:
+            kb = int(next(ln for ln in fh if ln.startswith("MemTotal")).split()[1])
+        info["memory_gb"] = round(kb / 2**20, 1)
+        with open("/proc/loadavg", encoding="utf-8") as fh:
+            info["loadavg_at_start"] = fh.read().split()[:3]
+    except (OSError, StopIteration):
+        pass
+    import duckdb
+
+    info["duckdb"] = duckdb.__version__
+    try:
+        import pyspark
+
+        info["pyspark"] = pyspark.__version__
+    except ImportError:
+        info["pyspark"] = None
+    info["java"] = shutil.which("java")
+    return info
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", nargs="*", type=float, default=[1e6, 1e7])
+    ap.add_argument("--with-100m", action="store_true", help="also 100M rows (Parquet only)")
+    ap.add_argument("--peers", action="store_true", help="run aequitas and fairlearn too")
+    ap.add_argument("--spark", action="store_true", help="also evaluate_fairness on Spark")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--data", type=Path, default=Path("/tmp/respai-bench"))
+    ap.add_argument("--venv-prefix", default="/tmp/respai-bench-venv-")
+    ap.add_argument("--cap-mb", type=float, default=8000, help="memory cap per run (MB)")
+    ap.add_argument("--timeout", type=float, default=1800, help="time limit per run (s)")
+    ap.add_argument("--skip", nargs="*", default=[], help="labels (prefixes) to skip")
+    ap.add_argument("--slow", type=float, default=120.0,
+                    help="a command slower than this (s) runs once")
+    ap.add_argument("--append", action="store_true", help="add to the existing results file")
+    ap.add_argument("--results", type=Path, default=HERE / "results.json")
+    a = ap.parse_args()
+
+    sizes = [int(s) for s in a.sizes] + ([100_000_000] if a.with_100m else [])
+    a.data.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ)
+    env["RESPAI_HOME"] = str(a.data / "keys")  # a throwaway signing key, not the user's
+    results: list[dict[str, Any]] = []
+    if a.append and a.results.is_file():
+        results = json.loads(a.results.read_text(encoding="utf-8"))["results"]
+    info = machine()
+    print(json.dumps(info), flush=True)
+
+    def want(label: str) -> bool:
+        return not any(label.startswith(s) for s in a.skip)
+
+    def add(label: str, cmd: list[str], runs: int | None = None, **meta: Any) -> None:
+        if want(label):
+            results.append(measure(label, cmd, runs or a.runs, a.timeout, a.cap_mb, env,
+                                   a.slow, **meta))
+            a.results.write_text(json.dumps({"machine": info, "results": results}, indent=1),
+                                 encoding="utf-8")
+
+    add("respai --help", [RESPAI, "--help"], runs=max(5, a.runs), n=0, fmt="-")
+    for n in sizes:
+        formats = ("parquet",) if n >= 100_000_000 else ("parquet", "csv")
+        t0 = time.perf_counter()
+        paths = generate(n, a.data, formats)
+        print(f"data {n:,} rows ready ({time.perf_counter() - t0:.0f} s)", flush=True)
+        for fmt in formats:
+            path = paths[fmt]
+            specs = write_specs(a.data, n, fmt, path)
+            out = str(a.data / f"out_{n}_{fmt}")
+            meta = {"n": n, "fmt": fmt, "file_mb": round(path.stat().st_size / 2**20)}
+            add(f"floor {fmt} N={n}", [PY, str(HERE / "floor.py"), str(path)], role="floor",
+                **meta)
+            add(f"respai evaluate {fmt} N={n}",
+                [RESPAI, "evaluate", str(specs["full"]), "--no-ledger", "--out", out],
+                role="respai-full", **meta)
+            add(f"respai evaluate, no score {fmt} N={n}",
+                [RESPAI, "evaluate", str(specs["noscore"]), "--no-ledger", "--out", out],
+                role="respai-noscore", **meta)
+            add(f"respai evaluate, score on 1e-4 grid {fmt} N={n}",
+                [PY, str(HERE / "whatif_grid.py"), "1e4", "evaluate", str(specs["full"]),
+                 "--no-ledger", "--out", out], role="respai-grid", **meta)
+            if a.spark and fmt == "parquet":
+                add(f"spark evaluate_fairness {fmt} N={n}",
+                    [PY, str(HERE / "spark_evaluate.py"), str(specs["noscore"]), str(path)],
+                    runs=1, role="spark", **meta)
+            if a.peers and fmt == "parquet" and SHARED.is_dir():
+                for peer, runs in (("aequitas", a.runs), ("fairlearn", 1)):
+                    py = Path(f"{a.venv_prefix}{peer}") / "bin" / "python"
+                    script = SHARED / f"peer_{peer}.py"
+                    if not py.exists() or not script.exists():
+                        print(f"  {peer}: not run ({py} or {script} missing)", flush=True)
+                        continue
+                    add(f"{peer} {fmt} N={n}", [str(py), str(script), str(path)], runs=runs,
+                        role=peer, **meta)
+    print(f"wrote {a.results}; make the table with: {PY} {HERE / 'report.py'}")
+
+
+if __name__ == "__main__":
+    main()

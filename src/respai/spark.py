@@ -1,0 +1,203 @@
+"""Spark: the session, and reading a cases file into a Spark DataFrame.
+
+The count pass itself is the same narwhals pass as for every other engine
+(:mod:`respai.engine`); this module only starts Spark and reads files the way DuckDB
+reads them, so the integer counts are the same:
+
+- CSV: a header row, ``"`` quotes doubled inside a value (RFC 4180), an empty cell is
+  missing, the columns the spec names (attributes, label, prediction, unit) are read as
+  text and the other columns get Spark's inferred types; a value that does not fit its
+  column's type stops the scan (``FAILFAST``) instead of becoming missing.
+- JSONL: one JSON object per line, types from the JSON values.
+- Parquet: as written.
+
+``pyspark`` is an optional dependency (``pip install "respai[spark]"``); importing this
+module does not import it, :func:`spark_session` and :func:`read_spark_file` do.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from respai.errors import InputError
+
+__all__ = ["is_remote", "read_spark_file", "spark_session"]
+
+_LOG4J = """\
+rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
+logger.apache.name = org.apache
+logger.apache.level = error
+logger.sparkproject.name = org.sparkproject
+logger.sparkproject.level = error
+"""
+
+
+def _log4j_file() -> Path:
+    """A log4j2 configuration that lets only errors through (written once per machine)."""
+    path = Path(tempfile.gettempdir()) / "respai-spark-log4j2.properties"
+    try:
+        if not path.is_file() or path.read_text(encoding="utf-8") != _LOG4J:
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(_LOG4J, encoding="utf-8")
+            tmp.replace(path)
+    except OSError:  # pragma: no cover - an unwritable temp folder: keep Spark's default
+        pass
+    return path
+
+
+def spark_session(master: str | None = None, **conf: str) -> Any:
+    """Get (or create) the Spark session the count pass runs on.
+
+    Parameters
+    ----------
+    master
+        Where Spark runs: ``local[2]`` (the default, two local threads), ``local[*]``,
+        a cluster such as ``spark://host:7077`` or ``yarn``. When a session already runs
+        in this process it is returned as it is (Spark allows one per process) and
+        ``master`` is ignored.
+    conf
+        Further Spark settings, e.g. ``{"spark.executor.memory": "4g"}``; keys keep
+        their dots, so pass them as ``**{"spark.executor.memory": "4g"}``.
+
+    Returns
+    -------
+    pyspark.sql.SparkSession
+        With ``spark.sql.session.timeZone=UTC``, the web UI and console progress bars off
+        and Spark's own logging at ERROR.
+
+    Raises
+    ------
+    respai.errors.InputError
+        When pyspark is not installed.
+    """
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise InputError(
+            "Spark was asked for, but pyspark is not installed.",
+            'Install it with: pip install "respai[spark]" (Spark needs Java 17 or later).',
+        ) from None
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+    log4j = f"-Dlog4j.configurationFile=file:{_log4j_file()}"
+    builder = (
+        SparkSession.builder.appName("respai")
+        .master(master or "local[2]")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.extraJavaOptions", log4j)
+        .config("spark.executor.extraJavaOptions", log4j)
+    )
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    with warnings.catch_warnings():
+        # pyspark warns on import that it is not yet tested with pandas 3; the count
+        # pass does not go through pandas
+        warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas",
+                                FutureWarning)
+        session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def is_remote(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a URI Spark reads itself (``s3a://``, ``hdfs://``, ``gs://`` ...)."""
+    text = os.fspath(path)
+    scheme, sep, _ = text.partition("://")
+    return bool(sep) and scheme.isalnum() and scheme.lower() != "file"
+
+
+def read_spark_file(
+    path: str | os.PathLike[str],
+    fmt: str,
+    delimiter: str = ",",
+    text_columns: Sequence[str] = (),
+    session: Any = None,
+) -> Any:
+    """Read a CSV, JSONL or Parquet file (or folder of part files) as a Spark DataFrame.
+
+    Parameters
+    ----------
+    path
+        A local path or a URI Spark can read (``s3a://bucket/cases.parquet``,
+        ``hdfs://...``); a folder of part files is read as one table.
+    fmt
+        ``"csv"``, ``"jsonl"`` or ``"parquet"``.
+    delimiter
+        The CSV delimiter.
+    text_columns
+        CSV columns read as text whatever they look like (so ``007`` keeps its zeros and
+        a group called ``true`` stays text), as :func:`respai.engine.open_file` does.
+    session
+        The Spark session; :func:`spark_session` when omitted.
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        Lazy: nothing but the CSV schema inference has scanned the file yet.
+    """
+    spark = session if session is not None else spark_session()
+    where = os.fspath(path)
+    if fmt == "parquet":
+        return spark.read.parquet(where)
+    if fmt == "jsonl":
+        frame = spark.read.option("mode", "FAILFAST").json(where)
+        first = _first_json_keys(where)
+        if first:  # Spark sorts JSON fields by name; keep the file's order, as DuckDB does
+            order = [c for c in first if c in frame.columns]
+            order += [c for c in frame.columns if c not in order]
+            frame = frame.select(*order)
+        return frame
+    if fmt != "csv":
+        raise InputError(f"cannot read format '{fmt}' with Spark.",
+                         "Use csv, jsonl or parquet.")
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    reader = (
+        spark.read.option("header", "true")
+        .option("sep", delimiter)
+        .option("quote", '"')
+        .option("escape", '"')
+        .option("nullValue", "")
+        .option("mode", "FAILFAST")
+        .option("encoding", "UTF-8")
+    )
+    forced = set(text_columns)
+    inferred = reader.option("inferSchema", "true").csv(where).schema
+    if not forced & set(inferred.fieldNames()):
+        return reader.schema(inferred).csv(where)
+    schema = StructType([
+        StructField(f.name, StringType(), True) if f.name in forced else f
+        for f in inferred.fields
+    ])
+    return reader.schema(schema).csv(where)
+
+
+def _first_json_keys(path: str) -> list[str]:
+    """The keys of the first object in a local JSONL file, in order (else empty)."""
+    import json
+
+    if is_remote(path) or not Path(path).is_file():
+        return []
+    try:
+        with open(path, encoding="utf-8-sig") as fh:
+            for line in fh:
+                if line.strip():
+                    value = json.loads(line)
+                    return list(value) if isinstance(value, dict) else []
+    except (OSError, ValueError):
+        return []
+    return []
