@@ -8,15 +8,10 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
-import shutil
-import tempfile
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
-
-from respai.errors import InputError
 
 __all__ = ["run_demo"]
 
@@ -34,49 +29,32 @@ def run_demo(out: Path) -> list[str]:
     from respai.fairness import evaluate_fairness
     from respai.render.csv import group_table_csv
     from respai.render.terminal import print_fairness
+    from respai.sealing import write_outputs
 
     out = out.resolve()
-    if out.exists() and not (out / "fairness.json").exists():
-        kind = "a folder" if out.is_dir() else "a file"
-        raise InputError(
-            f"--out {out} is {kind} that is not an earlier demo output folder.",
-            "Pass --out with a new folder name.",
+    samples = resources.files("respai") / "samples"
+    copies = {
+        name: (samples / name).read_bytes() for name in ("loan_screen.yaml", "loan_screen.csv")
+    }
+    with resources.as_file(samples / "loan_screen.yaml") as spec:
+        result = evaluate_fairness(spec)
+    # name the files where they will be, not where the package keeps them
+    result = replace(result, source=str(out / "loan_screen.csv"))
+    text = io.StringIO()
+    print_fairness(result, file=text, width=160)
+    files: dict[str, str | bytes] = {
+        **copies,
+        "fairness.json": json.dumps(
+            result.to_dict(), indent=2, ensure_ascii=False, allow_nan=False
         )
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=".respai-demo-", dir=out.parent))
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o777 & ~umask)  # mkdtemp makes it 0700; outputs are for sharing
-    except OSError as exc:
-        raise InputError(
-            f"cannot create the output folder {out}: {exc.strerror or exc}.",
-            "Pass --out with a folder you can write to.",
-        ) from None
-    try:
-        samples = resources.files("respai") / "samples"
-        for name in ("loan_screen.yaml", "loan_screen.csv"):
-            (tmp / name).write_bytes((samples / name).read_bytes())
-        result = evaluate_fairness(tmp / "loan_screen.yaml")
-        # name the files where they will be, not in the temporary folder
-        result = replace(result, source=str(out / "loan_screen.csv"))
-        (tmp / "fairness.json").write_text(
-            json.dumps(result.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n",
-            encoding="utf-8",
-        )
-        text = io.StringIO()
-        print_fairness(result, file=text, width=160)
-        (tmp / "fairness.txt").write_text(text.getvalue(), encoding="utf-8")
-        tables = tmp / "tables"
-        tables.mkdir()
-        for name, rows in result.tables.items():
-            (tables / f"{_slug(name)}.csv").write_text(group_table_csv(rows), encoding="utf-8")
-        if out.exists():
-            shutil.rmtree(out)
-        tmp.rename(out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        + "\n",
+        "fairness.txt": text.getvalue(),
+        **{
+            f"tables/{_slug(name)}.csv": group_table_csv(rows)
+            for name, rows in result.tables.items()
+        },
+    }
+    write_outputs(out, files, marker="fairness.json", what="demo output")
     lines = [text.getvalue().rstrip(), ""]
     lines.append(f"respai demo: wrote {out}/")
     lines.extend(f"  {p.relative_to(out)}" for p in sorted(out.rglob("*")) if p.is_file())

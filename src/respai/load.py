@@ -21,7 +21,15 @@ from respai.counts import Counts, Row, ScoreRow, build_counts, build_histograms
 from respai.errors import InputError, did_you_mean
 from respai.spec import FairnessSpec
 
-__all__ = ["Loaded", "case_batches", "load_counts"]
+__all__ = [
+    "Loaded",
+    "case_batches",
+    "has_control",
+    "load_counts",
+    "normal_value",
+    "show_value",
+    "value_text",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +81,7 @@ def load_counts(spec: FairnessSpec, data: Any = None, *, score: str | None = Non
             value, n = dup
             where = _where(source, spec.unit, value)
             raise InputError(
-                f"{source.description}: unit column '{spec.unit}' holds {_show(value)} on "
+                f"{source.description}: unit column '{spec.unit}' holds {show_value(value)} on "
                 f"{n} cases{where}, but with unit declared every case must be a different "
                 "person.",
                 "Keep one case per person, or remove unit: and accept the stated "
@@ -180,16 +188,16 @@ def _first_bad_number(source: engine.Source, column: str) -> str:
     if found is not None:
         value, pos = found
         at = f" at {source.row_word} {pos}" if pos is not None else ""
-        return f"it holds {_show(value)}{at}"
+        return f"it holds {show_value(value)}{at}"
     return "it holds text" if source.kinds[column] == "text" else "its type is not a number"
 
 
 def _list(items: list[str], limit: int = 12) -> str:
-    shown = ", ".join(_show(i) for i in items[:limit])
+    shown = ", ".join(show_value(i) for i in items[:limit])
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
-def _show(value: Any, limit: int = 60) -> str:
+def show_value(value: Any, limit: int = 60) -> str:
     """A value as text that is safe on a terminal: control characters escaped."""
     text = value if isinstance(value, str) else repr(value)
     safe = text.encode("unicode_escape").decode("ascii") if not text.isprintable() else text
@@ -203,7 +211,7 @@ def _where(source: engine.Source, column: str, value: Any) -> str:
     return f" (first at {source.row_word} {pos})" if pos is not None else ""
 
 
-def _normal(value: Any) -> Any:
+def normal_value(value: Any) -> Any:
     """None for every spelling of missing; ints for integral floats."""
     if value is None:
         return None
@@ -217,13 +225,15 @@ def _normal(value: Any) -> Any:
     return value
 
 
-def _text_of(value: Any) -> str:
+def value_text(value: Any) -> str:
+    """A raw value as the text declared values are compared with."""
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
 
 
-def _has_control(text: str) -> bool:
+def has_control(text: str) -> bool:
+    """Whether ``text`` holds control characters (such as terminal escape codes)."""
     return any(ord(c) < 32 or 127 <= ord(c) < 160 for c in text)
 
 
@@ -265,14 +275,15 @@ class _Gate:
         key = (attr, raw)
         if key in self._attr_cache:
             return self._attr_cache[key]
-        value = _normal(raw)
+        value = normal_value(raw)
         if value is None:
             out: tuple[str | None, str | None] = (None, "missing")
         else:
-            text = _text_of(value)
-            if _has_control(text):
+            text = value_text(value)
+            if has_control(text):
                 raise InputError(
-                    f"{self.source.description}: column '{attr}' holds the value {_show(text)}"
+                    f"{self.source.description}: column '{attr}' holds the value "
+                    f"{show_value(text)}"
                     f"{_where(self.source, attr, raw)}, which contains control characters "
                     "(such as terminal escape codes).",
                     "Clean the column: group names must be printable text.",
@@ -282,7 +293,7 @@ class _Gate:
             elif text.strip() in self.declared[attr]:
                 out = (text.strip(), None)
             else:
-                out = (None, f"undeclared value {_show(text)}")
+                out = (None, f"undeclared value {show_value(text)}")
         self._attr_cache[key] = out
         return out
 
@@ -295,7 +306,7 @@ class _Gate:
         *,
         allow_missing: bool,
     ) -> int | None:
-        value = _normal(raw)
+        value = normal_value(raw)
         if value is None:
             if allow_missing:
                 return None
@@ -304,12 +315,12 @@ class _Gate:
                 f"{_where(self.source, column, raw)}; every case needs a reference label.",
                 "Fill in the label, or leave the case out of the export.",
             )
-        text = _text_of(value).strip()
+        text = value_text(value).strip()
         if mapping:
             if text in mapping:
                 return mapping[text]
             raise InputError(
-                f"{self.source.description}: the {role} column '{column}' holds {_show(text)}"
+                f"{self.source.description}: the {role} column '{column}' holds {show_value(text)}"
                 f"{_where(self.source, column, raw)}, which {role}_map does not map."
                 + did_you_mean(text, mapping),
                 f"Map it under {role}_map in the spec (to 0 or 1).",
@@ -318,7 +329,7 @@ class _Gate:
         if lowered in _ONE or lowered in _ZERO:
             return 1 if lowered in _ONE else 0
         raise InputError(
-            f"{self.source.description}: the {role} column '{column}' holds {_show(text)}"
+            f"{self.source.description}: the {role} column '{column}' holds {show_value(text)}"
             f"{_where(self.source, column, raw)}; {role}s must be 0 or 1.",
             f"Map other values with {role}_map in the spec, e.g. {role}_map: "
             "{'yes': 1, 'no': 0} (quoted, so YAML keeps them as text).",

@@ -120,11 +120,17 @@ def signing_key(path: Path | None, key_dir: Path | None = None) -> SigningKey:
     return find_signing_key(path, key_dir) or create_signing_key(key_dir)
 
 
-def write_outputs(out: Path, files: Mapping[str, str | bytes]) -> list[Path]:
+def write_outputs(
+    out: Path,
+    files: Mapping[str, str | bytes],
+    *,
+    marker: str = "record.json",
+    what: str = "respai output",
+) -> list[Path]:
     """Write ``files`` (name -> content) into ``out`` all at once, or not at all.
 
-    An existing ``out`` that holds a ``record.json`` (an earlier run's output) is
-    replaced; any other existing path is refused.
+    An existing ``out`` that holds ``marker`` (an earlier run's output) is replaced; any
+    other existing path is refused, so nothing a user keeps there is ever deleted.
 
     Raises
     ------
@@ -132,10 +138,10 @@ def write_outputs(out: Path, files: Mapping[str, str | bytes]) -> list[Path]:
         When ``out`` exists and is not an earlier output folder, or cannot be created.
     """
     out = out.resolve()
-    if out.exists() and not (out / "record.json").exists():
+    if out.exists() and not (out / marker).exists():
         kind = "a folder" if out.is_dir() else "a file"
         raise InputError(
-            f"--out {out} is {kind} that is not an earlier respai output folder.",
+            f"--out {out} is {kind} that is not an earlier {what} folder.",
             "Pass --out with a new folder name.",
         )
     try:

@@ -21,6 +21,7 @@ from typing import Any
 from respai import engine
 from respai.errors import InputError, SpecError, did_you_mean
 from respai.ll144.categories import AXES, AXIS_TITLES, Normalizer, known_spellings
+from respai.load import has_control, normal_value, show_value, value_text
 from respai.record.fingerprint import file_fingerprint
 from respai.spec import LL144Spec, Spec
 
@@ -166,40 +167,8 @@ def load_audit_data(spec: Spec, data: Any = None) -> AuditData:
     return _Gate(spec, ll, left, list(dict.fromkeys(text))).run()
 
 
-def _show(value: Any, limit: int = 60) -> str:
-    text = value if isinstance(value, str) else repr(value)
-    safe = text.encode("unicode_escape").decode("ascii") if not text.isprintable() else text
-    if len(safe) > limit:
-        safe = safe[: limit - 3] + "..."
-    return f"'{safe}'"
-
-
-def _normal(value: Any) -> Any:
-    """``None`` for every spelling of empty; ints for integral floats."""
-    if value is None:
-        return None
-    if isinstance(value, float):
-        if math.isnan(value):
-            return None
-        if value.is_integer():
-            return int(value)
-    if isinstance(value, str) and value.strip() == "":
-        return None
-    return value
-
-
-def _text_of(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-def _has_control(text: str) -> bool:
-    return any(ord(c) < 32 or 127 <= ord(c) < 160 for c in text)
-
-
 def _columns_list(items: Sequence[str], limit: int = 12) -> str:
-    shown = ", ".join(_show(i) for i in items[:limit])
+    shown = ", ".join(show_value(i) for i in items[:limit])
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
@@ -217,8 +186,7 @@ class _Gate:
         self.right: engine.Source | None = None
         self.text = text
         self.normalizers = {
-            axis: Normalizer(axis, ll.categories.get(axis, {}), ll.unknown_values)
-            for axis in AXES
+            axis: Normalizer(axis, ll.categories.get(axis, {}), ll.unknown_values) for axis in AXES
         }
         self.origin_of: dict[str, engine.Source] = {}
         self._cache: dict[tuple[str, Any], str | None] = {}
@@ -231,8 +199,10 @@ class _Gate:
             where = f"{sources[0].description} has no column '{column}'"
             listing = f"Its columns are: {_columns_list(present)}."
         else:
-            where = (f"neither {sources[0].description} nor {sources[1].description} has a "
-                     f"column '{column}'")
+            where = (
+                f"neither {sources[0].description} nor {sources[1].description} has a "
+                f"column '{column}'"
+            )
             listing = f"Their columns are: {_columns_list(present)}."
         hint = did_you_mean(column, present).strip()
         if not hint:
@@ -286,11 +256,9 @@ class _Gate:
         if dup is not None:
             value, n = dup
             lines = engine.lines_of(side, column, value, 2)
-            where = (
-                f" on {side.row_word}s {lines[0]} and {lines[1]}" if len(lines) == 2 else ""
-            )
+            where = f" on {side.row_word}s {lines[0]} and {lines[1]}" if len(lines) == 2 else ""
             raise InputError(
-                f"{side.description}: the id {_show(_text_of(value))} appears {n} times"
+                f"{side.description}: the id {show_value(value_text(value))} appears {n} times"
                 f"{where} in column '{column}'; each applicant must appear once, or the "
                 "join and the counts would count one person several times.",
                 "Remove the duplicate rows (keep the decision that was actually made), "
@@ -308,7 +276,7 @@ class _Gate:
         at = ""
         if found is not None:
             value, pos = found
-            at = f": it holds {_show(value)}" + (f" on {side.row_word} {pos}" if pos else "")
+            at = f": it holds {show_value(value)}" + (f" on {side.row_word} {pos}" if pos else "")
         raise InputError(
             f"{side.description}: the score column '{score}' is not numeric{at}.",
             "Scores must be numbers; export the tool's score, not a label.",
@@ -328,8 +296,14 @@ class _Gate:
             take_left = [c for c in ll.columns() if self.origin_of[c] is self.left]
             take_right = [c for c in ll.columns() if self.origin_of[c] is self.right]
             source: engine.Source = engine.open_join(
-                self.left, self.right, ds.join_on, take_left, take_right,
-                left_format=ds.format, delimiter=ds.delimiter, text_columns=self.text,
+                self.left,
+                self.right,
+                ds.join_on,
+                take_left,
+                take_right,
+                left_format=ds.format,
+                delimiter=ds.delimiter,
+                text_columns=self.text,
             )
             joined = True
         else:
@@ -380,8 +354,11 @@ class _Gate:
             selected = None
             if ll.selected:
                 selected = self._binary(ll.selected, selected_raw, ll.selected_map, "decision")
-                if (selected is None and ll.selected in ll.stages
-                        and stages[ll.stages.index(ll.selected)] is None):
+                if (
+                    selected is None
+                    and ll.selected in ll.stages
+                    and stages[ll.stages.index(ll.selected)] is None
+                ):
                     selected = 0  # the decision is also a stage: not reached, not selected
                 if selected is None:
                     side = self.origin_of[ll.selected]
@@ -437,15 +414,15 @@ class _Gate:
         key = (axis, raw)
         if key in self._cache:
             return self._cache[key]
-        value = _normal(raw)
+        value = normal_value(raw)
         side = self.origin_of[column]
         if value is None:
             label = None
         else:
-            text = _text_of(value)
-            if _has_control(text):
+            text = value_text(value)
+            if has_control(text):
                 raise InputError(
-                    f"{side.description}: column '{column}' holds the value {_show(text)}"
+                    f"{side.description}: column '{column}' holds the value {show_value(text)}"
                     f"{self._where(column, raw)}, which contains control characters "
                     "(such as terminal escape codes).",
                     "Clean the column: categories must be printable text.",
@@ -454,30 +431,28 @@ class _Gate:
             if not recognised:
                 hint = did_you_mean(text, known_spellings(axis)).strip()
                 raise InputError(
-                    f"{side.description}: column '{column}' holds {_show(text)}"
+                    f"{side.description}: column '{column}' holds {show_value(text)}"
                     f"{self._where(column, raw)}, which is not an EEO-1 "
                     f"{AXIS_TITLES[axis]} category ({', '.join(AXES[axis])})."
                     + (f" {hint}" if hint else ""),
-                    f"Map it under ll144.categories.{axis} (e.g. {{{_show(text)}: "
-                    f"{_show(AXES[axis][0])}}}), or list it in ll144.unknown_values if it "
+                    f"Map it under ll144.categories.{axis} (e.g. {{{show_value(text)}: "
+                    f"{show_value(AXES[axis][0])}}}), or list it in ll144.unknown_values if it "
                     "means unknown.",
                 )
         self._cache[key] = label
         return label
 
-    def _binary(
-        self, column: str, raw: Any, mapping: Mapping[str, int], role: str
-    ) -> int | None:
-        value = _normal(raw)
+    def _binary(self, column: str, raw: Any, mapping: Mapping[str, int], role: str) -> int | None:
+        value = normal_value(raw)
         side = self.origin_of[column]
         if value is None:
             return None
-        text = _text_of(value).strip()
+        text = value_text(value).strip()
         if mapping:
             if text in mapping:
                 return mapping[text]
             raise InputError(
-                f"{side.description}: the {role} column '{column}' holds {_show(text)}"
+                f"{side.description}: the {role} column '{column}' holds {show_value(text)}"
                 f"{self._where(column, raw)}, which ll144.selected_map does not map."
                 + did_you_mean(text, mapping),
                 "Map it under ll144.selected_map (to 0 or 1).",
@@ -491,7 +466,7 @@ class _Gate:
             else ""
         )
         raise InputError(
-            f"{side.description}: the {role} column '{column}' holds {_show(text)}"
+            f"{side.description}: the {role} column '{column}' holds {show_value(text)}"
             f"{self._where(column, raw)}; it must be 0 or 1 (or true/false).",
             "Fix the value." + extra,
         )
@@ -505,8 +480,7 @@ class _Gate:
                 f"{side.description}: the score column '{column}' is empty"
                 f"{self._where(column, None)}; every applicant the tool assessed needs "
                 "a score.",
-                "Fill in the score, or drop applicants the tool did not score from the "
-                "export.",
+                "Fill in the score, or drop applicants the tool did not score from the export.",
             )
         value = float(raw)
         if not math.isfinite(value):
@@ -528,8 +502,7 @@ class _Gate:
                 previous = (
                     "it is the first stage, which every applicant reaches"
                     if i == 0
-                    else "the applicant passed every earlier stage "
-                    f"({', '.join(ll.stages[:i])})"
+                    else f"the applicant passed every earlier stage ({', '.join(ll.stages[:i])})"
                 )
                 raise InputError(
                     f"{self.origin_of[column].description}: the stage column '{column}' is "
