@@ -25,6 +25,17 @@ EXIT_USAGE = 2
 EXIT_INTERNAL = 70
 
 
+ENGINE_OPTION = click.option(
+    "--engine",
+    type=click.Choice(["duckdb", "spark"]),
+    default="duckdb",
+    show_default=True,
+    help="Where the count pass over the cases file runs: embedded DuckDB, or Spark "
+    "(local, or the cluster named by RESPAI_SPARK_MASTER).",
+)
+QUIET_OPTION = click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="respai")
 def cli() -> None:
@@ -43,12 +54,16 @@ def cli() -> None:
     help="Policy file whose thresholds override the spec's.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Write the result as JSON to stdout.")
-def fairness(spec: Path, policy: Path | None, as_json: bool) -> None:
+@ENGINE_OPTION
+@QUIET_OPTION
+def fairness(spec: Path, policy: Path | None, as_json: bool, engine: str, quiet: bool) -> None:
     """Evaluate the declared group rules of SPEC (a YAML file) on its cases file."""
     from respai.fairness import evaluate_fairness
+    from respai.progress import progress
     from respai.render.terminal import print_fairness
 
-    result = evaluate_fairness(spec, policy=policy)
+    with progress("counting", quiet=quiet):
+        result = evaluate_fairness(spec, policy=policy, engine=engine)
     print_fairness(result)
     if as_json:
         _emit_json(result.to_dict())
@@ -110,7 +125,8 @@ def demo(out: Path) -> None:
     help="Allow a pickle/joblib model file to load. Loading it runs code from the file; "
     "the record states that it was allowed.",
 )
-@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@QUIET_OPTION
+@ENGINE_OPTION
 def evaluate(
     spec: Path,
     policy: Path | None,
@@ -121,6 +137,7 @@ def evaluate(
     no_ledger: bool,
     trust_model_code: bool,
     quiet: bool,
+    engine: str,
 ) -> None:
     """Run the RESPAI battery and the group rules of SPEC and write a signed record."""
     import io
@@ -138,6 +155,7 @@ def evaluate(
             policy=policy,
             trust_model_code=trust_model_code,
             on_batch=lambda done, total: bar.update(done, total),
+            engine=engine,
         )
     sk = found or create_signing_key()  # created only once the evaluation succeeded
     if sk.created:

@@ -114,6 +114,7 @@ def evaluate(
     policy: Policy | str | Path | None = None,
     trust_model_code: bool = False,
     on_batch: Callable[[int, int], None] | None = None,
+    engine: str = "duckdb",
 ) -> Evaluation:
     """Run the battery and the declared group rules on the spec's cases file.
 
@@ -127,6 +128,8 @@ def evaluate(
         Allow a pickle/joblib model file to load (it runs code); the record says so.
     on_batch
         Progress callback ``(done_rows, total_rows)`` for perturbation stability.
+    engine
+        ``"duckdb"`` or ``"spark"``: where the count passes over the cases file run.
 
     Raises
     ------
@@ -164,7 +167,7 @@ def evaluate(
             trusted_types=ev.trusted_types,
             positive_label=ev.positive_label,
         )
-    fairness = run_rules(parsed, pol, score=score)
+    fairness = run_rules(parsed, pol, score=score, engine_name=engine)
     thresholds = thresholds_for(pol)
     battery = _run_battery(fairness.counts, tests, thresholds, fairness.spec.alpha)
     if model is not None and ev is not None and "perturbation_stability" in tests:

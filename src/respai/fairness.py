@@ -99,6 +99,7 @@ def evaluate_fairness(
     data: Any = None,
     *,
     policy: Policy | Mapping[str, Any] | str | Path | None = None,
+    engine: str = "duckdb",
 ) -> FairnessResult:
     """Evaluate the declared group rules on a file or a DataFrame.
 
@@ -114,6 +115,9 @@ def evaluate_fairness(
     policy
         A policy file path, a dict, or a :class:`~respai.spec.Policy` whose thresholds
         override the spec's.
+    engine
+        Where the count pass over a cases file runs: ``"duckdb"`` (embedded, out of
+        core) or ``"spark"``. A DataFrame is always counted by its own engine.
 
     Returns
     -------
@@ -140,18 +144,24 @@ def evaluate_fairness(
     >>> result.verdict.value, result.exit_code
     ('FAIL', 1)
     """
-    return run_rules(_as_spec(spec), _as_policy(policy), data)
+    return run_rules(_as_spec(spec), _as_policy(policy), data, engine_name=engine)
 
 
 def run_rules(
-    parsed: Spec, pol: Policy | None, data: Any = None, *, score: str | None = None
+    parsed: Spec,
+    pol: Policy | None,
+    data: Any = None,
+    *,
+    score: str | None = None,
+    engine_name: str = "duckdb",
 ) -> FairnessResult:
     """Load, count and decide the declared rules of an already parsed spec.
 
-    ``score`` asks the load for score histograms too (used by the battery's AUC).
+    ``score`` asks the load for score histograms too (used by the battery's AUC);
+    ``engine_name`` runs the count pass over a file on ``"duckdb"`` or ``"spark"``.
     """
     fairness = apply_policy(parsed.fairness, pol)
-    loaded = load_counts(fairness, data, score=score)
+    loaded = load_counts(fairness, data, score=score, engine_name=engine_name)
     counts = loaded.counts
     rules = tuple(evaluate_rule(rule, fairness, counts) for rule in fairness.rules)
     tables = {g.name: group_table(g) for g in counts.groupings.values()}

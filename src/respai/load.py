@@ -42,7 +42,43 @@ class Loaded:
     columns: tuple[str, ...]
 
 
-def load_counts(spec: FairnessSpec, data: Any = None, *, score: str | None = None) -> Loaded:
+ENGINES = ("duckdb", "spark")
+
+
+def open_cases(spec: FairnessSpec, data: Any = None, engine_name: str = "duckdb") -> Any:
+    """Open the cases: a DataFrame as given, else the spec's file on the chosen engine.
+
+    ``engine_name`` is ``"duckdb"`` (the default: out of core, embedded) or ``"spark"``
+    (the file is read by Spark, local or on a cluster; see :mod:`respai.spark`). The label,
+    prediction, unit and attribute columns are read as text on both.
+    """
+    if data is not None:
+        return engine.open_frame(data)
+    if spec.cases is None:
+        raise InputError(
+            "the spec names no cases file and no DataFrame was given.",
+            "Set fairness.cases to the file of decided cases.",
+        )
+    text = [*spec.attributes, spec.label, spec.prediction]
+    if spec.unit:
+        text.append(spec.unit)
+    if engine_name == "spark":
+        return engine.open_spark_file(spec.cases, spec.format, spec.delimiter, text)
+    if engine_name != "duckdb":
+        raise InputError(
+            f"'{engine_name}' is not an engine." + did_you_mean(engine_name, ENGINES),
+            f"Use one of {', '.join(ENGINES)}.",
+        )
+    return engine.open_file(spec.cases, spec.format, spec.delimiter, text)
+
+
+def load_counts(
+    spec: FairnessSpec,
+    data: Any = None,
+    *,
+    score: str | None = None,
+    engine_name: str = "duckdb",
+) -> Loaded:
     """Open the cases, validate them once, and count them in one engine pass.
 
     Parameters
@@ -54,24 +90,15 @@ def load_counts(spec: FairnessSpec, data: Any = None, *, score: str | None = Non
     score
         A numeric score column for the rank AUC. When given, a second pass counts cases
         per attribute values, label and distinct score.
+    engine_name
+        ``"duckdb"`` or ``"spark"`` for a cases file (see :func:`open_cases`).
 
     Raises
     ------
     InputError
         When the data does not fit the declaration.
     """
-    if data is not None:
-        source = engine.open_frame(data)
-    elif spec.cases is not None:
-        text = [*spec.attributes, spec.label, spec.prediction]
-        if spec.unit:
-            text.append(spec.unit)
-        source = engine.open_file(spec.cases, spec.format, spec.delimiter, text)
-    else:
-        raise InputError(
-            "the spec names no cases file and no DataFrame was given.",
-            "Set fairness.cases to the file of decided cases.",
-        )
+    source = open_cases(spec, data, engine_name)
     _check_columns(spec, source)
     if score is not None:
         _check_score_column(spec, source, score)

@@ -63,7 +63,8 @@ def spark_session(master: str | None = None, **conf: str) -> Any:
     ----------
     master
         Where Spark runs: ``local[2]`` (the default, two local threads), ``local[*]``,
-        a cluster such as ``spark://host:7077`` or ``yarn``. When a session already runs
+        a cluster such as ``spark://host:7077`` or ``yarn``; when omitted, the
+        ``RESPAI_SPARK_MASTER`` environment variable, else ``local[2]``. When a session already runs
         in this process it is returned as it is (Spark allows one per process) and
         ``master`` is ignored.
     conf
@@ -94,7 +95,7 @@ def spark_session(master: str | None = None, **conf: str) -> Any:
     log4j = f"-Dlog4j.configurationFile=file:{_log4j_file()}"
     builder = (
         SparkSession.builder.appName("respai")
-        .master(master or "local[2]")
+        .master(master or os.environ.get("RESPAI_SPARK_MASTER") or "local[2]")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
