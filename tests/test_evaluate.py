@@ -185,3 +185,21 @@ def test_verify_needs_a_key(home: Path, tmp_path: Path,
     (tmp_path / "r.json").write_text("{}")
     assert main(["verify", str(tmp_path / "r.json")]) == 2
     assert "no public key to verify with" in capsys.readouterr().err
+
+
+def test_a_retired_key_may_not_sign(home: Path, tmp_path: Path,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    import datetime as dt
+
+    from respai.record import retire_key
+
+    assert main(["keys", "new", "--dir", str(tmp_path / "k")]) == 0
+    key = next((tmp_path / "k").glob("respai-*.key"))
+    kid = json.loads((tmp_path / "k" / "keys.json").read_text())["keys"][0]["key_id"]
+    retire_key(tmp_path / "k" / "keys.json", kid,
+               dt.datetime.now(dt.UTC) - dt.timedelta(seconds=1))
+    capsys.readouterr()
+    code = main(["evaluate", str(SPEC), "--key", str(key), "--no-ledger",
+                 "--out", str(tmp_path / "out")])
+    assert code == 2 and "cannot sign now" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
