@@ -64,9 +64,9 @@ def spark_session(master: str | None = None, **conf: str) -> Any:
     master
         Where Spark runs: ``local[2]`` (the default, two local threads), ``local[*]``,
         a cluster such as ``spark://host:7077`` or ``yarn``; when omitted, the
-        ``RESPAI_SPARK_MASTER`` environment variable, else ``local[2]``. When a session already runs
-        in this process it is returned as it is (Spark allows one per process) and
-        ``master`` is ignored.
+        ``RESPAI_SPARK_MASTER`` environment variable, else ``local[2]``. When a session
+        already runs in this process it is returned as it is (Spark allows one per
+        process) and ``master`` is ignored.
     conf
         Further Spark settings, e.g. ``{"spark.executor.memory": "4g"}``; keys keep
         their dots, so pass them as ``**{"spark.executor.memory": "4g"}``.
