@@ -156,6 +156,7 @@ def open_file(
     declared_format: str | None = None,
     delimiter: str = ",",
     text_columns: Sequence[str] = (),
+    check_columns: Sequence[str] | None = None,
 ) -> Source:
     """Open a CSV, JSONL or Parquet file lazily in DuckDB.
 
@@ -177,12 +178,16 @@ def open_file(
         )
     fmt = file_format(path, declared_format)
     if path.stat().st_size == 0:
-        raise InputError(f"the cases file {path} is empty (0 bytes).",
-                         "Export the decided cases with a header row.")
+        raise InputError(
+            f"the cases file {path} is empty (0 bytes).",
+            "Export the decided cases with a header row.",
+        )
     if fmt != "parquet":
         _check_text_start(path)
     if fmt == "csv":
-        _check_header(path, delimiter)
+        _check_header(
+            path, delimiter, check_columns if check_columns is not None else (text_columns or None)
+        )
     con = duckdb.connect(":memory:")
     quoted = str(path).replace("'", "''")
     if fmt == "csv":
@@ -221,12 +226,19 @@ def _check_text_start(path: Path) -> None:
             "Save it as UTF-8 (a UTF-8 byte-order mark is fine).",
         )
     if b"\x00" in head:
-        raise InputError(f"{path} starts with NUL bytes: it is not a text file.",
-                         "Export the cases as UTF-8 CSV or JSONL, or as Parquet.")
+        raise InputError(
+            f"{path} starts with NUL bytes: it is not a text file.",
+            "Export the cases as UTF-8 CSV or JSONL, or as Parquet.",
+        )
 
 
-def _check_header(path: Path, delimiter: str) -> None:
-    """Refuse a CSV header that names a column twice (DuckDB would rename one silently)."""
+def _check_header(path: Path, delimiter: str, wanted: Sequence[str] | None = None) -> None:
+    """Refuse a CSV header that names a column we read twice.
+
+    DuckDB would silently rename the second one, so which of the two is read would be a
+    guess. Duplicates among columns the evaluation does not read are left alone
+    (``wanted``; ``None`` checks every column).
+    """
     import csv
 
     with path.open(encoding="utf-8-sig", errors="replace", newline="") as fh:
@@ -234,7 +246,7 @@ def _check_header(path: Path, delimiter: str) -> None:
     names = next(csv.reader([first], delimiter=delimiter), [])
     seen: set[str] = set()
     for name in (n.strip() for n in names):
-        if name in seen and name:
+        if name in seen and name and (wanted is None or name in wanted):
             raise InputError(
                 f"{path}: the header names the column '{_shorten(name, 60)}' twice.",
                 "Give every column its own name.",
@@ -285,8 +297,7 @@ def _read_error(path: Path, exc: Exception, delimiter: str = ",") -> InputError:
                 "Check that line for a runaway quote or a pasted blob.",
             )
         return InputError(
-            f"{path} has a line longer than 2 MB{where}; no field of a case should be that "
-            "long.",
+            f"{path} has a line longer than 2 MB{where}; no field of a case should be that long.",
             "Check that line for a runaway quote or a pasted blob.",
         )
     if "invalid unicode" in low or "not utf-8 encoded" in low or "invalid utf" in low:
@@ -335,8 +346,10 @@ def _read_error(path: Path, exc: Exception, delimiter: str = ",") -> InputError:
             "damaged): it may be truncated or not Parquet at all.",
             "Export it again and check that the copy finished.",
         )
-    return InputError(f"cannot read {path}{where}: {_shorten(first)}.",
-                      "Check that it is a well-formed file of the declared format.")
+    return InputError(
+        f"cannot read {path}{where}: {_shorten(first)}.",
+        "Check that it is a well-formed file of the declared format.",
+    )
 
 
 def _first_long_line(path: Path, limit: int = _MAX_LINE) -> tuple[int, int] | None:
@@ -427,8 +440,7 @@ def _diagnose_csv(path: Path, delimiter: str) -> InputError:
             for row in reader:
                 if row and len(row) != width:
                     return InputError(
-                        f"{path}: line {start} has {len(row)} fields but the header has "
-                        f"{width}.",
+                        f"{path}: line {start} has {len(row)} fields but the header has {width}.",
                         "Check the delimiter and quoting on that line: a value holding "
                         "the delimiter must be in double quotes.",
                     )
@@ -437,8 +449,7 @@ def _diagnose_csv(path: Path, delimiter: str) -> InputError:
                 start = reader.line_num + 1
     except _BadBytes as bad:
         return InputError(
-            f"{path} is not valid UTF-8 at line {bad.line}: part of it uses another "
-            "encoding.",
+            f"{path} is not valid UTF-8 at line {bad.line}: part of it uses another encoding.",
             "Re-export the whole file as UTF-8.",
         )
     except csv.Error as exc:
@@ -517,11 +528,14 @@ def open_spark_file(
     local = None if remote else Path(path)
     if local is not None:
         if not local.exists():
-            raise InputError(f"the cases file {local} does not exist.",
-                             "Check the path in the spec.")
+            raise InputError(
+                f"the cases file {local} does not exist.", "Check the path in the spec."
+            )
         if local.is_file() and local.stat().st_size == 0:
-            raise InputError(f"the cases file {local} is empty (0 bytes).",
-                             "Export the decided cases with a header row.")
+            raise InputError(
+                f"the cases file {local} is empty (0 bytes).",
+                "Export the decided cases with a header row.",
+            )
     fmt = file_format(Path(str(path).rstrip("/")), declared_format)
     if local is not None and local.is_file() and fmt != "parquet":
         _check_text_start(local)
@@ -535,9 +549,10 @@ def open_spark_file(
     except InputError:
         raise
     except Exception as exc:  # Spark's AnalysisException, Py4JJavaError, ...
-        raise InputError(f"Spark cannot read {path}: {_shorten(_spark_message(exc))}.",
-                         "Check the path and that it is a well-formed file of the declared "
-                         "format.") from None
+        raise InputError(
+            f"Spark cannot read {path}: {_shorten(_spark_message(exc))}.",
+            "Check the path and that it is a well-formed file of the declared format.",
+        ) from None
     return source
 
 
@@ -582,8 +597,9 @@ def count_cube(
         micro = (p * MICRO).floor().fill_null(0).cast(nw.Int64)
         # derived columns first, so every aggregation is a simple one on every engine
         try:
-            frame = frame.with_columns(scaled.alias("__bin"), micro.alias("__micro"),
-                                       p.alias("__p"))
+            frame = frame.with_columns(
+                scaled.alias("__bin"), micro.alias("__micro"), p.alias("__p")
+            )
         except Exception:
             if source._con is not None:
                 raise
@@ -615,23 +631,26 @@ def count_cube(
     n_extra = len(extra)
     out: list[CubeRow] = []
     for row in rows:
-        non_null = tuple(int(v) for v in row[len(row) - n_extra:]) if n_extra else ()
+        non_null = tuple(int(v) for v in row[len(row) - n_extra :]) if n_extra else ()
         body = row[: len(row) - n_extra] if n_extra else row
         if probability is None:
-            out.append(CubeRow(tuple(body[:width]), None, int(body[width]), 0, 0, None, None,
-                               non_null))
+            out.append(
+                CubeRow(tuple(body[:width]), None, int(body[width]), 0, 0, None, None, non_null)
+            )
             continue
         pbin, n, pn, ps, pmin, pmax = body[width:]
-        out.append(CubeRow(
-            keys=tuple(body[:width]),
-            prob_bin=None if _is_null(pbin) else int(pbin),
-            n=int(n),
-            prob_n=int(pn),
-            prob_sum=0 if _is_null(ps) else int(ps),
-            prob_min=None if _is_null(pmin) else float(pmin),
-            prob_max=None if _is_null(pmax) else float(pmax),
-            non_null=non_null,
-        ))
+        out.append(
+            CubeRow(
+                keys=tuple(body[:width]),
+                prob_bin=None if _is_null(pbin) else int(pbin),
+                n=int(n),
+                prob_n=int(pn),
+                prob_sum=0 if _is_null(ps) else int(ps),
+                prob_min=None if _is_null(pmin) else float(pmin),
+                prob_max=None if _is_null(pmax) else float(pmax),
+                non_null=non_null,
+            )
+        )
     return out
 
 
@@ -653,8 +672,9 @@ def score_histogram(
         s = s.cast(nw.Float64)
     try:
         frame = frame.with_columns(s.alias("__s"))
-        grouped = frame.group_by(*[nw.col(k) for k in keys], nw.col("__s"),
-                                 drop_null_keys=False).agg(nw.len().alias("__n"))
+        grouped = frame.group_by(
+            *[nw.col(k) for k in keys], nw.col("__s"), drop_null_keys=False
+        ).agg(nw.len().alias("__n"))
         rows = _fetch(grouped)
     except duckdb.Error as exc:
         if source.path is None:
@@ -672,8 +692,9 @@ def score_histogram(
                 "must be finite numbers.",
                 "Leave the cell empty when there is no score.",
             )
-        out.append((tuple(row[:width]), None if _is_null(value) else float(value),
-                    int(row[width + 1])))
+        out.append(
+            (tuple(row[:width]), None if _is_null(value) else float(value), int(row[width + 1]))
+        )
     return out
 
 
@@ -762,7 +783,7 @@ def first_non_number(source: Source, column: str) -> tuple[str, int | None] | No
     if source._con is None:
         return None
     sql = (
-        "SELECT rn, v FROM (SELECT row_number() OVER () AS rn, CAST(\""
+        'SELECT rn, v FROM (SELECT row_number() OVER () AS rn, CAST("'
         + column.replace('"', '""')
         + "\" AS VARCHAR) AS v FROM cases) WHERE v IS NOT NULL AND trim(v) <> '' "
         "AND TRY_CAST(v AS DOUBLE) IS NULL ORDER BY rn LIMIT 1"
@@ -867,8 +888,9 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _reader_sql(source: Source, declared_format: str | None, delimiter: str,
-                text_columns: Sequence[str]) -> str:
+def _reader_sql(
+    source: Source, declared_format: str | None, delimiter: str, text_columns: Sequence[str]
+) -> str:
     """The DuckDB table function that reads ``source``'s file, as :func:`open_file` does."""
     assert source.path is not None
     fmt = file_format(source.path, declared_format)
@@ -878,9 +900,11 @@ def _reader_sql(source: Source, declared_format: str | None, delimiter: str,
         forced = list(dict.fromkeys(c for c in text_columns if c in source.kinds))
         types = ""
         if forced:
-            types = ", types={" + ", ".join(
-                "'" + c.replace("'", "''") + "': 'VARCHAR'" for c in forced
-            ) + "}"
+            types = (
+                ", types={"
+                + ", ".join("'" + c.replace("'", "''") + "': 'VARCHAR'" for c in forced)
+                + "}"
+            )
         return (
             f"read_csv('{quoted}', delim='{sep}', quote='\"', escape='\"', header=true, "
             f"auto_detect=true, strict_mode=true, max_line_size=2097152{types})"
@@ -929,8 +953,7 @@ def open_join(
     if left.path is None or right.path is None:
         raise InputError(
             "a self-identification join needs two files, not a DataFrame.",
-            "Join the DataFrames yourself, or point data.cases and data.demographics at "
-            "files.",
+            "Join the DataFrames yourself, or point data.cases and data.demographics at files.",
         )
     con = duckdb.connect(":memory:")
     text = [*text_columns, on]
@@ -938,10 +961,13 @@ def open_join(
     picked = [f"l.{_quote(c)} AS {_quote(c)}" for c in take_left]
     picked += [f"r.{_quote(c)} AS {_quote(c)}" for c in take_right]
     try:
-        con.execute("CREATE VIEW left_file AS SELECT * FROM "
-                    + _reader_sql(left, left_format, delimiter, text))
-        con.execute("CREATE VIEW right_file AS SELECT * FROM "
-                    + _reader_sql(right, None, delimiter, text))
+        con.execute(
+            "CREATE VIEW left_file AS SELECT * FROM "
+            + _reader_sql(left, left_format, delimiter, text)
+        )
+        con.execute(
+            "CREATE VIEW right_file AS SELECT * FROM " + _reader_sql(right, None, delimiter, text)
+        )
         con.execute(
             "CREATE VIEW cases AS SELECT "
             f"l.{_IN_LEFT} AS {_IN_LEFT}, r.{_IN_RIGHT} AS {_IN_RIGHT}, "
@@ -957,8 +983,9 @@ def open_join(
             f"cannot join {left.path} to {right.path} on '{on}': {_shorten(str(exc))}.",
             "Check that both files hold the id column.",
         ) from None
-    return JoinedSource(f"{left.path} joined to {right.path} on '{on}'", frame, con, left,
-                        right, on)
+    return JoinedSource(
+        f"{left.path} joined to {right.path} on '{on}'", frame, con, left, right, on
+    )
 
 
 def group_counts(
@@ -1011,8 +1038,10 @@ def _scan_error(source: Source, exc: Exception) -> InputError:
             except duckdb.Error as side_exc:  # pragma: no cover - count_cube names it
                 if side.path is not None:
                     return _read_error(side.path, side_exc)
-    return InputError(f"cannot scan {source.description}: {_shorten(str(exc))}.",
-                      "Check that the files are well formed.")
+    return InputError(
+        f"cannot scan {source.description}: {_shorten(str(exc))}.",
+        "Check that the files are well formed.",
+    )
 
 
 def lines_of(source: Source, column: str, value: Any, limit: int = 2) -> list[int]:
@@ -1026,8 +1055,9 @@ def lines_of(source: Source, column: str, value: Any, limit: int = 2) -> list[in
         first = locate(source, column, value)
         return [] if first is None else [first]
     sql = (
-        'SELECT rn FROM (SELECT row_number() OVER () AS rn, ' + _quote(column)
-        + ' AS v FROM cases) WHERE v IS NOT DISTINCT FROM ? ORDER BY rn LIMIT '
+        "SELECT rn FROM (SELECT row_number() OVER () AS rn, "
+        + _quote(column)
+        + " AS v FROM cases) WHERE v IS NOT DISTINCT FROM ? ORDER BY rn LIMIT "
         + str(int(limit))
     )
     try:
@@ -1049,8 +1079,10 @@ def locate_where(source: Source, values: dict[str, Any]) -> int | None:
     columns = list(values)
     select = ", ".join(f"{_quote(c)} AS v{i}" for i, c in enumerate(columns))
     where = " AND ".join(f"v{i} IS NOT DISTINCT FROM ?" for i in range(len(columns)))
-    sql = (f"SELECT rn FROM (SELECT row_number() OVER () AS rn, {select} FROM cases) "
-           f"WHERE {where} ORDER BY rn LIMIT 1")
+    sql = (
+        f"SELECT rn FROM (SELECT row_number() OVER () AS rn, {select} FROM cases) "
+        f"WHERE {where} ORDER BY rn LIMIT 1"
+    )
     try:
         found = source._con.execute(sql, [values[c] for c in columns]).fetchone()
     except duckdb.Error:
@@ -1086,8 +1118,6 @@ def iter_batches(
     else:
         if isinstance(frame, nw.LazyFrame):
             frame = frame.collect()
-        batches = (frame[s: s + batch_rows].to_arrow()
-                   for s in range(0, len(frame), batch_rows))
+        batches = (frame[s : s + batch_rows].to_arrow() for s in range(0, len(frame), batch_rows))
     for batch in batches:
-        yield {c: batch.column(i).to_numpy(zero_copy_only=False)
-               for i, c in enumerate(columns)}
+        yield {c: batch.column(i).to_numpy(zero_copy_only=False) for i, c in enumerate(columns)}

@@ -45,7 +45,12 @@ class Loaded:
 ENGINES = ("duckdb", "spark")
 
 
-def open_cases(spec: FairnessSpec, data: Any = None, engine_name: str = "duckdb") -> Any:
+def open_cases(
+    spec: FairnessSpec,
+    data: Any = None,
+    engine_name: str = "duckdb",
+    extra_columns: Sequence[str] = (),
+) -> Any:
     """Open the cases: a DataFrame as given, else the spec's file on the chosen engine.
 
     ``engine_name`` is ``"duckdb"`` (the default: out of core, embedded) or ``"spark"``
@@ -69,7 +74,8 @@ def open_cases(spec: FairnessSpec, data: Any = None, engine_name: str = "duckdb"
             f"'{engine_name}' is not an engine." + did_you_mean(engine_name, ENGINES),
             f"Use one of {', '.join(ENGINES)}.",
         )
-    return engine.open_file(spec.cases, spec.format, spec.delimiter, text)
+    read = [*spec.columns(), *extra_columns]
+    return engine.open_file(spec.cases, spec.format, spec.delimiter, text, read)
 
 
 def load_counts(
@@ -98,7 +104,7 @@ def load_counts(
     InputError
         When the data does not fit the declaration.
     """
-    source = open_cases(spec, data, engine_name)
+    source = open_cases(spec, data, engine_name, [score] if score else [])
     _check_columns(spec, source)
     if score is not None:
         _check_score_column(spec, source, score)

@@ -158,7 +158,8 @@ def load_audit_data(spec: Spec, data: Any = None) -> AuditData:
         left = engine.open_frame(data)
     elif ds.cases is not None:
         text = list(dict.fromkeys(text))
-        left = engine.open_file(ds.cases, ds.format, ds.delimiter, text)
+        read = [*text, *([ll.score] if ll.score else [])]
+        left = engine.open_file(ds.cases, ds.format, ds.delimiter, text, read)
     else:
         raise SpecError(
             f"{origin}: data.cases: is required but missing.",
