@@ -25,7 +25,7 @@ PHASES: list[tuple[str, str]] = [
     ("validation scans (duplicate unit, all-null)", r"^duplicate_unit |^all_null "),
     ("count pass (DuckDB GROUP BY)", r"^count_cube \(respai/engine"),
     ("score pass (DuckDB GROUP BY per distinct score)", r"^score_histogram \(respai/engine"),
-    ("gate over cube cells (Python)", r"^_Gate\.|^build_counts "),
+    ("gate: value checks per cube cell and score row (Python)", r"^_Gate\.|^build_counts "),
     ("score rows (Python, per distinct score)", r"^load_counts \(respai/load\.py"),
     ("histograms (Python, build_histograms)", r"^build_histograms |^_histogram "),
     ("battery: AUC DeLong over histograms", r"^auc_delong|^_auc_entry|^auc \(respai/battery"),

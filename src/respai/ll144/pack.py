@@ -89,6 +89,7 @@ PACK_FILES = (
     "dates.json",
     "record.json",
     "public_key.pem",
+    "report.html",
     "summary/summary.html",
     "summary/summary.md",
     "summary/summary.csv",
@@ -96,7 +97,7 @@ PACK_FILES = (
 )
 """The files every pack holds, besides the copies of the spec and the data in ``inputs/``."""
 
-_SIGNED_LAST = ("record.json", "public_key.pem", MANIFEST)
+_SIGNED_LAST = ("record.json", "public_key.pem", "report.html", MANIFEST)
 """Files written after the record is signed, so they are not in its signed file list."""
 
 IGNORED_FIELDS: tuple[tuple[str | None, ...], ...] = (
@@ -852,11 +853,18 @@ def build_pack(
             pack_files=signed_list,
         )
         envelope = seal(predicate, None, sk.key, sk.key_id)
+        from respai.record.keys import public_key_raw
+        from respai.render.html import render_report
+
         last: dict[str, bytes] = {
             "record.json": envelope_bytes(envelope),
             "public_key.pem": sk.key.public_key().public_bytes(
                 serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
             ),
+            # the signed record as a report that verifies itself in a browser
+            "report.html": render_report(
+                envelope, public_key_raw(sk.key.public_key())
+            ).encode("utf-8"),
         }
         for name, data in last.items():
             _write(tmp / name, data)
