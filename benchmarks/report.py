@@ -16,14 +16,17 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 START, END = "<!-- generated:start -->", "<!-- generated:end -->"
-ORDER = ["floor", "respai-full", "respai-noscore", "respai-grid", "spark", "aequitas",
-         "fairlearn"]
+ORDER = ["floor", "floor-noscore", "respai-full", "respai-noscore", "respai-grid", "spark",
+         "respai-spark", "aequitas", "fairlearn"]
+OPTIONAL = {"floor-noscore", "spark", "respai-spark", "aequitas", "fairlearn"}
 NAMES = {
     "floor": "DuckDB floor (one GROUP BY)",
+    "floor-noscore": "DuckDB floor without the score column",
     "respai-full": "**respai evaluate** (score = probability: AUC + calibration)",
     "respai-noscore": "respai evaluate, spec without a score column",
-    "respai-grid": "projection: respai evaluate, score floored to a 1e-4 grid (fix 1)",
+    "respai-grid": "projection of fix 1: respai evaluate, score floored to a 1e-4 grid",
     "spark": "respai evaluate_fairness on Spark local[2] (no score; incl. JVM start)",
+    "respai-spark": "respai evaluate --engine spark, no score (local[2], incl. JVM start)",
     "aequitas": "aequitas 1.1.0 (peer_aequitas.py)",
     "fairlearn": "fairlearn 0.15.0 (peer_fairlearn.py)",
 }
@@ -47,44 +50,49 @@ def _ratio(a: dict[str, Any] | None, b: dict[str, Any] | None, key: str) -> str:
 def tables(data: dict[str, Any]) -> str:
     m = data["machine"]
     res = data["results"]
-    by: dict[tuple[int, str, str], dict[str, Any]] = {}
-    for r in res:
-        if "role" in r:
-            by[(r["n"], r["fmt"], r["role"])] = r
     lines = [
         f"Machine: {m.get('nproc')} cores ({m.get('cpu')}), {m.get('memory_gb')} GB memory, "
         f"Python {m.get('python')}, DuckDB {m.get('duckdb')}, pyspark {m.get('pyspark')}, "
-        f"{m.get('platform')}; load average at start {', '.join(m.get('loadavg_at_start', []))} "
-        "(other jobs shared the machine).",
+        f"{m.get('platform')}; other jobs shared the machine.",
         "",
         "Wall time is the median of the runs shown (3 unless marked), peak RSS the median "
-        "of the runs' peaks (the whole process tree). Ratios are against the floor measured "
-        "in the same run.",
+        "of the runs' peaks (the whole process tree, JVM included). `run` numbers the "
+        "invocations of `run.py`; ratios are only taken within one invocation: against "
+        "the floor (all columns the spec reads, score included) and against the floor "
+        "without the score column (the fair floor for the no-score spec).",
         "",
     ]
-    sizes = sorted({(n, f) for n, f, _ in by}, key=lambda t: (t[0], t[1] != "parquet"))
+    rows = [r for r in res if "role" in r]
+    sizes = sorted({(r["n"], r["fmt"]) for r in rows}, key=lambda t: (t[0], t[1] != "parquet"))
     for n, fmt in sizes:
-        floor = by.get((n, fmt, "floor"))
-        file_mb = next((r.get("file_mb") for (nn, ff, _), r in by.items()
-                        if nn == n and ff == fmt), None)
+        here = [r for r in rows if r["n"] == n and r["fmt"] == fmt]
+        file_mb = here[0].get("file_mb")
         lines += [f"### {n:,} rows, {fmt} ({file_mb:,} MB)", "",
-                  "| command | wall s (peak MB) | wall vs floor | peak vs floor |",
-                  "|---|---:|---:|---:|"]
-        for role in ORDER:
-            r = by.get((n, fmt, role))
-            if r is None and role in ("spark", "aequitas", "fairlearn"):
-                continue
-            lines.append(f"| {NAMES[role]} | {_cell(r)} | {_ratio(r, floor, 'wall_s')} | "
-                         f"{_ratio(r, floor, 'peak_rss_mb')} |")
-        full = by.get((n, fmt, "respai-full"))
-        for peer in ("aequitas", "fairlearn"):
-            p = by.get((n, fmt, peer))
-            if p and p.get("ok"):
-                lines.append("")
+                  "| run | command | wall s (peak MB) | wall vs floor | peak vs floor "
+                  "| wall vs no-score floor |",
+                  "|---:|---|---:|---:|---:|---:|"]
+        runs = sorted({r.get("run", 0) for r in here})
+        for run in runs:
+            mine = {r["role"]: r for r in here if r.get("run", 0) == run}
+            floor, floor0 = mine.get("floor"), mine.get("floor-noscore")
+            for role in ORDER:
+                r = mine.get(role)
+                if r is None:
+                    continue
                 lines.append(
-                    f"{peer} / respai (wall): full {_ratio(p, full, 'wall_s')}, no score "
-                    f"{_ratio(p, by.get((n, fmt, 'respai-noscore')), 'wall_s')}, grid "
-                    f"{_ratio(p, by.get((n, fmt, 'respai-grid')), 'wall_s')}.")
+                    f"| {run} | {NAMES[role]} | {_cell(r)} | {_ratio(r, floor, 'wall_s')} | "
+                    f"{_ratio(r, floor, 'peak_rss_mb')} | {_ratio(r, floor0, 'wall_s')} |")
+        for run in runs:
+            mine = {r["role"]: r for r in here if r.get("run", 0) == run}
+            for peer in ("aequitas", "fairlearn"):
+                p = mine.get(peer)
+                if p and p.get("ok"):
+                    lines.append("")
+                    lines.append(
+                        f"Run {run}, {peer} / respai (wall): full "
+                        f"{_ratio(p, mine.get('respai-full'), 'wall_s')}, no score "
+                        f"{_ratio(p, mine.get('respai-noscore'), 'wall_s')}, grid projection "
+                        f"{_ratio(p, mine.get('respai-grid'), 'wall_s')}.")
         lines.append("")
     helps = [r for r in res if r["label"] == "respai --help"]
     if helps and helps[-1].get("ok"):

@@ -221,6 +221,7 @@ def main() -> None:
     ap.add_argument("--cap-mb", type=float, default=8000, help="memory cap per run (MB)")
     ap.add_argument("--timeout", type=float, default=1800, help="time limit per run (s)")
     ap.add_argument("--skip", nargs="*", default=[], help="labels (prefixes) to skip")
+    ap.add_argument("--only", nargs="*", default=[], help="run only these labels (prefixes)")
     ap.add_argument("--slow", type=float, default=120.0,
                     help="a command slower than this (s) runs once")
     ap.add_argument("--append", action="store_true", help="add to the existing results file")
@@ -234,16 +235,19 @@ def main() -> None:
     results: list[dict[str, Any]] = []
     if a.append and a.results.is_file():
         results = json.loads(a.results.read_text(encoding="utf-8"))["results"]
+    run = 1 + max((r.get("run", 0) for r in results), default=0)  # this invocation
     info = machine()
     print(json.dumps(info), flush=True)
 
     def want(label: str) -> bool:
+        if a.only and not any(label.startswith(s) for s in a.only):
+            return False
         return not any(label.startswith(s) for s in a.skip)
 
     def add(label: str, cmd: list[str], runs: int | None = None, **meta: Any) -> None:
         if want(label):
             results.append(measure(label, cmd, runs or a.runs, a.timeout, a.cap_mb, env,
-                                   a.slow, **meta))
+                                   a.slow, run=run, **meta))
             a.results.write_text(json.dumps({"machine": info, "results": results}, indent=1),
                                  encoding="utf-8")
 
@@ -260,6 +264,9 @@ def main() -> None:
             meta = {"n": n, "fmt": fmt, "file_mb": round(path.stat().st_size / 2**20)}
             add(f"floor {fmt} N={n}", [PY, str(HERE / "floor.py"), str(path)], role="floor",
                 **meta)
+            add(f"floor, no score {fmt} N={n}",
+                [PY, str(HERE / "floor.py"), str(path), "--no-score"], role="floor-noscore",
+                **meta)
             add(f"respai evaluate {fmt} N={n}",
                 [RESPAI, "evaluate", str(specs["full"]), "--no-ledger", "--out", out],
                 role="respai-full", **meta)
@@ -273,6 +280,9 @@ def main() -> None:
                 add(f"spark evaluate_fairness {fmt} N={n}",
                     [PY, str(HERE / "spark_evaluate.py"), str(specs["noscore"]), str(path)],
                     runs=1, role="spark", **meta)
+                add(f"respai evaluate --engine spark, no score {fmt} N={n}",
+                    [RESPAI, "evaluate", str(specs["noscore"]), "--engine", "spark",
+                     "--no-ledger", "--out", out], runs=1, role="respai-spark", **meta)
             if a.peers and fmt == "parquet" and SHARED.is_dir():
                 for peer, runs in (("aequitas", a.runs), ("fairlearn", 1)):
                     py = Path(f"{a.venv_prefix}{peer}") / "bin" / "python"

@@ -84,7 +84,7 @@ def main() -> None:
         (OUT / "ll144-compas.txt").write_text(
             "$ respai ll144 compas.yaml --out audit\n" + text, encoding="utf-8")
         md = (work / "audit" / "summary.md").read_text(encoding="utf-8")
-        (OUT / "ll144-compas-summary.md").write_text(md.replace(str(work), "<work>"),
+        (OUT / "ll144-compas-summary.txt").write_text(md.replace(str(work), "<work>"),
                                                      encoding="utf-8")
         print(f"wrote {OUT / 'll144-compas.txt'} and the summary")
     finally:

@@ -210,15 +210,15 @@ def test_the_record_is_identical_on_spark(spark: Any, files: dict[str, Path],
                            run_id="run-duckdb", **fixed)
 
     opened: list[engine.Source] = []
+    real_open = engine.open_spark_file
 
-    def on_spark(path: Path, fmt: str | None = None, delimiter: str = ",",
-                 text_columns: Any = ()) -> engine.Source:
-        opened.append(engine.open_spark_file(path, fmt, delimiter, text_columns, spark))
+    def spy(*args: Any, **kwargs: Any) -> engine.Source:
+        opened.append(real_open(*args, **kwargs))
         return opened[-1]
 
-    monkeypatch.setattr(engine, "open_file", on_spark)
-    ran = evaluate(spec)
-    assert len(opened) == 1 and engine._is_spark(opened[0]._frame.to_native())
+    monkeypatch.setattr(engine, "open_spark_file", spy)
+    ran = evaluate(spec, engine="spark")  # the session of this module is the active one
+    assert opened and all(engine._is_spark(s._frame.to_native()) for s in opened)
     theirs = build_predicate(ran, timestamp="2026-06-01T12:00:00Z", run_id="run-spark", **fixed)
     for p in (duck, theirs):
         p.pop("run_id")

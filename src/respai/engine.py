@@ -540,7 +540,7 @@ def open_spark_file(
     if local is not None and local.is_file() and fmt != "parquet":
         _check_text_start(local)
         if fmt == "csv":
-            _check_header(local, delimiter)
+            _check_header(local, delimiter, text_columns or None)
     where = str(path) if remote else str(Path(path).resolve())
     try:
         native = spark.read_spark_file(where, fmt, delimiter, text_columns, session)
