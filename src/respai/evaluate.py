@@ -365,18 +365,7 @@ def build_predicate(
         *(_rule_record(r) for r in e.rules),
     ]
     spec = e.spec
-    system = {
-        k: v
-        for k, v in (
-            ("name", spec.system.name),
-            ("version", spec.system.version),
-            ("owner", spec.system.owner),
-            ("use_case", spec.system.use_case),
-            ("jurisdiction", spec.system.jurisdiction),
-            ("first_distributed", spec.system.first_distributed),
-        )
-        if v is not None
-    }
+    system = spec.system.to_dict()
     run_start = {
         "record_type": "run_start",
         "planned_tests": [t["test_key"] for t in tests],

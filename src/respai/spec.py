@@ -151,6 +151,21 @@ class SystemInfo:
     jurisdiction: str | None = None
     first_distributed: str | None = None
 
+    def to_dict(self) -> dict[str, str]:
+        """The fields that are set, by name (for records and summaries)."""
+        return {
+            k: v
+            for k, v in (
+                ("name", self.name),
+                ("version", self.version),
+                ("owner", self.owner),
+                ("use_case", self.use_case),
+                ("jurisdiction", self.jurisdiction),
+                ("first_distributed", self.first_distributed),
+            )
+            if v is not None
+        }
+
 
 @dataclass(frozen=True, slots=True)
 class EvaluationSpec:
@@ -595,22 +610,7 @@ def parse_fairness(
         raw = Path(_text(ctx, "fairness.cases", fb["cases"])).expanduser()
         cases = raw if raw.is_absolute() or base_dir is None else (base_dir / raw)
 
-    fmt = fb.get("format")
-    if fmt is not None:
-        fmt = _text(ctx, "fairness.format", fmt).lower()
-        if fmt not in FORMATS:
-            raise ctx.fail(
-                "fairness.format",
-                f"'{fmt}' is not a supported format." + did_you_mean(fmt, FORMATS),
-                f"Use one of {', '.join(FORMATS)}.",
-            )
-    delimiter = fb.get("delimiter", ",")
-    if not isinstance(delimiter, str) or len(delimiter) != 1:
-        raise ctx.fail(
-            "fairness.delimiter",
-            f"must be one character, got {_kind(delimiter)}.",
-            "For a tab, write '\\t' in double quotes.",
-        )
+    fmt, delimiter = _format_and_delimiter(ctx, "fairness", fb)
 
     spec = FairnessSpec(
         name=_text(ctx, "fairness.name", fb.get("name", "fairness")),
@@ -650,6 +650,29 @@ def parse_fairness(
         k: ("spec" if k in fb else "default") for k in ("alpha", "max_left_out", "min_cell")
     }
     return _replace(spec, rules=rules, sources=sources)
+
+
+def _format_and_delimiter(
+    ctx: _Ctx, where: str, block: Mapping[Any, Any]
+) -> tuple[str | None, str]:
+    """The ``format`` (lower case, or ``None``: from the suffix) and ``delimiter`` keys."""
+    fmt = block.get("format")
+    if fmt is not None:
+        fmt = _text(ctx, f"{where}.format", fmt).lower()
+        if fmt not in FORMATS:
+            raise ctx.fail(
+                f"{where}.format",
+                f"'{fmt}' is not a supported format." + did_you_mean(fmt, FORMATS),
+                f"Use one of {', '.join(FORMATS)}.",
+            )
+    delimiter = block.get("delimiter", ",")
+    if not isinstance(delimiter, str) or len(delimiter) != 1:
+        raise ctx.fail(
+            f"{where}.delimiter",
+            f"must be one character, got {_kind(delimiter)}.",
+            "For a tab, write '\\t' in double quotes.",
+        )
+    return fmt, delimiter
 
 
 def _alpha(ctx: _Ctx, key: str, value: Any) -> float:
@@ -985,22 +1008,7 @@ def _parse_data(
         cases, fmt, delimiter = fairness.cases, fairness.format, fairness.delimiter
     else:
         cases = _path(ctx, "data.cases", data.get("cases"), base_dir)
-        fmt = data.get("format")
-        if fmt is not None:
-            fmt = _text(ctx, "data.format", fmt).lower()
-            if fmt not in FORMATS:
-                raise ctx.fail(
-                    "data.format",
-                    f"'{fmt}' is not a supported format." + did_you_mean(fmt, FORMATS),
-                    f"Use one of {', '.join(FORMATS)}.",
-                )
-        delimiter = data.get("delimiter", ",")
-        if not isinstance(delimiter, str) or len(delimiter) != 1:
-            raise ctx.fail(
-                "data.delimiter",
-                f"must be one character, got {_kind(delimiter)}.",
-                "For a tab, write '\\t' in double quotes.",
-            )
+        fmt, delimiter = _format_and_delimiter(ctx, "data", data)
     id_col = None if data.get("id") is None else _name(ctx, "data.id", data["id"])
     join_on = None if data.get("join_on") is None else _name(ctx, "data.join_on", data["join_on"])
     demographics = _path(ctx, "data.demographics", data.get("demographics"), base_dir)

@@ -350,18 +350,7 @@ def ll144_predicate(
         "independence_statement": independence_status(result),
     }
     run_end = {"record_type": "run_end", "verdict": VERDICT, "exit_code": result.exit_code}
-    system = {
-        k: v
-        for k, v in (
-            ("name", spec.system.name),
-            ("version", spec.system.version),
-            ("owner", spec.system.owner),
-            ("use_case", spec.system.use_case),
-            ("jurisdiction", spec.system.jurisdiction),
-            ("first_distributed", spec.system.first_distributed),
-        )
-        if v is not None
-    }
+    system = spec.system.to_dict()
     out: dict[str, Any] = {
         "schema_version": "1.0",
         "run_id": run,
