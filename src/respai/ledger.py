@@ -523,43 +523,35 @@ def _rel(directory: Path, path: Path) -> str:
         return str(path)
 
 
-def _run_files(directory: Path) -> tuple[list[tuple[int, Path]], list[Path], list[Path]]:
-    """The run files by name seq, the stray temporary files, and other unexpected files."""
-    runs_dir = directory / _RUNS
-    runs: list[tuple[int, Path]] = []
-    strays: list[Path] = []
-    others: list[Path] = []
-    if not runs_dir.is_dir():
-        return runs, strays, others
-    for path in sorted(runs_dir.iterdir()):
-        match = _RUN_NAME.match(path.name)
-        if path.name.startswith(_TMP_PREFIX):
-            strays.append(path)
-        elif match and path.is_file():
-            runs.append((int(match.group(1)), path))
-        else:
-            others.append(path)
-    runs.sort(key=lambda item: (item[0], item[1].name))
-    return runs, strays, others
-
-
-def _checkpoint_files(directory: Path) -> tuple[list[tuple[int, Path]], list[Path], list[Path]]:
-    cp_dir = directory / _CHECKPOINTS
+def _numbered_files(
+    folder: Path, pattern: re.Pattern[str]
+) -> tuple[list[tuple[int, Path]], list[Path], list[Path]]:
+    """Files whose name matches ``pattern`` (by their number), stray temporary files, others."""
     found: list[tuple[int, Path]] = []
     strays: list[Path] = []
     others: list[Path] = []
-    if not cp_dir.is_dir():
+    if not folder.is_dir():
         return found, strays, others
-    for path in sorted(cp_dir.iterdir()):
-        match = _CHECKPOINT_NAME.match(path.name)
+    for path in sorted(folder.iterdir()):
+        match = pattern.match(path.name)
         if path.name.startswith(_TMP_PREFIX):
             strays.append(path)
         elif match and path.is_file():
             found.append((int(match.group(1)), path))
         else:
             others.append(path)
-    found.sort()
+    found.sort(key=lambda item: (item[0], item[1].name))
     return found, strays, others
+
+
+def _run_files(directory: Path) -> tuple[list[tuple[int, Path]], list[Path], list[Path]]:
+    """The run files by name seq, the stray temporary files, and other unexpected files."""
+    return _numbered_files(directory / _RUNS, _RUN_NAME)
+
+
+def _checkpoint_files(directory: Path) -> tuple[list[tuple[int, Path]], list[Path], list[Path]]:
+    """The checkpoint files by size, the stray temporary files, and other files."""
+    return _numbered_files(directory / _CHECKPOINTS, _CHECKPOINT_NAME)
 
 
 def read_run(path: Path | str) -> dict[str, Any]:

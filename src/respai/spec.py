@@ -285,8 +285,9 @@ class Spec:
         object.__setattr__(self, "sha256", sha256)
         object.__setattr__(self, "system", system)
         # ``fairness_block`` is the field's own name, so dataclasses.replace() works too
-        object.__setattr__(self, "fairness_block", fairness if fairness is not None
-                           else fairness_block)
+        object.__setattr__(
+            self, "fairness_block", fairness if fairness is not None else fairness_block
+        )
         object.__setattr__(self, "evaluation", evaluation)
         object.__setattr__(self, "data", data if data is not None else DataSpec())
         object.__setattr__(self, "ll144", ll144)
@@ -584,17 +585,7 @@ def parse_fairness(
     unit = None if unit is None else _name(ctx, "fairness.unit", unit)
 
     roles = {"label": label, "prediction": prediction, "probability": probability, "unit": unit}
-    seen_roles: dict[str, str] = {}
-    for role, column in roles.items():
-        if column is None:
-            continue
-        if column in seen_roles:
-            raise ctx.fail(
-                f"fairness.{role}",
-                f"names the column '{column}', which is already the {seen_roles[column]} column.",
-                "Each role needs its own column.",
-            )
-        seen_roles[column] = role
+    _distinct_roles(ctx, "fairness", roles)
     attributes = _parse_attributes(ctx, fb["attributes"])
     reserved = {label, prediction, probability, unit} - {None}
     for attr in attributes:
@@ -650,6 +641,21 @@ def parse_fairness(
         k: ("spec" if k in fb else "default") for k in ("alpha", "max_left_out", "min_cell")
     }
     return _replace(spec, rules=rules, sources=sources)
+
+
+def _distinct_roles(ctx: _Ctx, block: str, roles: Mapping[str, str | None]) -> None:
+    """Refuse one column named for two roles (label and prediction, sex and race, ...)."""
+    seen: dict[str, str] = {}
+    for role, column in roles.items():
+        if column is None:
+            continue
+        if column in seen:
+            raise ctx.fail(
+                f"{block}.{role}",
+                f"names the column '{column}', which is already the {seen[column]} column.",
+                "Each role needs its own column.",
+            )
+        seen[column] = role
 
 
 def _format_and_delimiter(
@@ -1216,17 +1222,7 @@ def parse_ll144(block: Any, *, origin: str = "spec") -> LL144Spec:
             )
         score = _name(ctx, "ll144.score", lb["score"])
     roles = {"sex": sex, "race": race, "selected": selected, "score": score}
-    seen_roles: dict[str, str] = {}
-    for role, column in roles.items():
-        if column is None:
-            continue
-        if column in seen_roles:
-            raise ctx.fail(
-                f"ll144.{role}",
-                f"names the column '{column}', which is already the {seen_roles[column]} column.",
-                "Each role needs its own column.",
-            )
-        seen_roles[column] = role
+    _distinct_roles(ctx, "ll144", roles)
     stages: tuple[str, ...] = ()
     if lb.get("stages") is not None:
         stages = _column_list(ctx, "ll144.stages", lb["stages"])
@@ -1234,7 +1230,8 @@ def parse_ll144(block: Any, *, origin: str = "spec") -> LL144Spec:
             if stage in (sex, race, score):
                 raise ctx.fail(
                     f"ll144.stages[{i}]",
-                    f"'{stage}' is already the {seen_roles[stage]} column; stages are 0/1 "
+                    f"'{stage}' is already the "
+                    f"{next(r for r, c in roles.items() if c == stage)} column; stages are 0/1 "
                     "columns, one per step of the hiring funnel.",
                 )
     cutoffs: tuple[float, ...] = ()
