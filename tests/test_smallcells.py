@@ -444,3 +444,11 @@ def test_import_does_not_load_numpy_or_scipy() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "False False"
+
+
+def test_exact_power_with_a_subnormal_rate() -> None:
+    # found by hypothesis: SciPy's binomial overflowed on p1 = 2.2e-308
+    from respai.smallcells import exact_power
+
+    tiny = exact_power(2.2250738585072014e-308, 4, 0.5, 10)
+    assert tiny == exact_power(0.0, 4, 0.5, 10)

@@ -48,6 +48,7 @@ FindingCode = Literal[
 _TIE_RTOL = 1e-10
 """Relative slack on ``p <= alpha`` so that exact ties survive floating-point rounding."""
 
+_TINY_RATE = 1e-300
 _NEGLIGIBLE_PMF = 1e-20
 """Group-1 outcomes less likely than this are skipped by :func:`exact_power`."""
 
@@ -263,6 +264,9 @@ def exact_power(p1: float, n1: int, p2: float, n2: int, alpha: float = 0.05) -> 
     alpha = _check_open_unit(alpha, "alpha")
     if n1 == 0 or n2 == 0:  # p-value 1 for every outcome
         return 0.0
+    # SciPy's binomial overflows on subnormal rates; such a rate is 0 for any cell size
+    # that fits in memory (the change in power is below 1e-290).
+    p1, p2 = (0.0 if p < _TINY_RATE else p for p in (p1, p2))
     pmf1 = binom.pmf(np.arange(n1 + 1), n1, p1)
     kept = np.flatnonzero(pmf1 > _NEGLIGIBLE_PMF)  # contiguous: the binomial is unimodal
     x1 = np.arange(kept[0], kept[-1] + 1, dtype=np.int64)
