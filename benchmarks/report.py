@@ -16,7 +16,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 START, END = "<!-- generated:start -->", "<!-- generated:end -->"
-ORDER = ["floor", "floor-noscore", "respai-full", "respai-noscore", "respai-grid", "spark",
+ORDER = ["floor", "floor-noscore", "respai-full", "respai-noscore", "spark",
          "respai-spark", "aequitas", "fairlearn"]
 OPTIONAL = {"floor-noscore", "spark", "respai-spark", "aequitas", "fairlearn"}
 NAMES = {
@@ -24,7 +24,6 @@ NAMES = {
     "floor-noscore": "DuckDB floor without the score column",
     "respai-full": "**respai evaluate** (score = probability: AUC + calibration)",
     "respai-noscore": "respai evaluate, spec without a score column",
-    "respai-grid": "projection of fix 1: respai evaluate, score floored to a 1e-4 grid",
     "spark": "respai evaluate_fairness on Spark local[2] (no score; incl. JVM start)",
     "respai-spark": "respai evaluate --engine spark, no score (local[2], incl. JVM start)",
     "aequitas": "aequitas 1.1.0 (peer_aequitas.py)",
@@ -91,8 +90,7 @@ def tables(data: dict[str, Any]) -> str:
                     lines.append(
                         f"Run {run}, {peer} / respai (wall): full "
                         f"{_ratio(p, mine.get('respai-full'), 'wall_s')}, no score "
-                        f"{_ratio(p, mine.get('respai-noscore'), 'wall_s')}, grid projection "
-                        f"{_ratio(p, mine.get('respai-grid'), 'wall_s')}.")
+                        f"{_ratio(p, mine.get('respai-noscore'), 'wall_s')}.")
         lines.append("")
     helps = [r for r in res if r["label"] == "respai --help"]
     if helps and helps[-1].get("ok"):

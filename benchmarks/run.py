@@ -20,7 +20,6 @@ What is measured, per size and file format:
   ``--no-ledger``) on ``benchmarks/spec.yaml`` (probability and AUC score = ``score``);
 - ``respai evaluate, no score``: the same spec without ``probability`` (no AUC, no
   calibration), i.e. the count pass, the rules and the record;
-- ``respai evaluate, score on 1e-4 grid``: a projection of fix 1 (``whatif_grid.py``);
 - ``--peers``: ``../shared/bench/scripts/peer_{aequitas,fairlearn}.py`` in their own
   virtual environments (``--venv-prefix``, default ``/tmp/respai-bench-venv-``);
 - ``--spark``: ``evaluate_fairness(spec, spark_df)`` on a local Spark session;
@@ -273,9 +272,6 @@ def main() -> None:
             add(f"respai evaluate, no score {fmt} N={n}",
                 [RESPAI, "evaluate", str(specs["noscore"]), "--no-ledger", "--out", out],
                 role="respai-noscore", **meta)
-            add(f"respai evaluate, score on 1e-4 grid {fmt} N={n}",
-                [PY, str(HERE / "whatif_grid.py"), "1e4", "evaluate", str(specs["full"]),
-                 "--no-ledger", "--out", out], role="respai-grid", **meta)
             if a.spark and fmt == "parquet":
                 add(f"spark evaluate_fairness {fmt} N={n}",
                     [PY, str(HERE / "spark_evaluate.py"), str(specs["noscore"]), str(path)],

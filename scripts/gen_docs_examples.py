@@ -665,20 +665,12 @@ def record_examples(work: Path, scrub: Scrub) -> dict[str, Any]:
             "groups": sex["groups"],
             "left_out": sex["left_out"],
             "calibration_bins": _cut(sex["calibration_bins"], 1, "groups"),
-            "score_histograms": _cut(
-                [
-                    {"key": h["key"], "histogram": _cut(h["histogram"], 3, "score values")}
-                    for h in sex["score_histograms"]
-                ],
-                1,
-                "groups",
-            ),
+            "rank_sums": _cut(sex["rank_sums"], 1, "groups"),
         },
         **{name: "…" for name in counts["groupings"] if name != "sex"},
     }
-    excerpt["score_histogram"] = _cut(counts["score_histogram"], 3, "score values")
-    for k in ("score_histogram_columns", "calibration_bin_columns"):
-        excerpt[k] = counts[k]
+    excerpt["rank_sums"] = counts["rank_sums"]
+    excerpt["calibration_bin_columns"] = counts["calibration_bin_columns"]
     out("record-counts.json", excerpt)
     return statement
 
@@ -739,8 +731,13 @@ def battery_worked(predicate: dict[str, Any]) -> None:
         f"{t_sd['threshold']['value']}: {t_sd['verdict']}; uncertain: "
         f"{str(t_sd['uncertain']).lower()}",
     ]
-    hist = [tuple(h) for h in predicate["counts"]["score_histogram"]]
-    found = stats.auc_delong(hist)
+    ranks = predicate["counts"]["rank_sums"]
+    positives, negatives = ranks["scored_labelled_1"], ranks["scored_labelled_0"]
+    twice_u = int(ranks["twice_u"])
+    found = stats.auc_from_rank_sums(
+        positives, negatives, twice_u, int(ranks["positive_placement_squares"]),
+        int(ranks["negative_placement_squares"]),
+    )
     assert found is not None
     value, iv, se = found
     record = tests["auc"]
@@ -748,13 +745,11 @@ def battery_worked(predicate: dict[str, Any]) -> None:
     if (value, iv.lo, iv.hi) != (record["value"], record["interval"]["lo"],
                                  record["interval"]["hi"]):
         sys.exit("gen_docs_examples: the worked AUC differs from the record")
-    positives = sum(h[1] for h in hist)
-    negatives = sum(h[2] for h in hist)
     lines += [
         "",
-        f"AUC from counts.score_histogram ({len(hist)} distinct scores, {positives} cases "
-        f"labelled 1, {negatives} labelled 0)",
-        f"  Mann-Whitney, ties half = {value:.4f}; DeLong standard error {se:.5f}; "
+        f"AUC from counts.rank_sums ({positives} cases labelled 1, {negatives} labelled 0)",
+        f"  twice_u / (2 m n) = {twice_u} / (2 x {positives} x {negatives}) = {value:.4f}",
+        f"  DeLong standard error {se:.5f} (from the squares); "
         f"95% interval [{iv.lo:.4f}, {iv.hi:.4f}]",
     ]
     _write("battery-worked.txt", "\n".join(lines) + "\n")

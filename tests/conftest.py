@@ -72,3 +72,15 @@ def run_engine(engine: str, tmp_path: Path) -> Callable[..., Any]:
         return load_counts(parse_fairness(spec), source).counts
 
     return run
+
+
+@pytest.fixture(scope="session")
+def cases_writer() -> Callable[..., Any]:
+    """:func:`write_cases`, for test modules (importlib mode cannot import conftest)."""
+    return write_cases
+
+
+@pytest.fixture(scope="session")
+def engine_names() -> list[str]:
+    """Every engine path a count test can run on."""
+    return list(ENGINES)

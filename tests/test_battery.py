@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import accuracy_score, roc_auc_score
 
 from respai.battery import DEFAULT_THRESHOLDS, Decision, Threshold, decide, run_battery
-from respai.counts import Row, ScoreRow, build_counts, build_histograms
+from respai.counts import RankSums, Row, build_counts
 from respai.stats import auc_delong
 from respai.types import Interval, Verdict
 
@@ -32,11 +32,19 @@ def counts_from_arrays(y: np.ndarray, p: np.ndarray, s: np.ndarray, g: np.ndarra
     cube = Counter(zip(g.tolist(), y.tolist(), p.tolist(), strict=True))
     rows = [Row((gg,), (None,), yy, pp, None, n) for (gg, yy, pp), n in cube.items()]
     counts = build_counts(rows, ATTRS, [("g",)], None)
-    hist = Counter(zip(g.tolist(), y.tolist(), s.tolist(), strict=True))
-    overall, per = build_histograms(
-        [ScoreRow((gg,), yy, ss, n) for (gg, yy, ss), n in hist.items()], ATTRS, [("g",)])
+    overall = brute_rank_sums(y, s)
+    per = {("g",): {(k,): brute_rank_sums(y[g == k], s[g == k]) for k in ATTRS["g"]}}
     cells = {"label": 0, "prediction": 0, "g": 0, "score": 0}
-    return replace(counts, overall_histogram=overall, histograms=per, null_cells=cells)
+    return replace(counts, overall_ranks=overall, ranks=per, null_cells=cells)
+
+
+def brute_rank_sums(y: np.ndarray, s: np.ndarray) -> RankSums:
+    """The rank sums by comparing every positive with every negative (no sorting)."""
+    pos, neg = s[y == 1].tolist(), s[y == 0].tolist()
+    x = [sum(2 * (a > b) + (a == b) for b in neg) for a in pos]
+    v = [sum(2 * (a > b) + (a == b) for a in pos) for b in neg]
+    assert sum(x) == sum(v)
+    return RankSums(len(pos), len(neg), sum(x), sum(i * i for i in x), sum(i * i for i in v))
 
 
 def brute_delong(y: np.ndarray, s: np.ndarray) -> tuple[float, float]:

@@ -95,15 +95,19 @@ def test_numbers_recompute_from_the_record_alone(home: Path, tmp_path: Path) -> 
         n = g["tp"] + g["fp"] + g["tn"] + g["fn"]
         sel.append((g["tp"] + g["fp"]) / n)
     assert tests["impact_ratio:sex"]["value"] == pytest.approx(min(sel) / max(sel))
-    # AUC from the score histogram in the record
-    hist = counts["score_histogram"]
-    below, wins = 0, 0.0
-    for _, pos, neg in hist:
-        wins += pos * (below + neg / 2)
-        below += neg
-    m = sum(h[1] for h in hist)
-    n_neg = sum(h[2] for h in hist)
-    assert tests["auc"]["value"] == pytest.approx(wins / (m * n_neg), abs=1e-12)
+    # AUC and its DeLong error from the rank sums in the record (DeLong et al. 1988)
+    ranks = counts["rank_sums"]
+    m, n_neg = ranks["scored_labelled_1"], ranks["scored_labelled_0"]
+    u2 = int(ranks["twice_u"])
+    sx, sv = int(ranks["positive_placement_squares"]), int(ranks["negative_placement_squares"])
+    auc = u2 / (2 * m * n_neg)
+    assert tests["auc"]["value"] == pytest.approx(auc, abs=1e-12)
+    var10 = (sx / (2 * n_neg) ** 2 - m * auc**2) / (m - 1)
+    var01 = (sv / (2 * m) ** 2 - n_neg * auc**2) / (n_neg - 1)
+    se = (var10 / m + var01 / n_neg) ** 0.5
+    assert tests["auc"]["details"]["overall"]["standard_error"] == pytest.approx(se, rel=1e-6)
+    by_sex = {tuple(r["key"]): r for r in counts["groupings"]["sex"]["rank_sums"]}
+    assert sum(r["scored_labelled_1"] for r in by_sex.values()) <= m
 
 
 def test_policy_sets_thresholds_and_the_decision_rule(home: Path, tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from respai import stats
-from respai.counts import Cell, Counts
+from respai.counts import Cell, Counts, RankSums
 from respai.types import Interval, Undefined, Verdict
 
 __all__ = [
@@ -228,11 +228,15 @@ def accuracy(cell: Cell, threshold: Threshold) -> TestResult:
     )
 
 
-def _auc_entry(hist: Sequence[tuple[float, int, int]]) -> dict[str, Any]:
-    pos = sum(h[1] for h in hist)
-    neg = sum(h[2] for h in hist)
-    found = stats.auc_delong(hist)
-    entry: dict[str, Any] = {"positives": pos, "negatives": neg}
+def _auc_found(r: RankSums) -> tuple[float, Interval | None, float | None] | None:
+    return stats.auc_from_rank_sums(
+        r.positives, r.negatives, r.twice_u, r.positive_squares, r.negative_squares
+    )
+
+
+def _auc_entry(r: RankSums) -> dict[str, Any]:
+    found = _auc_found(r)
+    entry: dict[str, Any] = {"positives": r.positives, "negatives": r.negatives}
     if found is None:
         entry.update(
             value=None,
@@ -253,28 +257,29 @@ def auc(counts: Counts, threshold: Threshold) -> TestResult:
         "AUC by rank, ties counted half (Mann-Whitney); 95% DeLong interval; "
         "per-group AUCs reported, the verdict reads the overall AUC"
     )
-    if counts.overall_histogram is None:
+    if counts.overall_ranks is None:
         return _undefined(
             "auc", None, "no_score", "the spec names no score column", threshold, method
         )
-    overall = _auc_entry(counts.overall_histogram)
+    ranks = counts.overall_ranks
+    overall = _auc_entry(ranks)
     per_group = {
         g.name: [
-            {"group": " × ".join(key), **_auc_entry(h)}
-            for key, h in (counts.histograms or {})[g.attributes].items()
+            {"group": " × ".join(key), **_auc_entry(r)}
+            for key, r in (counts.ranks or {})[g.attributes].items()
         ]
         for g in counts.groupings.values()
     }
     details = {
         "overall": overall,
         "per_group": per_group,
-        "cases_without_score": counts.total - sum(h[1] + h[2] for h in counts.overall_histogram),
+        "cases_without_score": counts.total - ranks.positives - ranks.negatives,
     }
     if overall["value"] is None:
         return _undefined(
             "auc", None, "one_label", overall["undefined_reason"], threshold, method, details
         )
-    found = stats.auc_delong(counts.overall_histogram)
+    found = _auc_found(ranks)
     assert found is not None
     return _result("auc", None, found[0], found[1], threshold, method, details)
 

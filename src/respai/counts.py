@@ -17,14 +17,12 @@ __all__ = [
     "Cell",
     "Counts",
     "Grouping",
+    "RankSums",
     "Row",
-    "ScoreRow",
     "build_counts",
-    "build_histograms",
 ]
 
 GroupKey = tuple[str, ...]
-Histogram = tuple[tuple[float, int, int], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,10 +142,11 @@ class Counts:
     declared: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     #: Empty cells per column read (``label``, ``prediction``, attributes, ...).
     null_cells: Mapping[str, int] = field(default_factory=dict)
-    #: ``(score, labelled 1, labelled 0)`` per distinct score, sorted by score.
-    overall_histogram: Histogram | None = None
-    #: Per grouping and group, the same histogram; ``None`` without a score column.
-    histograms: Mapping[tuple[str, ...], Mapping[GroupKey, Histogram]] | None = None
+    #: The rank sums behind the AUC over every case with a score; ``None`` without a
+    #: score column.
+    overall_ranks: RankSums | None = None
+    #: The same per grouping and group (every declared group, scored or not).
+    ranks: Mapping[tuple[str, ...], Mapping[GroupKey, RankSums]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,43 +265,47 @@ def build_counts(
 
 
 @dataclass(frozen=True, slots=True)
-class ScoreRow:
-    """One cell of the score pass: attribute values as in :class:`Row`, label, score, n."""
+class RankSums:
+    """Exact integers from which a group's rank AUC and DeLong variance follow.
 
-    values: tuple[str | None, ...]
-    label: int
-    score: float
-    n: int
-
-
-def _histogram(cells: Mapping[float, list[int]]) -> Histogram:
-    return tuple((s, c[0], c[1]) for s, c in sorted(cells.items()))
-
-
-def build_histograms(
-    rows: Iterable[ScoreRow],
-    attributes: Mapping[str, Sequence[str]],
-    groupings: Sequence[tuple[str, ...]],
-) -> tuple[Histogram, dict[tuple[str, ...], dict[GroupKey, Histogram]]]:
-    """Score histograms (for rank AUC) overall and per group of every grouping.
-
-    Cases not in a declared group of a grouping are left out of that grouping's
-    histograms, as they are left out of its counts.
+    Over the cases with a score: ``positives`` (labelled 1, count ``m``) and
+    ``negatives`` (labelled 0, count ``n``). Each positive's placement numerator is
+    ``x = 2 * (negatives scored lower) + (negatives scored equal)``; each negative's is
+    ``v = 2 * (positives scored higher) + (positives scored equal)``. Then
+    ``twice_u = sum(x) = sum(v)`` is twice the Mann-Whitney U (ties counted half),
+    ``positive_squares = sum(x**2)`` and ``negative_squares = sum(v**2)``. The AUC is
+    ``twice_u / (2 m n)``; see :func:`respai.stats.auc_from_rank_sums`.
     """
-    names = list(attributes)
-    index = {name: i for i, name in enumerate(names)}
-    overall: dict[float, list[int]] = {}
-    per: dict[tuple[str, ...], dict[GroupKey, dict[float, list[int]]]] = {
-        g: {tuple(k): {} for k in product(*(attributes[a] for a in g))} for g in groupings
-    }
-    for row in rows:
-        slot = 0 if row.label == 1 else 1
-        overall.setdefault(row.score, [0, 0])[slot] += row.n
-        for grouping in groupings:
-            key = tuple(row.values[index[a]] for a in grouping)
-            if any(v is None for v in key):
-                continue
-            per[grouping][key].setdefault(row.score, [0, 0])[slot] += row.n  # type: ignore[index]
-    return _histogram(overall), {
-        g: {k: _histogram(cells) for k, cells in groups.items()} for g, groups in per.items()
-    }
+
+    positives: int = 0
+    negatives: int = 0
+    twice_u: int = 0
+    positive_squares: int = 0
+    negative_squares: int = 0
+
+    @classmethod
+    def from_parts(
+        cls, positives: int, negatives: int, sum_x: int, sum_x2: int, sum_w: int, sum_w2: int
+    ) -> RankSums:
+        """From the engine's sums, where a negative's ``w`` counts positives *below*.
+
+        ``v = 2m - w`` for a negative, so ``sum(v**2) = 4 m**2 n - 4 m sum(w) + sum(w**2)``.
+        The identity ``sum(w) = 2 m n - sum(x)`` (every pair counted once) is checked.
+        """
+        m, n = positives, negatives
+        if sum_w != 2 * m * n - sum_x:
+            raise ValueError(
+                f"rank sums disagree: sum(w) = {sum_w}, expected 2mn - sum(x) = "
+                f"{2 * m * n - sum_x}"
+            )
+        return cls(m, n, sum_x, sum_x2, 4 * m * m * n - 4 * m * sum_w + sum_w2)
+
+    def to_dict(self) -> dict[str, int | str]:
+        """The record's form: the three large sums as decimal strings (beyond 2**53)."""
+        return {
+            "scored_labelled_1": self.positives,
+            "scored_labelled_0": self.negatives,
+            "twice_u": str(self.twice_u),
+            "positive_placement_squares": str(self.positive_squares),
+            "negative_placement_squares": str(self.negative_squares),
+        }

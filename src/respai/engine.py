@@ -10,23 +10,29 @@ Nothing above this module imports duckdb or narwhals: callers get plain Python v
 
 from __future__ import annotations
 
+import atexit
 import csv
 import json
 import math
+import os
 import re
-from collections.abc import Iterator, Sequence
+import shutil
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 import duckdb
 import narwhals as nw
+import numpy as np
 
 from respai.errors import InputError
 
 __all__ = [
     "MICRO",
     "CubeRow",
+    "RankParts",
     "Source",
     "all_null",
     "count_cube",
@@ -35,7 +41,7 @@ __all__ = [
     "locate",
     "open_file",
     "open_frame",
-    "score_histogram",
+    "rank_sums",
 ]
 
 #: Probabilities are summed as integers in millionths (``floor(p * 10**6)``), so the sums
@@ -151,6 +157,38 @@ def file_format(path: Path, declared: str | None) -> str:
     return fmt
 
 
+#: DuckDB's memory cap for one run (``RESPAI_MEMORY_LIMIT``, any DuckDB size such as
+#: ``2GB``); past it, sorts and large groupings spill to a private temporary folder.
+MEMORY_LIMIT = "512MB"
+MEMORY_ENV = "RESPAI_MEMORY_LIMIT"
+
+
+def _connect() -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB with a memory cap and a spill folder that is removed at exit."""
+    con = duckdb.connect(":memory:")
+    limit = os.environ.get(MEMORY_ENV, MEMORY_LIMIT)
+    try:
+        con.execute(f"SET memory_limit = '{limit.replace(chr(39), '')}'")
+    except duckdb.Error:
+        raise InputError(
+            f"{MEMORY_ENV} is {limit!r}, which is not a memory size.",
+            f"Set it to a size such as 512MB or 4GB, or unset it (default {MEMORY_LIMIT}).",
+        ) from None
+    con.execute(f"SET temp_directory = '{_spill_folder().replace(chr(39), chr(39) * 2)}'")
+    return con
+
+
+_SPILL: list[str] = []
+
+
+def _spill_folder() -> str:
+    if not _SPILL:
+        folder = tempfile.mkdtemp(prefix="respai-duckdb-")
+        atexit.register(shutil.rmtree, folder, True)
+        _SPILL.append(folder)
+    return _SPILL[0]
+
+
 def open_file(
     path: Path,
     declared_format: str | None = None,
@@ -188,7 +226,7 @@ def open_file(
         _check_header(
             path, delimiter, check_columns if check_columns is not None else (text_columns or None)
         )
-    con = duckdb.connect(":memory:")
+    con = _connect()
     quoted = str(path).replace("'", "''")
     if fmt == "csv":
         sep = delimiter.replace("'", "''")
@@ -654,48 +692,363 @@ def count_cube(
     return out
 
 
-def score_histogram(
-    source: Source, keys: Sequence[str], score: str
-) -> list[tuple[tuple[Any, ...], float | None, int]]:
-    """Count cases per ``keys`` and distinct score value (``None`` for an empty score).
+@dataclass(frozen=True, slots=True)
+class RankParts:
+    """Exact integer sums behind one group's rank AUC and its DeLong variance.
 
-    This second pass feeds the rank AUC; only distinct score values come back.
+    For a case labelled 1 at score ``s``, ``x = negatives below s + negatives at or below
+    s`` (twice its DeLong placement numerator, so an integer); for a case labelled 0,
+    ``w = positives below s + positives at or below s``. Only cases with a score are
+    counted; "below" and "at" are within the same group.
+    """
+
+    positives: int
+    negatives: int
+    sum_x: int
+    sum_x2: int
+    sum_w: int
+    sum_w2: int
+
+
+#: Where a sum of squares could pass 64 bits (window functions on another engine, a huge
+#: tie block), placements are split as ``x = hi * 2**16 + lo`` and the three partial sums
+#: are combined in Python integers: exact up to about 2 billion cases per group.
+_SPLIT = 16
+_LOW = (1 << _SPLIT) - 1
+_STREAM_ROWS = 1_000_000
+
+
+def rank_sums(
+    source: Source,
+    score: str,
+    label: str,
+    label_codes: Mapping[Any, int],
+    attributes: Sequence[str],
+    attribute_codes: Sequence[Mapping[Any, int]],
+    sizes: Sequence[int],
+    groupings: Sequence[tuple[int, ...]],
+) -> dict[tuple[int, ...], dict[tuple[int, ...], RankParts]]:
+    """The rank-AUC sums per group of every grouping, in one sorted pass.
+
+    ``label_codes`` maps each raw label value to 1 or 0 and ``attribute_codes[i]`` maps
+    each raw value of ``attributes[i]`` to the index of its declared group, ``0`` to
+    ``sizes[i] - 1``. A value not in its map leaves the case out of the groupings that
+    use that column (a label not in its map leaves it out everywhere). ``groupings``
+    lists attribute indices (``()`` is the whole file). The result maps grouping to
+    group-index tuple to :class:`RankParts`; groups without a scored case are absent.
+
+    A DuckDB source streams the scored cases sorted by score (DuckDB sorts out of core)
+    through numpy, one batch at a time; an in-memory DataFrame is sorted where it is and
+    folded the same way; a lazy engine (Spark) runs the same sums as window functions
+    where the data lives. All give the same integers.
 
     Raises
     ------
     InputError
-        When the score column is not numeric or holds NaN or infinity.
+        When the score column holds NaN or infinity, or the engine fails while scanning.
     """
-    frame = source._frame
+    frame = _coded(source, score, label, label_codes, attributes, attribute_codes)
+    native = frame.to_native()
+    try:
+        # the stream sorts one packed code per case (label and groups) with its score
+        packed = frame.select(_packed(sizes), nw.col("__s"))
+        if isinstance(native, duckdb.DuckDBPyRelation):
+            ordered = packed.to_native().order("__s")
+            reader = getattr(ordered, "to_arrow_reader", None) or ordered.fetch_arrow_reader
+            batches: Iterator[Any] = iter(reader(_STREAM_ROWS))
+        elif isinstance(frame, nw.DataFrame):  # in memory already: sort it there
+            table = packed.sort("__s").to_arrow()
+            batches = iter(table.to_batches(max_chunksize=_STREAM_ROWS))
+        else:  # Spark and other lazy engines: sums where the data lives
+            _check_finite_score(source, frame, score)
+            return _rank_windows(frame, groupings)
+        try:
+            return _rank_stream(batches, sizes, groupings)
+        except _BadScore as bad:
+            value = bad.value
+        del batches  # close the stream: the connection answers one query at a time
+        _not_finite(source, score, value)
+    except duckdb.Error as exc:
+        raise _scan_error(source, exc) from None
+
+
+def _code_expr(column: str, codes: Mapping[Any, int]) -> Any:
+    by_code: dict[int, list[Any]] = {}
+    for raw, code in codes.items():
+        if not _is_null(raw):
+            by_code.setdefault(code, []).append(raw)
+    expr: Any = None
+    for code, raws in sorted(by_code.items()):
+        cond = nw.col(column).is_in(raws)
+        expr = (
+            nw.when(cond).then(nw.lit(code))
+            if expr is None
+            else expr.when(cond).then(nw.lit(code))
+        )
+    if expr is None:
+        return nw.lit(-1).cast(nw.Int16)
+    return expr.otherwise(nw.lit(-1)).cast(nw.Int16)
+
+
+def _coded(
+    source: Source,
+    score: str,
+    label: str,
+    label_codes: Mapping[Any, int],
+    attributes: Sequence[str],
+    attribute_codes: Sequence[Mapping[Any, int]],
+) -> Any:
+    """``__a0 .. __ak`` group codes, ``__y`` (1/0) and ``__s``, for cases with a score."""
     s = nw.col(score)
     if source.kinds[score] != _NUMERIC:
-        s = s.cast(nw.Float64)
-    try:
-        frame = frame.with_columns(s.alias("__s"))
-        grouped = frame.group_by(
-            *[nw.col(k) for k in keys], nw.col("__s"), drop_null_keys=False
-        ).agg(nw.len().alias("__n"))
-        rows = _fetch(grouped)
-    except duckdb.Error as exc:
-        if source.path is None:
-            raise
-        raise _read_error(source.path, exc) from None
-    width = len(keys)
-    out = []
-    for row in rows:
-        value = row[width]
-        if not _is_null(value) and not math.isfinite(float(value)):
-            pos = locate(source, score, float(value))
-            where = f" (first at {source.row_word} {pos})" if pos is not None else ""
-            raise InputError(
-                f"{source.description}: score column '{score}' holds {value}{where}; scores "
-                "must be finite numbers.",
-                "Leave the cell empty when there is no score.",
-            )
-        out.append(
-            (tuple(row[:width]), None if _is_null(value) else float(value), int(row[width + 1]))
+        s = s.cast(nw.Float64)  # an all-empty column reads as text
+    exprs = [
+        _code_expr(a, codes).alias(f"__a{i}")
+        for i, (a, codes) in enumerate(zip(attributes, attribute_codes, strict=True))
+    ]
+    score_expr = s.cast(nw.Float64) + 0.0  # adding 0.0 turns -0.0 into 0.0
+    exprs += [_code_expr(label, label_codes).alias("__y"), score_expr.alias("__s")]
+    return source._frame.select(*exprs).filter(~nw.col("__s").is_null() & (nw.col("__y") >= 0))
+
+
+def _packed(sizes: Sequence[int]) -> Any:
+    """``__cell = y + 2 * (a0 + 1) + 2 * (k0 + 1) * (a1 + 1) + ...``, one integer per case."""
+    expr: Any = nw.col("__y").cast(nw.Int64)
+    step = 2
+    for i, size in enumerate(sizes):
+        expr = expr + (nw.col(f"__a{i}").cast(nw.Int64) + 1) * step
+        step *= size + 1
+    return expr.cast(nw.Int32 if step < 2**31 else nw.Int64).alias("__cell")
+
+
+def _unpacked(cell: Any, sizes: Sequence[int]) -> tuple[Any, Any]:
+    """The group codes (rows x attributes, -1 when left out) and labels of ``__cell``."""
+    cell = cell.astype(np.int64)
+    y = cell & 1
+    rest = cell >> 1
+    cols = []
+    for size in sizes:
+        cols.append((rest % (size + 1) - 1).astype(np.int16))
+        rest //= size + 1
+    codes = np.column_stack(cols) if cols else np.zeros((len(cell), 0), np.int16)
+    return codes, y
+
+
+def _check_finite_score(source: Source, frame: Any, score: str) -> None:
+    s = nw.col("__s")
+    rows = _fetch(frame.filter(~s.is_finite()).select(s).head(1))
+    if rows:
+        _not_finite(source, score, float(rows[0][0]))
+
+
+def _not_finite(source: Source, score: str, value: float) -> NoReturn:
+    pos = locate(source, score, value)
+    where = f" (first at {source.row_word} {pos})" if pos is not None else ""
+    raise InputError(
+        f"{source.description}: score column '{score}' holds {value}{where}; scores must "
+        "be finite numbers.",
+        "Leave the cell empty when there is no score.",
+    )
+
+
+def _rank_windows(
+    frame: Any, groupings: Sequence[tuple[int, ...]]
+) -> dict[tuple[int, ...], dict[tuple[int, ...], RankParts]]:
+    """The sums as window functions (Spark, DataFrames): one query per grouping."""
+    y = nw.col("__y").cast(nw.Int64)  # 64-bit sums on every engine
+    base = frame.with_columns(y.alias("__y"), (1 - y).alias("__q"))
+    out: dict[tuple[int, ...], dict[tuple[int, ...], RankParts]] = {}
+    for grouping in groupings:
+        keys = [f"__a{i}" for i in grouping]
+        part = base
+        for k in keys:
+            part = part.filter(nw.col(k) >= 0)
+        # one row per group and distinct score, so a running sum is exact under ties
+        h = part.group_by(*keys, "__s").agg(
+            nw.col("__y").sum().alias("p"), nw.col("__q").sum().alias("q")
         )
+        h = h.with_columns(
+            nw.col("q").cum_sum().over(*keys, order_by="__s").alias("cq"),
+            nw.col("p").cum_sum().over(*keys, order_by="__s").alias("cp"),
+        )
+        h = h.with_columns(
+            (2 * nw.col("cq") - nw.col("q")).alias("x"),
+            (2 * nw.col("cp") - nw.col("p")).alias("w"),
+        )
+        terms: list[Any] = []
+        for weight, v in (("p", "x"), ("q", "w")):
+            hi, lo = nw.col(v) // (_LOW + 1), nw.col(v) % (_LOW + 1)
+            c = nw.col(weight)
+            terms += [
+                c.alias(f"n_{v}"),
+                (c * nw.col(v)).alias(f"s_{v}"),
+                (c * hi * hi).alias(f"hh_{v}"),
+                (c * hi * lo).alias(f"hl_{v}"),
+                (c * lo * lo).alias(f"ll_{v}"),
+            ]
+        h = h.select(*keys, *terms)
+        names = [f"{t}_{v}" for v in ("x", "w") for t in ("n", "s", "hh", "hl", "ll")]
+        sums = [nw.col(n).sum().alias(n) for n in names]
+        agg = h.group_by(*keys).agg(*sums) if keys else h.select(*sums)
+        found: dict[tuple[int, ...], RankParts] = {}
+        for row in _fetch(agg):
+            key = tuple(int(v) for v in row[: len(keys)])
+            vals = [0 if _is_null(v) else int(v) for v in row[len(keys) :]]
+            n_x, s_x, hh_x, hl_x, ll_x, n_w, s_w, hh_w, hl_w, ll_w = vals
+            if n_x + n_w == 0:
+                continue
+            found[key] = RankParts(
+                n_x, n_w, s_x, _square(hh_x, hl_x, ll_x), s_w, _square(hh_w, hl_w, ll_w)
+            )
+        out[grouping] = found
     return out
+
+
+def _square(hh: int, hl: int, ll: int) -> int:
+    """``sum(x**2)`` from the sums of ``hi*hi``, ``hi*lo`` and ``lo*lo``."""
+    return (hh << (2 * _SPLIT)) + (hl << (_SPLIT + 1)) + ll
+
+
+class _RankStream:
+    """Running sums over cases arriving sorted by score, for every grouping at once.
+
+    Each batch is cut into groups (a stable sort on the small group code keeps the
+    score order within a group). Inside a group a positive's placement is
+    ``x = 2 * below + t``, where ``below`` counts the group's negatives in earlier
+    batches and ``t`` counts them in this batch (negatives before it, plus those before
+    the end of its tie block). ``t`` is bounded by the batch, so numpy sums it exactly in
+    64 bits; ``below`` enters through Python integers:
+    ``sum(x**2) = 4 below**2 m + 4 below sum(t) + sum(t**2)``. Negatives likewise.
+    """
+
+    def __init__(self, sizes: Sequence[int], groupings: Sequence[tuple[int, ...]]) -> None:
+        self.groupings = list(groupings)
+        self.radix = [[sizes[i] for i in g] for g in self.groupings]
+        self.width = [math.prod(r) for r in self.radix]
+        # per grouping and group code: [positives, sum x, sum x^2, negatives, sum w, sum w^2]
+        self.sums = [[[0] * 6 for _ in range(w)] for w in self.width]
+
+    def add(self, codes: Any, y: Any, s: Any) -> None:
+        """Fold in one batch: ``codes`` (rows x attributes), ``y`` (1/0), ``s`` sorted."""
+        # the batch is sorted, so no two equal neighbours means no ties in any group
+        ties = bool(np.any(s[1:] == s[:-1]))
+        for gi, grouping in enumerate(self.groupings):
+            if not grouping:
+                self._group(self.sums[gi][0], y, s if ties else None)
+                continue
+            code = np.zeros(len(y), np.int64)
+            ok = np.ones(len(y), bool)
+            for i, size in zip(grouping, self.radix[gi], strict=True):
+                col = codes[:, i]
+                ok &= col >= 0
+                code = code * size + col
+            small = np.int16 if self.width[gi] < 2**15 else np.int64
+            c = code[ok].astype(small)
+            order = np.argsort(c, kind="stable")  # stable: score order kept per group
+            c, yy = c[order], y[ok][order]
+            ss = s[ok][order] if ties else None
+            bounds = np.searchsorted(c, np.arange(self.width[gi] + 1)).tolist()
+            for g in range(self.width[gi]):
+                lo, hi = bounds[g], bounds[g + 1]
+                if hi > lo:
+                    self._group(self.sums[gi][g], yy[lo:hi], None if ss is None else ss[lo:hi])
+
+    @staticmethod
+    def _group(acc: list[int], y: Any, s: Any | None) -> None:
+        """Fold one group's cases of one batch (in score order) into ``acc``."""
+        below_neg, below_pos = acc[3], acc[0]  # cases of the group in earlier batches
+        if s is None:  # no ties: a case's "before" and "at or before" counts agree
+            pos_at = np.flatnonzero(y)
+            neg_at = np.flatnonzero(y == 0)
+            # negatives before the k-th positive: its position minus k; twice that is t
+            t_pos = 2 * (pos_at - np.arange(len(pos_at)))
+            t_neg = 2 * (neg_at - np.arange(len(neg_at)))
+            weight_pos = weight_neg = None
+        else:
+            new = np.empty(len(y), bool)
+            new[0] = True
+            np.not_equal(s[1:], s[:-1], out=new[1:])
+            starts = np.flatnonzero(new)
+            size = np.diff(np.append(starts, len(y)))
+            weight_pos = np.add.reduceat(y.astype(np.int64), starts)  # positives per block
+            weight_neg = size - weight_pos
+            neg_before = np.cumsum(weight_neg) - weight_neg
+            pos_before = np.cumsum(weight_pos) - weight_pos
+            t_pos = 2 * neg_before + weight_neg  # per block, for each positive in it
+            t_neg = 2 * pos_before + weight_pos
+        sides = ((0, t_pos, weight_pos, below_neg), (3, t_neg, weight_neg, below_pos))
+        for at, t, weight, below in sides:
+            m = len(t) if weight is None else int(weight.sum())
+            if m == 0:
+                continue
+            s1 = int(t.sum()) if weight is None else int(np.dot(weight, t))
+            s2 = _sum_squares(t, weight)
+            acc[at] += m
+            acc[at + 1] += 2 * below * m + s1
+            acc[at + 2] += 4 * below * below * m + 4 * below * s1 + s2
+
+    def result(self) -> dict[tuple[int, ...], dict[tuple[int, ...], RankParts]]:
+        out: dict[tuple[int, ...], dict[tuple[int, ...], RankParts]] = {}
+        for gi, grouping in enumerate(self.groupings):
+            found: dict[tuple[int, ...], RankParts] = {}
+            for code, t in enumerate(self.sums[gi]):
+                if t[0] + t[3] == 0:
+                    continue
+                key: list[int] = []
+                rest = code
+                for size in reversed(self.radix[gi]):
+                    key.append(rest % size)
+                    rest //= size
+                found[tuple(reversed(key))] = RankParts(t[0], t[3], t[1], t[2], t[4], t[5])
+            out[grouping] = found
+        return out
+
+
+def _sum_squares(t: Any, weight: Any | None) -> int:
+    """``sum(weight * t**2)`` exactly: in int64 when it cannot overflow, else split."""
+    top = int(t.max())
+    total = len(t) if weight is None else int(weight.sum())
+    if total * top * top < 2**62:
+        return int(np.dot(t, t)) if weight is None else int(np.dot(weight, t * t))
+    hi, lo = t >> _SPLIT, t & _LOW
+    w = np.ones(len(t), np.int64) if weight is None else weight
+    return _square(int(np.dot(w, hi * hi)), int(np.dot(w, hi * lo)), int(np.dot(w, lo * lo)))
+
+
+class _BadScore(Exception):
+    def __init__(self, value: float) -> None:
+        self.value = value
+
+
+def _rank_stream(
+    batches: Iterator[Any],
+    sizes: Sequence[int],
+    groupings: Sequence[tuple[int, ...]],
+) -> dict[tuple[int, ...], dict[tuple[int, ...], RankParts]]:
+    """Fold Arrow batches of the scored cases, sorted by score, into the running sums."""
+    stream = _RankStream(sizes, groupings)
+    held: list[Any] | None = None
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        codes, y = _unpacked(batch.column(0).to_numpy(), sizes)
+        s = batch.column(1).to_numpy()
+        if not np.isfinite(s[-1]):  # NaN and +inf sort last, -inf first
+            raise _BadScore(float(s[-1]))
+        if not np.isfinite(s[0]):
+            raise _BadScore(float(s[0]))
+        if held is not None:
+            codes = np.concatenate((held[0], codes))
+            y = np.concatenate((held[1], y))
+            s = np.concatenate((held[2], s))
+        # hold back the last tie block: the next batch may continue it
+        cut = int(np.searchsorted(s, s[-1], side="left"))
+        held = [codes[cut:], y[cut:], s[cut:]]
+        if cut:
+            stream.add(codes[:cut], y[:cut], s[:cut])
+    if held is not None and len(held[1]):
+        stream.add(*held)
+    return stream.result()
 
 
 def _check_finite_frame(source: Source, column: str) -> None:
@@ -955,7 +1308,7 @@ def open_join(
             "a self-identification join needs two files, not a DataFrame.",
             "Join the DataFrames yourself, or point data.cases and data.demographics at files.",
         )
-    con = duckdb.connect(":memory:")
+    con = _connect()
     text = [*text_columns, on]
     key = f"CAST({_quote(on)} AS VARCHAR)"
     picked = [f"l.{_quote(c)} AS {_quote(c)}" for c in take_left]

@@ -287,15 +287,13 @@ def _counts_dict(counts: Counts) -> dict[str, Any]:
                 }
                 for k, c in g.calibration.items()
             ]
-        if counts.histograms is not None:
-            entry["score_histograms"] = [
-                {"key": list(k), "histogram": [list(h) for h in hist]}
-                for k, hist in counts.histograms[g.attributes].items()
+        if counts.ranks is not None:
+            entry["rank_sums"] = [
+                {"key": list(k), **r.to_dict()} for k, r in counts.ranks[g.attributes].items()
             ]
         out["groupings"][g.name] = entry
-    if counts.overall_histogram is not None:
-        out["score_histogram"] = [list(h) for h in counts.overall_histogram]
-        out["score_histogram_columns"] = ["score", "labelled_1", "labelled_0"]
+    if counts.overall_ranks is not None:
+        out["rank_sums"] = counts.overall_ranks.to_dict()
     if counts.calibration_bins:
         out["calibration_bin_columns"] = ["cases", "labelled_1", "sum_floor_p_times_1e6"]
     return out

@@ -13,11 +13,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from itertools import product
 from pathlib import Path
 from typing import Any
 
 from respai import engine
-from respai.counts import Counts, Row, ScoreRow, build_counts, build_histograms
+from respai.counts import Counts, RankSums, Row, build_counts
 from respai.errors import InputError, did_you_mean
 from respai.spec import FairnessSpec
 
@@ -134,24 +135,65 @@ def load_counts(
     counts = build_counts(rows, spec.attributes, spec.groupings, bins)
     counts = replace(counts, null_cells=_null_cells(spec, cube, rows, extra, score))
     if score is not None:
-        hist = engine.score_histogram(source, [*spec.attributes, spec.label], score)
-        score_rows = []
-        n_attr = len(spec.attributes)
-        for key, value, n in hist:
-            if value is None:
-                continue
-            values = tuple(
-                gate._attribute(a, raw)[0]
-                for a, raw in zip(spec.attributes, key[:n_attr], strict=True)
-            )
-            label = gate._binary(
-                spec.label, key[n_attr], spec.label_map, "label", allow_missing=False
-            )
-            assert label is not None
-            score_rows.append(ScoreRow(values, label, value, n))
-        overall, per = build_histograms(score_rows, spec.attributes, spec.groupings)
-        counts = replace(counts, overall_histogram=overall, histograms=per)
+        overall, per = _rank_sums(spec, source, gate, cube, score)
+        counts = replace(counts, overall_ranks=overall, ranks=per)
     return Loaded(counts, source.description, source.path, tuple(source.columns))
+
+
+def _rank_sums(
+    spec: FairnessSpec,
+    source: engine.Source,
+    gate: _Gate,
+    cube: list[engine.CubeRow],
+    score: str,
+) -> tuple[RankSums, dict[tuple[str, ...], dict[tuple[str, ...], RankSums]]]:
+    """The AUC's rank sums overall and per declared group, from one sorted engine pass.
+
+    The raw values the count pass saw are mapped to group indices here, by the same gate,
+    so the engine sorts and sums small integer codes only.
+    """
+    names = list(spec.attributes)
+    declared = [list(spec.attributes[a]) for a in names]
+    attribute_codes: list[dict[Any, int]] = [{} for _ in names]
+    label_codes: dict[Any, int] = {}
+    n_attr = len(names)
+    for c in cube:
+        for i, (attr, raw) in enumerate(zip(names, c.keys[:n_attr], strict=True)):
+            value = gate._attribute(attr, raw)[0]
+            if value is not None:
+                attribute_codes[i][raw] = declared[i].index(value)
+        raw_label = c.keys[n_attr]
+        label = gate._binary(spec.label, raw_label, spec.label_map, "label", allow_missing=False)
+        assert label is not None
+        label_codes[raw_label] = label
+    index = {a: i for i, a in enumerate(names)}
+    wanted = [(), *(tuple(index[a] for a in g) for g in spec.groupings)]
+    found = engine.rank_sums(
+        source,
+        score,
+        spec.label,
+        label_codes,
+        names,
+        attribute_codes,
+        [len(d) for d in declared],
+        wanted,
+    )
+
+    def sums(parts: engine.RankParts | None) -> RankSums:
+        if parts is None:
+            return RankSums()
+        return RankSums.from_parts(
+            parts.positives, parts.negatives, parts.sum_x, parts.sum_x2, parts.sum_w, parts.sum_w2
+        )
+
+    overall = sums(found[()].get(()))
+    per: dict[tuple[str, ...], dict[tuple[str, ...], RankSums]] = {}
+    for grouping, idx in zip(spec.groupings, wanted[1:], strict=True):
+        per[grouping] = {
+            tuple(declared[i][k] for i, k in zip(idx, key, strict=True)): sums(found[idx].get(key))
+            for key in product(*(range(len(declared[i])) for i in idx))
+        }
+    return overall, per
 
 
 def _null_cells(
