@@ -17,8 +17,9 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 START, END = "<!-- generated:start -->", "<!-- generated:end -->"
 ORDER = ["floor", "floor-noscore", "respai-full", "respai-noscore", "spark",
-         "respai-spark", "aequitas", "fairlearn"]
-OPTIONAL = {"floor-noscore", "spark", "respai-spark", "aequitas", "fairlearn"}
+         "respai-spark", "aequitas", "fairlearn", "aif360", "holisticai"]
+OPTIONAL = {"floor-noscore", "spark", "respai-spark", "aequitas", "fairlearn", "aif360",
+            "holisticai"}
 NAMES = {
     "floor": "DuckDB floor (one GROUP BY)",
     "floor-noscore": "DuckDB floor without the score column",
@@ -28,6 +29,8 @@ NAMES = {
     "respai-spark": "respai evaluate --engine spark, no score (local[2], incl. JVM start)",
     "aequitas": "aequitas 1.1.0 (peer_aequitas.py)",
     "fairlearn": "fairlearn 0.15.0 (peer_fairlearn.py)",
+    "aif360": "AIF360 0.6.1 (peer_aif360.py)",
+    "holisticai": "holisticai 1.0.14 (peer_holisticai.py)",
 }
 
 
@@ -83,7 +86,7 @@ def tables(data: dict[str, Any]) -> str:
                     f"{_ratio(r, floor, 'peak_rss_mb')} | {_ratio(r, floor0, 'wall_s')} |")
         for run in runs:
             mine = {r["role"]: r for r in here if r.get("run", 0) == run}
-            for peer in ("aequitas", "fairlearn"):
+            for peer in ("aequitas", "fairlearn", "aif360", "holisticai"):
                 p = mine.get(peer)
                 if p and p.get("ok"):
                     lines.append("")

@@ -20,8 +20,9 @@ What is measured, per size and file format:
   ``--no-ledger``) on ``benchmarks/spec.yaml`` (probability and AUC score = ``score``);
 - ``respai evaluate, no score``: the same spec without ``probability`` (no AUC, no
   calibration), i.e. the count pass, the rules and the record;
-- ``--peers``: ``../shared/bench/scripts/peer_{aequitas,fairlearn}.py`` in their own
-  virtual environments (``--venv-prefix``, default ``/tmp/respai-bench-venv-``);
+- ``--peers``: ``../shared/bench/scripts/peer_{aequitas,fairlearn,aif360,holisticai}.py``
+  in their own virtual environments (``--venv-prefix``, default
+  ``/tmp/respai-bench-venv-``); a peer without its environment is reported as not run;
 - ``--spark``: ``evaluate_fairness(spec, spark_df)`` on a local Spark session;
 - ``respai --help`` start-up time.
 """
@@ -43,6 +44,12 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+#: Peer scripts of ``../shared/bench/scripts`` and their run counts (``None``: ``--runs``;
+#: the slow ones run once). Each runs in ``<venv-prefix><name>`` when that exists.
+PEERS: list[tuple[str, int | None]] = [
+    ("aequitas", None), ("fairlearn", 1), ("aif360", 1), ("holisticai", 1),
+]
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -280,7 +287,8 @@ def main() -> None:
                     [RESPAI, "evaluate", str(specs["noscore"]), "--engine", "spark",
                      "--no-ledger", "--out", out], runs=1, role="respai-spark", **meta)
             if a.peers and fmt == "parquet" and SHARED.is_dir():
-                for peer, runs in (("aequitas", a.runs), ("fairlearn", 1)):
+                for peer, runs in PEERS:
+                    runs = runs or a.runs
                     py = Path(f"{a.venv_prefix}{peer}") / "bin" / "python"
                     script = SHARED / f"peer_{peer}.py"
                     if not py.exists() or not script.exists():

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import atexit
 import csv
+import functools
 import json
 import math
+import operator
 import os
 import re
 import shutil
@@ -773,18 +775,16 @@ def rank_sums(
 
 
 def _code_expr(column: str, codes: Mapping[Any, int]) -> Any:
+    """``codes[value]`` for each raw value of ``column``, ``-1`` for any other (or empty)."""
     by_code: dict[int, list[Any]] = {}
     for raw, code in codes.items():
         if not _is_null(raw):
             by_code.setdefault(code, []).append(raw)
     expr: Any = None
     for code, raws in sorted(by_code.items()):
-        cond = nw.col(column).is_in(raws)
-        expr = (
-            nw.when(cond).then(nw.lit(code))
-            if expr is None
-            else expr.when(cond).then(nw.lit(code))
-        )
+        # equality chains run about twice as fast as is_in() lists in DuckDB
+        cond = functools.reduce(operator.or_, (nw.col(column) == raw for raw in raws))
+        expr = (nw.when(cond) if expr is None else expr.when(cond)).then(nw.lit(code))
     if expr is None:
         return nw.lit(-1).cast(nw.Int16)
     return expr.otherwise(nw.lit(-1)).cast(nw.Int16)
@@ -931,27 +931,35 @@ class _RankStream:
     def add(self, codes: Any, y: Any, s: Any) -> None:
         """Fold in one batch: ``codes`` (rows x attributes), ``y`` (1/0), ``s`` sorted."""
         # the batch is sorted, so no two equal neighbours means no ties in any group
-        ties = bool(np.any(s[1:] == s[:-1]))
-        for gi, grouping in enumerate(self.groupings):
-            if not grouping:
-                self._group(self.sums[gi][0], y, s if ties else None)
-                continue
-            code = np.zeros(len(y), np.int64)
+        ties = s if bool(np.any(s[1:] == s[:-1])) else None
+        for gi in range(len(self.groupings)):
+            self._grouping(gi, codes, y, ties)
+
+    def _grouping(self, gi: int, codes: Any, y: Any, s: Any | None) -> None:
+        grouping = self.groupings[gi]
+        if not grouping:
+            self._group(self.sums[gi][0], y, s)
+            return
+        if len(grouping) == 1:
+            c = codes[:, grouping[0]]
+            ok = c >= 0
+        else:
+            code = np.zeros(len(y), np.int32)
             ok = np.ones(len(y), bool)
             for i, size in zip(grouping, self.radix[gi], strict=True):
                 col = codes[:, i]
                 ok &= col >= 0
                 code = code * size + col
-            small = np.int16 if self.width[gi] < 2**15 else np.int64
-            c = code[ok].astype(small)
-            order = np.argsort(c, kind="stable")  # stable: score order kept per group
-            c, yy = c[order], y[ok][order]
-            ss = s[ok][order] if ties else None
-            bounds = np.searchsorted(c, np.arange(self.width[gi] + 1)).tolist()
-            for g in range(self.width[gi]):
-                lo, hi = bounds[g], bounds[g + 1]
-                if hi > lo:
-                    self._group(self.sums[gi][g], yy[lo:hi], None if ss is None else ss[lo:hi])
+            c = code
+        c = c[ok].astype(np.int16 if self.width[gi] < 2**15 else np.int64)
+        order = np.argsort(c, kind="stable")  # stable: score order kept per group
+        c, yy = c[order], y[ok][order]
+        ss = None if s is None else s[ok][order]
+        bounds = np.searchsorted(c, np.arange(self.width[gi] + 1)).tolist()
+        for g in range(self.width[gi]):
+            lo, hi = bounds[g], bounds[g + 1]
+            if hi > lo:
+                self._group(self.sums[gi][g], yy[lo:hi], None if ss is None else ss[lo:hi])
 
     @staticmethod
     def _group(acc: list[int], y: Any, s: Any | None) -> None:
@@ -1025,7 +1033,11 @@ def _rank_stream(
     sizes: Sequence[int],
     groupings: Sequence[tuple[int, ...]],
 ) -> dict[tuple[int, ...], dict[tuple[int, ...], RankParts]]:
-    """Fold Arrow batches of the scored cases, sorted by score, into the running sums."""
+    """Fold Arrow batches of the scored cases, sorted by score, into the running sums.
+
+    A tie block is never split between two folds: the last one of each batch is held
+    back and folded with the next.
+    """
     stream = _RankStream(sizes, groupings)
     held: list[Any] | None = None
     for batch in batches:

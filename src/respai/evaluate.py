@@ -75,6 +75,8 @@ class Evaluation:
     score: str | None
     verdict: Verdict
     model: Mapping[str, Any] | None = None
+    #: The cases file's fingerprint, hashed while the engine counted (``None``: not yet).
+    dataset_fingerprint: Mapping[str, Any] | None = None
 
     @property
     def exit_code(self) -> int:
@@ -167,7 +169,20 @@ def evaluate(
             trusted_types=ev.trusted_types,
             positive_label=ev.positive_label,
         )
-    fairness = run_rules(parsed, pol, score=score, engine_name=engine)
+    # the record needs the file's SHA-256: hash it on a thread while the engine counts
+    # (hashlib releases the GIL); a file that cannot be read fails in the count pass
+    from concurrent.futures import ThreadPoolExecutor
+
+    from respai.record import file_fingerprint
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        hashing = pool.submit(file_fingerprint, parsed.fairness.cases)
+        try:
+            fairness = run_rules(parsed, pol, score=score, engine_name=engine)
+        except BaseException:
+            hashing.cancel()
+            raise
+        fingerprint = hashing.result()
     thresholds = thresholds_for(pol)
     battery = _run_battery(fairness.counts, tests, thresholds, fairness.spec.alpha)
     if model is not None and ev is not None and "perturbation_stability" in tests:
@@ -199,6 +214,7 @@ def evaluate(
         score,
         verdict,
         None if model is None else model.to_record(),
+        fingerprint,
     )
 
 

@@ -267,7 +267,7 @@ def seal_evaluation(
     cases = e.fairness.spec.cases
     assert cases is not None
     fingerprints = {
-        "dataset": file_fingerprint(cases),
+        "dataset": dict(e.dataset_fingerprint or file_fingerprint(cases)),
         "model": None if e.model is None else e.model.get("fingerprint"),
         "engine_code": engine_code_fingerprint(),
     }
