@@ -16,13 +16,14 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 START, END = "<!-- generated:start -->", "<!-- generated:end -->"
-ORDER = ["floor", "floor-noscore", "respai-full", "respai-noscore", "spark",
+ORDER = ["floor", "floor-noscore", "floor-sort", "respai-full", "respai-noscore", "spark",
          "respai-spark", "aequitas", "fairlearn", "aif360", "holisticai"]
-OPTIONAL = {"floor-noscore", "spark", "respai-spark", "aequitas", "fairlearn", "aif360",
-            "holisticai"}
+OPTIONAL = {"floor-noscore", "floor-sort", "spark", "respai-spark", "aequitas", "fairlearn",
+            "aif360", "holisticai"}
 NAMES = {
     "floor": "DuckDB floor (one GROUP BY)",
     "floor-noscore": "DuckDB floor without the score column",
+    "floor-sort": "DuckDB floor + ORDER BY score streamed (the least an exact AUC needs)",
     "respai-full": "**respai evaluate** (score = probability: AUC + calibration)",
     "respai-noscore": "respai evaluate, spec without a score column",
     "spark": "respai evaluate_fairness on Spark local[2] (no score; incl. JVM start)",

@@ -16,6 +16,8 @@ What is measured, per size and file format:
 
 - ``floor``: ``benchmarks/floor.py``, one DuckDB GROUP BY over label, prediction, sex,
   race, age_band and the score bin;
+- ``floor + sort``: the floor followed by ``ORDER BY score`` streamed back (``--sort``),
+  the least any exact rank AUC costs;
 - ``respai evaluate``: the whole command (battery, group rules, signed record,
   ``--no-ledger``) on ``benchmarks/spec.yaml`` (probability and AUC score = ``score``);
 - ``respai evaluate, no score``: the same spec without ``probability`` (no AUC, no
@@ -273,6 +275,8 @@ def main() -> None:
             add(f"floor, no score {fmt} N={n}",
                 [PY, str(HERE / "floor.py"), str(path), "--no-score"], role="floor-noscore",
                 **meta)
+            add(f"floor + sort {fmt} N={n}", [PY, str(HERE / "floor.py"), str(path), "--sort"],
+                role="floor-sort", **meta)
             add(f"respai evaluate {fmt} N={n}",
                 [RESPAI, "evaluate", str(specs["full"]), "--no-ledger", "--out", out],
                 role="respai-full", **meta)

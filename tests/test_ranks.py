@@ -192,3 +192,24 @@ def test_a_non_finite_score_is_named(
     assert "score column 'score'" in text and "finite" in text
     if kind.startswith("duckdb"):
         assert ("line 19" if kind == "duckdb-csv" else "row 18") in text
+
+
+def test_memory_limit_is_read_from_the_environment(
+    cases_writer: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    rows = make_rows(2, 300, None, 0.0)
+    monkeypatch.setenv(engine.MEMORY_ENV, "64MB")
+    assert flat(ranks_on(cases_writer, "duckdb-parquet", rows, tmp_path)) == expected(rows)
+    path = cases_writer("duckdb-csv", rows, COLUMNS, tmp_path)
+    source = engine.open_file(path, None, ",", None)
+    assert source._con is not None
+    limit = source._con.execute("SELECT current_setting('memory_limit')").fetchone()
+    assert limit == ("61.0 MiB",)  # DuckDB reads 64MB as 64 * 10**6 bytes
+
+
+def test_a_bad_memory_limit_is_named(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    path = tmp_path / "cases.csv"
+    path.write_text("sex,grp,label,prediction,score\nf,a,1,1,0.5\n")
+    monkeypatch.setenv(engine.MEMORY_ENV, "lots")
+    with pytest.raises(InputError, match="RESPAI_MEMORY_LIMIT is 'lots'"):
+        engine.open_file(path, None, ",", None)
