@@ -345,12 +345,14 @@ def _read_yaml(text: str, source: str) -> object:
     # yaml is imported here so importing this module stays cheap (`respai --help`).
     import yaml
 
+    # libyaml's C parser when PyYAML has it: ten times faster on the shipped mapping
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = yaml.compose(text, Loader=loader)
     except yaml.YAMLError as exc:
         raise Error(f"{source} is not valid YAML: {exc}") from exc
     _no_duplicate_keys(root, source)
-    return yaml.safe_load(text)
+    return yaml.load(text, Loader=loader)
 
 
 def _no_duplicate_keys(node: object, source: str) -> None:
