@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Seconds per phase of one ``respai evaluate`` run, by timing the functions that do them.
+
+py-spy's sampled seconds (``profile_phases.py``) slow the run and count every thread;
+this wraps the phase functions with a clock instead and runs the command once in this
+process, so the seconds add up to the wall time.
+
+Usage: python benchmarks/phases.py SPEC [more respai evaluate options]
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import sys
+import time
+from collections import Counter
+from typing import Any
+
+T0 = time.perf_counter()
+from respai import cli, engine, evaluate, sealing  # noqa: E402
+
+T_IMPORT = time.perf_counter()
+SPENT: Counter[str] = Counter()
+
+
+def timed(owner: Any, name: str, phase: str) -> None:
+    original = getattr(owner, name)
+
+    @functools.wraps(original)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            SPENT[phase] += time.perf_counter() - start
+
+    setattr(owner, name, wrapper)
+
+
+timed(engine, "open_file", "open the file (DuckDB view, header checks)")
+timed(engine, "count_cube", "count pass (DuckDB GROUP BY)")
+timed(engine._RankStream, "add", "AUC: numpy fold per group")
+timed(engine, "_unpacked", "AUC: unpack the codes (numpy)")
+timed(engine, "rank_sums", "AUC pass, all of it")
+timed(evaluate, "evaluate", "evaluate: load + battery + rules (+ hashing overlapped)")
+timed(sealing, "seal_evaluation", "record: build, canonicalise, sign, write, report")
+
+with contextlib.suppress(SystemExit):  # the command exits with the verdict's code
+    cli.main(["evaluate", *sys.argv[1:], "--quiet"])
+total = time.perf_counter() - T0
+SPENT["AUC: DuckDB sort and Arrow stream (rest of the AUC pass)"] = (
+    SPENT["AUC pass, all of it"] - SPENT["AUC: numpy fold per group"]
+    - SPENT["AUC: unpack the codes (numpy)"]
+)
+print(f"\n| phase | s |\n|---|---:|\n| imports | {T_IMPORT - T0:.2f} |", file=sys.stderr)
+for phase, s in SPENT.items():
+    print(f"| {phase} | {s:.2f} |", file=sys.stderr)
+print(f"| **whole run** | {total:.2f} |", file=sys.stderr)
