@@ -456,7 +456,7 @@ def run_battery(
     Parameters
     ----------
     counts
-        The counts of the engine pass (with score histograms when a score is declared).
+        The counts of the engine pass (with the AUC's rank sums when a score is declared).
     tests
         Test ids from :data:`BATTERY`.
     thresholds

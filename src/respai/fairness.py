@@ -157,7 +157,7 @@ def run_rules(
 ) -> FairnessResult:
     """Load, count and decide the declared rules of an already parsed spec.
 
-    ``score`` asks the load for score histograms too (used by the battery's AUC);
+    ``score`` asks the load for the AUC's rank sums too (used by the battery);
     ``engine_name`` runs the count pass over a file on ``"duckdb"`` or ``"spark"``.
     """
     fairness = apply_policy(parsed.fairness, pol)

@@ -95,8 +95,8 @@ def load_counts(
     data
         A DataFrame (pandas, polars, pyarrow, ...) to use instead of ``spec.cases``.
     score
-        A numeric score column for the rank AUC. When given, a second pass counts cases
-        per attribute values, label and distinct score.
+        A numeric score column for the rank AUC. When given, a second pass sorts the
+        scored cases and gathers the AUC's rank sums per group (``Counts.ranks``).
     engine_name
         ``"duckdb"`` or ``"spark"`` for a cases file (see :func:`open_cases`).
 
