@@ -955,11 +955,13 @@ class _RankStream:
         order = np.argsort(c, kind="stable")  # stable: score order kept per group
         c, yy = c[order], y[ok][order]
         ss = None if s is None else s[ok][order]
-        bounds = np.searchsorted(c, np.arange(self.width[gi] + 1)).tolist()
-        for g in range(self.width[gi]):
-            lo, hi = bounds[g], bounds[g + 1]
-            if hi > lo:
-                self._group(self.sums[gi][g], yy[lo:hi], None if ss is None else ss[lo:hi])
+        if not len(c):
+            return
+        # the groups present in this batch: where the sorted code changes
+        starts: list[int] = np.flatnonzero(np.concatenate(([True], c[1:] != c[:-1]))).tolist()
+        for lo, hi in zip(starts, [*starts[1:], len(c)], strict=True):
+            g = int(c[lo])
+            self._group(self.sums[gi][g], yy[lo:hi], None if ss is None else ss[lo:hi])
 
     @staticmethod
     def _group(acc: list[int], y: Any, s: Any | None) -> None:
