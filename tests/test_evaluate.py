@@ -207,3 +207,18 @@ def test_a_retired_key_may_not_sign(home: Path, tmp_path: Path,
                  "--out", str(tmp_path / "out")])
     assert code == 2 and "cannot sign now" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_the_dataset_is_hashed_while_the_engine_counts(tmp_path: Path) -> None:
+    import hashlib
+    import shutil
+
+    from respai.evaluate import evaluate
+
+    for name in ("loan_screen.yaml", "loan_screen.csv"):
+        shutil.copy(SAMPLES / name, tmp_path / name)
+    result = evaluate(tmp_path / "loan_screen.yaml")
+    data = (tmp_path / "loan_screen.csv").read_bytes()
+    assert result.dataset_fingerprint is not None
+    assert result.dataset_fingerprint["sha256"] == hashlib.sha256(data).hexdigest()
+    assert result.dataset_fingerprint["size_bytes"] == len(data)

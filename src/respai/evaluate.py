@@ -182,7 +182,10 @@ def evaluate(
         except BaseException:
             hashing.cancel()
             raise
-        fingerprint = hashing.result()
+        try:
+            fingerprint: Mapping[str, Any] | None = hashing.result()
+        except OSError:
+            fingerprint = None  # not a local file (object storage): sealing says so
     thresholds = thresholds_for(pol)
     battery = _run_battery(fairness.counts, tests, thresholds, fairness.spec.alpha)
     if model is not None and ev is not None and "perturbation_stability" in tests:
