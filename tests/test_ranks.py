@@ -213,3 +213,21 @@ def test_a_bad_memory_limit_is_named(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     monkeypatch.setenv(engine.MEMORY_ENV, "lots")
     with pytest.raises(InputError, match="RESPAI_MEMORY_LIMIT is 'lots'"):
         engine.open_file(path, None, ",", None)
+
+
+@pytest.mark.parametrize("kind", ["polars", "pyarrow", "duckdb-parquet"])
+def test_a_non_finite_probability_is_named(cases_writer: Any, kind: str, tmp_path: Path) -> None:
+    # the probability goes through the count pass, not the AUC's sort: same message shape
+    rows = make_rows(4, 30, None, 0.0)
+    for r in rows:
+        r["p"] = 0.5
+    rows[9]["p"] = float("inf")
+    spec = {**SPEC, "probability": "p"}
+    source = cases_writer(kind, rows, [*COLUMNS, "p"], tmp_path)
+    with pytest.raises(InputError) as err:
+        if isinstance(source, Path):
+            load_counts(parse_fairness({**spec, "cases": str(source)}))
+        else:
+            load_counts(parse_fairness(spec), source)
+    assert "probability column 'p' holds inf" in str(err.value)
+    assert "finite numbers in [0, 1]" in str(err.value)

@@ -835,19 +835,27 @@ def _unpacked(cell: Any, sizes: Sequence[int]) -> tuple[Any, Any]:
 
 
 def _check_finite_score(source: Source, frame: Any, score: str) -> None:
-    s = nw.col("__s")
-    rows = _fetch(frame.filter(~s.is_finite()).select(s).head(1))
-    if rows:
-        _not_finite(source, score, float(rows[0][0]))
+    value = _first_not_finite(frame, "__s")
+    if value is not None:
+        _not_finite(source, score, value)
 
 
-def _not_finite(source: Source, score: str, value: float) -> NoReturn:
-    pos = locate(source, score, value)
+def _first_not_finite(frame: Any, column: str) -> float | None:
+    """One NaN or infinite value of ``column`` (empty cells aside), or ``None``."""
+    c = nw.col(column)
+    rows = _fetch(frame.filter(~c.is_null() & ~c.is_finite()).select(c).head(1))
+    return float(rows[0][0]) if rows else None
+
+
+def _not_finite(source: Source, column: str, value: float, kind: str = "score") -> NoReturn:
+    """Refuse a NaN or infinite ``kind`` (``"score"`` or ``"probability"``), where it is."""
+    pos = locate(source, column, value)
     where = f" (first at {source.row_word} {pos})" if pos is not None else ""
+    allowed = "finite numbers" + (" in [0, 1]" if kind == "probability" else "")
     raise InputError(
-        f"{source.description}: score column '{score}' holds {value}{where}; scores must "
-        "be finite numbers.",
-        "Leave the cell empty when there is no score.",
+        f"{source.description}: {kind} column '{column}' holds {value}{where}; {kind} "
+        f"values must be {allowed}.",
+        f"Leave the cell empty when a case has no {kind}.",
     )
 
 
@@ -1066,20 +1074,9 @@ def _rank_stream(
 
 
 def _check_finite_frame(source: Source, column: str) -> None:
-    frame = source._frame
-    p = nw.col(column)
-    bad = frame.filter(~p.is_null() & ~p.is_finite())
-    if isinstance(bad, nw.LazyFrame):
-        bad = bad.collect()
-    rows = bad.select(p).head(1).rows()
-    if not rows:
-        return
-    value = rows[0][0]
-    raise InputError(
-        f"{source.description}: probability column '{column}' holds {value}; probabilities "
-        "must be finite numbers in [0, 1].",
-        "Leave the cell empty when there is no probability.",
-    )
+    value = _first_not_finite(source._frame, column)
+    if value is not None:
+        _not_finite(source, column, value, "probability")
 
 
 _NOT_FINITE = re.compile(r"with value (-?inf|nan) can't be cast", re.IGNORECASE)
@@ -1088,16 +1085,8 @@ _NOT_FINITE = re.compile(r"with value (-?inf|nan) can't be cast", re.IGNORECASE)
 def _check_not_a_number(source: Source, column: str, exc: Exception) -> None:
     """Name the probability that is NaN or infinite when the integer sums refused it."""
     found = _NOT_FINITE.search(str(exc))
-    if found is None:
-        return
-    value = found.group(1).lower()
-    pos = locate(source, column, float(value))
-    where = f" (first at {source.row_word} {pos})" if pos is not None else ""
-    raise InputError(
-        f"{source.description}: probability column '{column}' holds {value}{where}; "
-        "probabilities must be numbers in [0, 1].",
-        "Leave the cell empty when a case has no probability.",
-    )
+    if found is not None:
+        _not_finite(source, column, float(found.group(1)), "probability")
 
 
 def _is_null(value: Any) -> bool:

@@ -1,10 +1,11 @@
 """``respai evaluate``: the RESPAI battery and the group rules, sealed in a signed record.
 
-:func:`evaluate` computes everything (one count pass, plus a score pass for AUC) and
-returns an :class:`Evaluation`; :func:`build_predicate` turns it into the record's
-predicate (every test with value, interval, threshold and source, verdict, the clauses it
-supports, and the integer counts behind it). Signing and the ledger are the caller's
-(:mod:`respai.cli`, :mod:`respai.ledger`): this module prints nothing and writes nothing.
+:func:`evaluate` computes everything (one count pass, plus one sort by score for the
+AUC's rank sums) and returns an :class:`Evaluation`; :func:`build_predicate` turns it
+into the record's predicate (every test with value, interval, threshold and source,
+verdict, the clauses it supports, and the integer counts behind it). Signing and the
+ledger are the caller's (:mod:`respai.cli`, :mod:`respai.ledger`): this module prints
+nothing and writes nothing.
 """
 
 from __future__ import annotations
