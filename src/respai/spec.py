@@ -12,7 +12,6 @@ in ``docs/spec.md``.
 from __future__ import annotations
 
 import datetime as dt
-import enum
 import hashlib
 import math
 import re
@@ -24,6 +23,7 @@ from typing import Any
 import yaml
 
 from respai.errors import SpecError, did_you_mean
+from respai.metrics import Rate
 
 __all__ = [
     "Auditor",
@@ -49,21 +49,6 @@ DEFAULT_MIN_CELL = 30
 DEFAULT_MAX_LEFT_OUT = 0.10
 DEFAULT_CALIBRATION_BINS = 10
 FORMATS = ("csv", "jsonl", "parquet")
-
-
-class Rate(enum.StrEnum):
-    """The rate a group rule compares across groups.
-
-    ``error`` is the share of cases whose prediction differs from the label, over every
-    case; ``false_positive`` is the share predicted 1 among cases labelled 0;
-    ``false_negative`` the share predicted 0 among cases labelled 1; ``selection`` the
-    share predicted 1 over every case.
-    """
-
-    ERROR = "error"
-    FALSE_POSITIVE = "false_positive"
-    FALSE_NEGATIVE = "false_negative"
-    SELECTION = "selection"
 
 
 @dataclass(frozen=True, slots=True)
