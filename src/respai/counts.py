@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from itertools import product
 
 __all__ = [
+    "MICRO",
     "Calibration",
     "Cell",
     "Counts",
@@ -23,6 +24,10 @@ __all__ = [
 ]
 
 GroupKey = tuple[str, ...]
+
+#: Probabilities are summed as integers in millionths (``floor(p * 10**6)``), so the sums
+#: are exact and identical on every engine and every thread count.
+MICRO = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,7 @@ import duckdb
 import narwhals as nw
 import numpy as np
 
+from respai.counts import MICRO
 from respai.errors import InputError
 
 __all__ = [
@@ -46,9 +47,6 @@ __all__ = [
     "rank_sums",
 ]
 
-#: Probabilities are summed as integers in millionths (``floor(p * 10**6)``), so the sums
-#: are exact and identical on every engine and every thread count.
-MICRO = 1_000_000
 
 _SUFFIX_FORMATS = {
     ".csv": "csv",

@@ -12,8 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from respai import stats
-from respai.counts import Calibration, Cell, Counts, Grouping
-from respai.engine import MICRO
+from respai.counts import MICRO, Calibration, Cell, Counts, Grouping
 from respai.types import Interval, Undefined
 
 __all__ = [
