@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import datetime
 import errno
 import hashlib
 import itertools
@@ -19,12 +20,14 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-import respai.ledger as ledger_mod
+import respai.ledger.store as store_mod
 from respai.ledger import (
     EMPTY_ROOT,
+    LEDGER_FORMAT,
     CheckpointError,
     Ledger,
     LedgerError,
+    LedgerFormatError,
     checkpoint_body,
     find_run,
     last_envelope,
@@ -34,11 +37,12 @@ from respai.ledger import (
     merkle_root,
     note_key_hash,
     read_run,
-    record_leaf,
+    run_leaf,
     sign_checkpoint,
     verify_checkpoint,
     verify_ledger,
 )
+from respai.ledger.merkle import Frontier, MerkleTree
 from respai.record import (
     GENESIS,
     KeyRing,
@@ -177,11 +181,14 @@ def test_three_runs_verify_link_and_list(three: Path, keys: Any) -> None:
     report = verify_ledger(three, keys.ring)
     assert report.ok, report.lines()
     assert report.problems == () and report.notes == ()
-    assert report.size == 12
+    assert report.size == 12 and report.tree_size == 3
     assert [(r.first_seq, r.last_seq) for r in report.runs] == [(0, 3), (4, 6), (7, 11)]
     assert all(r.ok and r.report.ok for r in report.runs)
-    assert [c.size for c in report.checkpoints] == [4, 7, 12]
-    assert report.newest_checkpoint is not None and report.newest_checkpoint.size == 12
+    # A checkpoint's size counts runs: one leaf per run.
+    assert [c.size for c in report.checkpoints] == [1, 2, 3]
+    assert report.newest_checkpoint is not None and report.newest_checkpoint.size == 3
+    assert json.loads((three / "ledger.json").read_text())["format"] == LEDGER_FORMAT
+    assert not (three / "tree.json").exists()  # no cache is written any more
     json.dumps(report.to_json())
     assert report.lines()[-1] == "The ledger verifies."
 
@@ -227,7 +234,7 @@ def test_explicit_lock_flow_and_head(tmp_path: Path, keys: Any) -> None:
         kid = key_id(keys.key.public_key())
         env = seal(make_predicate("r1"), None, keys.key, kid, prev_record_id=GENESIS)
         done = head.append(env, keys.key)
-        assert (done.first_seq, done.last_seq, done.size) == (0, 3, 4)
+        assert (done.first_seq, done.last_seq, done.size) == (0, 3, 1)
         assert head.next_seq == 4 and head.last_record_id == done.last_record_id
         # A second run under the same lock follows the first.
         env2 = seal(
@@ -242,13 +249,11 @@ def test_explicit_lock_flow_and_head(tmp_path: Path, keys: Any) -> None:
     assert done2.run_file.read_bytes() == canonical_bytes(env2)
     with pytest.raises(LedgerError, match="after its append_lock block"):
         head.append(env2, keys.key)
-    # The checkpoint root is the RFC 6962 root over every record id, in seq order.
-    ids = [
-        r["record_id"]
-        for p in run_paths(ledger.directory)
-        for r in decode(read_run(p))["predicate"]["records"]
-    ]
-    assert done2.root == merkle_root([record_leaf(i) for i in ids])
+    # The checkpoint root is the RFC 6962 root over the runs: each leaf is the SHA-256 of
+    # one run file's bytes (its whole signed envelope), in ledger order.
+    files = [p.read_bytes() for p in run_paths(ledger.directory)]
+    assert done2.root == reference_mth([hashlib.sha256(f).digest() for f in files])
+    assert done.root == reference_mth([hashlib.sha256(files[0]).digest()])
     assert verify_ledger(ledger.directory, keys.ring).ok
     # Reopening reads the same ledger.
     assert Ledger.open(ledger.directory).origin == ledger.origin
@@ -316,8 +321,11 @@ def test_dropped_middle_run_is_named(three: Path, keys: Any) -> None:
     dropped = problems_mentioning(report, "runs/000000000007-run-c.json", "seq 4..6 are missing")
     assert dropped and "a run was dropped" in dropped[0]
     assert "after runs/000000000000-run-a.json" in dropped[0]
-    # The signed checkpoints after run b commit to the records that are gone.
-    assert problems_mentioning(report, "checkpoints/7.txt")
+    # The signed checkpoints after run b commit to the run that is gone.
+    gone = problems_mentioning(report, "checkpoints/2.txt", "runs it commits to are gone")
+    assert gone and "seq 4 is missing after runs/000000000000-run-a.json" in gone[0]
+    assert problems_mentioning(report, "checkpoints/3.txt", "runs it commits to are gone")
+    assert not problems_mentioning(report, "checkpoints/1.txt")
     assert report.lines()[-1].startswith("The ledger does NOT verify")
 
 
@@ -354,22 +362,26 @@ def test_edited_value_names_the_run_and_failed_checks(three: Path, keys: Any) ->
     bad = [r for r in report.runs if not r.ok]
     assert [r.file.name for r in bad] == ["000000000004-run-b.json"]
     assert bad[0].report.failed == ("signature", "record_id")
-    assert len(report.problems) == 1  # the ids were not touched: the chain still holds
+    # The ids were not touched, so the chain still holds; but the run file's bytes
+    # changed, so every checkpoint whose tree holds run b no longer matches.
+    assert problems_mentioning(report, "checkpoints/2.txt", "does not match")
+    assert problems_mentioning(report, "checkpoints/3.txt", "does not match")
+    assert len(report.problems) == 3
 
 
 def test_deleted_last_run_means_the_tail_was_removed(three: Path, keys: Any) -> None:
     run_paths(three)[-1].unlink()
     report = verify_ledger(three, keys.ring)
     assert not report.ok
-    tail = problems_mentioning(report, "checkpoints/12.txt", "tail was removed")
-    assert tail and "seq 7..11" in tail[0]
+    tail = problems_mentioning(report, "checkpoints/3.txt", "tail was removed")
+    assert tail and "holds only 2" in tail[0] and "the last 1 run(s)" in tail[0]
     # Appending on top of the truncated ledger is refused, so the evidence is kept.
     with pytest.raises(LedgerError, match="tail was removed"):
         append_run(three, keys.key, "run-d")
 
 
 def test_corrupted_checkpoint_signature(three: Path, keys: Any) -> None:
-    path = three / "checkpoints" / "7.txt"
+    path = three / "checkpoints" / "2.txt"
     text = path.read_text()
     body, sig = text.rsplit(" ", 1)
     raw = bytearray(base64.b64decode(sig))
@@ -377,16 +389,16 @@ def test_corrupted_checkpoint_signature(three: Path, keys: Any) -> None:
     path.write_text(f"{body} {base64.b64encode(bytes(raw)).decode()}\n")
     report = verify_ledger(three, keys.ring)
     assert not report.ok
-    assert problems_mentioning(report, "checkpoints/7.txt", "not signed by any trusted key")
+    assert problems_mentioning(report, "checkpoints/2.txt", "not signed by any trusted key")
     assert len(report.problems) == 1
 
 
 def test_edited_checkpoint_root(three: Path, keys: Any) -> None:
     # A checkpoint signed by a trusted key for another tree: the root does not match.
     origin = Ledger.open(three).origin
-    (three / "checkpoints" / "7.txt").write_text(sign_checkpoint(origin, 7, bytes(32), keys.key))
+    (three / "checkpoints" / "2.txt").write_text(sign_checkpoint(origin, 2, bytes(32), keys.key))
     report = verify_ledger(three, keys.ring)
-    assert problems_mentioning(report, "checkpoints/7.txt", "does not match")
+    assert problems_mentioning(report, "checkpoints/2.txt", "does not match")
 
 
 def test_run_resigned_with_a_key_not_in_the_ring(three: Path, keys: Any) -> None:
@@ -414,9 +426,9 @@ def test_replaced_run_breaks_the_next_link_and_the_checkpoints(three: Path, keys
     report = verify_ledger(three, keys.ring)
     link = problems_mentioning(report, "runs/000000000007-run-c.json", "broken link")
     assert link and "runs/000000000004-run-b.json" in link[0]
-    assert problems_mentioning(report, "checkpoints/7.txt", "does not match")
-    assert problems_mentioning(report, "checkpoints/12.txt", "does not match")
-    assert not problems_mentioning(report, "checkpoints/4.txt")
+    assert problems_mentioning(report, "checkpoints/2.txt", "does not match")
+    assert problems_mentioning(report, "checkpoints/3.txt", "does not match")
+    assert not problems_mentioning(report, "checkpoints/1.txt")
     assert not problems_mentioning(report, "does not verify")  # each run is validly signed
 
 
@@ -466,18 +478,18 @@ def test_crash_between_run_and_checkpoint(
         raise OSError(errno.EIO, "simulated crash")
 
     with monkeypatch.context() as m:
-        m.setattr(ledger_mod, "_write_checkpoint", crash)
+        m.setattr(store_mod, "_write_checkpoint", crash)
         with pytest.raises(LedgerError, match="run was stored in") as info:
             append_run(directory, keys.key, "r2")
     assert "still verifies" in info.value.message
     report = verify_ledger(directory, keys.ring)
     assert report.ok, report.problems
-    assert [n for n in report.notes if "checkpoints/4.txt, covers 4 of the ledger's 8" in n]
-    # The next run's checkpoint covers both (tree.json is stale: recomputed from the runs).
+    assert [n for n in report.notes if "checkpoints/1.txt, covers 1 of the ledger's 2 runs" in n]
+    # The next run's checkpoint covers all three, recomputed from the run files.
     append_run(directory, keys.key, "r3")
     report = verify_ledger(directory, keys.ring)
     assert report.ok and report.notes == () and report.newest_checkpoint is not None
-    assert report.newest_checkpoint.size == 12
+    assert report.newest_checkpoint.size == 3
 
 
 def test_stray_tmp_files_are_notes(three: Path, keys: Any) -> None:
@@ -490,12 +502,101 @@ def test_stray_tmp_files_are_notes(three: Path, keys: Any) -> None:
     assert verify_ledger(three, keys.ring).ok
 
 
-def test_damaged_tree_cache_is_recomputed(three: Path, keys: Any) -> None:
-    (three / "tree.json").write_text('{"size": 12, "last_record_id": "x", "frontier": []}')
-    append_run(three, keys.key, "run-d")
-    (three / "tree.json").unlink()
-    append_run(three, keys.key, "run-e")
-    assert verify_ledger(three, keys.ring).ok
+def test_a_poisoned_tree_cache_is_not_signed(three: Path, keys: Any) -> None:
+    # respai 0.2.0 trusted tree.json (the Merkle frontier cache) when its size and last
+    # record id matched the head, so a wrong frontier of the right shape (12 records:
+    # subtrees of 8 and 4 leaves) made the honest signer sign a wrong root. The signer
+    # now recomputes the tree from the run files and never reads the cache.
+    last_id = decode(read_run(run_paths(three)[-1]))["predicate"]["records"][-1]["record_id"]
+    poison = {"size": 12, "last_record_id": last_id, "frontier": [[3, "ab" * 32], [2, "cd" * 32]]}
+    (three / "tree.json").write_text(json.dumps(poison))
+    _, done = append_run(three, keys.key, "run-d")
+    files = [p.read_bytes() for p in run_paths(three)]
+    assert done.size == 4
+    assert done.root == reference_mth([hashlib.sha256(f).digest() for f in files])
+    report = verify_ledger(three, keys.ring)
+    assert report.ok, report.lines()
+    assert report.newest_checkpoint is not None and report.newest_checkpoint.size == 4
+
+
+def forge_run(path: Path, key: Ed25519PrivateKey, **changes: Any) -> None:
+    """Rewrite a run's top-level fields and re-seal it with ``key`` in the same place."""
+    predicate = decode(read_run(path))["predicate"]
+    records = predicate["records"]
+    predicate.update(changes)
+    forged = seal(
+        predicate, None, key, key_id(key.public_key()),
+        prev_record_id=records[0]["prev_record_id"], start_seq=records[0]["seq"],
+    )  # fmt: skip
+    path.write_bytes(canonical_bytes(forged) + b"\n")
+
+
+def test_a_rewritten_and_resigned_run_fails_a_checkpoint_kept_elsewhere(
+    tmp_path: Path, keys: Any
+) -> None:
+    # The key holder rewrites run 1's timestamp and dataset fingerprint, re-seals it with
+    # the same key in the same place, and re-signs every local checkpoint. The record ids
+    # do not cover those fields, so the chain and run 2 are untouched and the forged
+    # ledger verifies on its own. Leaves over record ids (respai 0.2.0) left the kept
+    # checkpoint verifying too; a leaf over the run file's bytes does not.
+    directory = tmp_path / "l"
+    append_run(directory, keys.key, "run-1")
+    append_run(directory, keys.key, "run-2")
+    kept = (directory / "checkpoints" / "2.txt").read_text()  # copied out, e.g. to CI
+    first, second = run_paths(directory)
+    later = format_timestamp(now_utc() + datetime.timedelta(hours=1))
+    forge_run(first, keys.key, timestamp=later,
+              fingerprints={**decode(read_run(first))["predicate"]["fingerprints"],
+                            "dataset": {"name": "cases.csv", "media_type": "text/csv",
+                                        "size_bytes": 99, "sha256": "2e" * 32}})  # fmt: skip
+    origin = Ledger.open(directory).origin
+    leaves = [run_leaf(p.read_bytes()) for p in (first, second)]
+    for size in (1, 2):
+        text = sign_checkpoint(origin, size, merkle_root(leaves[:size]), keys.key)
+        (directory / "checkpoints" / f"{size}.txt").write_text(text)
+    forged = verify_ledger(directory, keys.ring)
+    assert forged.ok, forged.lines()  # locally, the rewrite is perfect
+    assert decode(read_run(first))["predicate"]["timestamp"] == later
+
+    (directory / "checkpoints" / "2.txt").write_text(kept)
+    report = verify_ledger(directory, keys.ring)
+    assert not report.ok
+    assert [c.file.name for c in report.checkpoints if not c.ok] == ["2.txt"]
+    (problem,) = report.problems
+    assert problem.startswith("checkpoints/2.txt: the signed root does not match")
+    assert "re-signed" in problem
+    assert all(r.ok for r in report.runs)  # each run, on its own, verifies
+
+
+def test_append_refuses_a_history_changed_under_its_own_checkpoint(three: Path, keys: Any) -> None:
+    # One byte of whitespace added to run b: its envelope still parses and verifies,
+    # but its leaf changed, so the root of checkpoints/3.txt no longer holds. The
+    # signer will not sign a new root on top of that.
+    path = run_paths(three)[1]
+    path.write_bytes(path.read_bytes() + b" ")
+    with pytest.raises(LedgerError, match=r"no longer have the root that checkpoints/3\.txt"):
+        append_run(three, keys.key, "run-d")
+    assert len(run_paths(three)) == 3  # nothing was appended
+    report = verify_ledger(three, keys.ring)
+    assert all(r.ok for r in report.runs)
+    assert problems_mentioning(report, "checkpoints/2.txt", "does not match")
+    # A checkpoint signed by another key is not this signer's to vouch for: it appends.
+    append_run(three, keys.key2, "run-d")
+    assert len(run_paths(three)) == 4
+
+
+def test_an_old_format_ledger_is_refused_with_a_clear_message(three: Path, keys: Any) -> None:
+    info = json.loads((three / "ledger.json").read_text())
+    (three / "ledger.json").write_text(json.dumps({**info, "format": "respai-ledger/1"}))
+    with pytest.raises(LedgerFormatError, match="format 1") as opened:
+        Ledger.open(three)
+    assert "record ids only" in opened.value.message
+    assert opened.value.hint is not None and "respai==0.2.0" in opened.value.hint
+    with pytest.raises(LedgerFormatError, match="format 1"):
+        verify_ledger(three, keys.ring)
+    with pytest.raises(LedgerFormatError):
+        append_run(three, keys.key, "run-d")
+    assert opened.value.exit_code == 2
 
 
 CHILD = r"""
@@ -625,18 +726,23 @@ def test_merkle_root_matches_the_recursion_on_random_leaves() -> None:
         leaves = [rng.randbytes(32) for _ in range(n)]
         assert merkle_root(leaves) == reference_mth(leaves), n
     leaves = [rng.randbytes(32) for _ in range(40)]
-    tree = ledger_mod._MerkleTree(leaves)
+    tree = MerkleTree(leaves)
     assert all(tree.root(m) == reference_mth(leaves[:m]) for m in range(41))
-    frontier: list[tuple[int, bytes]] = []
+    with pytest.raises(ValueError, match="outside"):
+        tree.root(41)
+    frontier = Frontier()
+    assert frontier.root() == EMPTY_ROOT
     for m, leaf in enumerate(leaves, start=1):
-        ledger_mod._frontier_append(frontier, leaf)
-        assert ledger_mod._bag([d for _, d in frontier]) == reference_mth(leaves[:m])
+        frontier.append(leaf)
+        assert frontier.size == m and frontier.root() == reference_mth(leaves[:m])
+    assert Frontier(leaves).root() == merkle_root(leaves)
 
 
-def test_record_leaf() -> None:
-    assert record_leaf("sha256:" + "ab" * 32) == bytes.fromhex("ab" * 32)
-    with pytest.raises(LedgerError):
-        record_leaf("sha256:xyz")
+def test_run_leaf_is_the_sha256_of_the_run_file(three: Path) -> None:
+    for path in run_paths(three):
+        data = path.read_bytes()
+        assert run_leaf(data) == hashlib.sha256(data).digest()
+    assert run_leaf(b"a") != run_leaf(b"a ")
 
 
 # -- checkpoints ------------------------------------------------------------------------

@@ -1,0 +1,271 @@
+"""Reading a ledger without keys: the run list for ``respai log``, and finding one run.
+
+Nothing here verifies: the summaries show what the files *say*. Use
+:func:`~respai.ledger.verify_ledger` to check that they are intact.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from respai.ledger.errors import LedgerError
+from respai.ledger.layout import (
+    DEFAULT_DIRECTORY,
+    MAX_LISTED,
+    RUNS,
+    RunInfo,
+    read_run,
+    run_files,
+    run_info,
+    safe_run_id,
+)
+
+__all__ = ["RunSummary", "find_run", "last_envelope", "list_runs", "log_lines"]
+
+
+@dataclasses.dataclass(frozen=True)
+class RunSummary:
+    """One run as ``respai log`` lists it, read without verification.
+
+    Attributes
+    ----------
+    file
+        The run file (``<ledger>/runs/<seq>-<run_id>.json``).
+    first_seq, last_seq
+        The ``seq`` range of its records.
+    run_id, timestamp
+        The run's id and time.
+    system_name, system_version
+        The evaluated system, from the record's ``system``.
+    dataset_name, dataset_sha256
+        The dataset fingerprint.
+    verdict
+        The run's verdict.
+    tests
+        The number of test records.
+    key_id
+        The key the record names.
+    problem
+        Why the file could not be read, or ``None``.
+    """
+
+    file: Path
+    first_seq: int | None = None
+    last_seq: int | None = None
+    run_id: str | None = None
+    timestamp: str | None = None
+    system_name: str | None = None
+    system_version: str | None = None
+    dataset_name: str | None = None
+    dataset_sha256: str | None = None
+    verdict: str | None = None
+    tests: int = 0
+    key_id: str | None = None
+    problem: str | None = None
+
+    @property
+    def dataset_short(self) -> str | None:
+        """``sha256:`` and the first 12 hex digits of the dataset digest, or ``None``."""
+        return None if self.dataset_sha256 is None else f"sha256:{self.dataset_sha256[:12]}"
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the summary as JSON-ready data (for ``respai log --json``)."""
+        data = dataclasses.asdict(self)
+        data["file"] = f"{RUNS}/{self.file.name}"
+        data["dataset_short"] = self.dataset_short
+        return data
+
+
+def _text(mapping: object, *path: str) -> str | None:
+    value: Any = mapping
+    for part in path:
+        value = value.get(part) if isinstance(value, Mapping) else None
+    return value if isinstance(value, str) else None
+
+
+def _summary(info: RunInfo) -> RunSummary:
+    pred = info.predicate
+    if info.error is not None or pred is None:
+        return RunSummary(info.path, first_seq=info.name_seq, problem=info.error)
+    records = pred.get("records")
+    records = records if isinstance(records, list) else []
+    verdict = _text(pred, "verdict")
+    if verdict is None and records and isinstance(records[-1], Mapping):
+        verdict = _text(records[-1], "verdict") or _text(records[-1], "worst_verdict")
+    return RunSummary(
+        file=info.path,
+        first_seq=info.first_seq,
+        last_seq=info.last_seq,
+        run_id=info.run_id,
+        timestamp=_text(pred, "timestamp"),
+        system_name=_text(pred, "system", "name"),
+        system_version=_text(pred, "system", "version"),
+        dataset_name=_text(pred, "fingerprints", "dataset", "name"),
+        dataset_sha256=_text(pred, "fingerprints", "dataset", "sha256"),
+        verdict=verdict,
+        tests=sum(1 for r in records if isinstance(r, Mapping) and r.get("record_type") == "test"),
+        key_id=_text(pred, "key_id"),
+    )
+
+
+def list_runs(directory: Path | str | None = None) -> list[RunSummary]:
+    """List the ledger's runs in ``seq`` order, for ``respai log``.
+
+    Nothing is verified and no keys are needed: the summaries show what the files
+    *say*. Use :func:`verify_ledger` to check that they are intact.
+
+    Parameters
+    ----------
+    directory
+        The ledger directory; ``.respai`` when ``None``.
+
+    Returns
+    -------
+    list of RunSummary
+        One per run file, by the ``seq`` in its name; an unreadable file is listed with
+        its ``problem``.
+
+    Raises
+    ------
+    LedgerError
+        If ``directory`` is not a directory.
+    """
+    path = DEFAULT_DIRECTORY if directory is None else Path(directory)
+    if not path.is_dir():
+        raise LedgerError(
+            f"The ledger directory {path} does not exist or is not a directory.",
+            "Record a run first, or pass the directory that holds runs/.",
+        )
+    runs, _, _ = run_files(path)
+    return [_summary(run_info(seq, p)) for seq, p in runs]
+
+
+def log_lines(runs: Sequence[RunSummary]) -> list[str]:
+    """Return the run summaries as aligned lines for people, oldest first.
+
+    Examples
+    --------
+    >>> log_lines([])
+    ['No runs in the ledger.']
+    """
+    if not runs:
+        return ["No runs in the ledger."]
+    rows = [("SEQ", "TIME", "RUN", "SYSTEM", "DATASET", "VERDICT", "TESTS", "KEY")]
+    for r in runs:
+        if r.problem is not None:
+            rows.append(
+                (str(r.first_seq), "?", r.file.name, "", "", "UNREADABLE", "", r.problem or "")
+            )
+            continue
+        span = f"{r.first_seq}..{r.last_seq}"
+        system = " ".join(x for x in (r.system_name, r.system_version) if x) or "-"
+        dataset = " ".join(x for x in (r.dataset_name, r.dataset_short) if x) or "-"
+        key = r.key_id.removeprefix("sha256:")[:12] if r.key_id else "-"
+        rows.append(
+            (
+                span,
+                r.timestamp or "-",
+                (r.run_id or "-")[:36],
+                system,
+                dataset,
+                r.verdict or "-",
+                str(r.tests),
+                key,
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    return [
+        "  ".join(cell.ljust(w) for cell, w in zip(row[:-1], widths, strict=True)) + "  " + row[-1]
+        for row in rows
+    ]
+
+
+def last_envelope(directory: Path | str | None = None) -> dict[str, Any] | None:
+    """Return the envelope of the ledger's newest run (highest ``seq``), not verified.
+
+    Returns
+    -------
+    dict or None
+        The envelope, or ``None`` for a ledger without runs.
+
+    Raises
+    ------
+    LedgerError
+        If the directory does not exist or the newest run file cannot be read.
+    """
+    path = DEFAULT_DIRECTORY if directory is None else Path(directory)
+    if not path.is_dir():
+        raise LedgerError(f"The ledger directory {path} does not exist or is not a directory.")
+    runs, _, _ = run_files(path)
+    return read_run(runs[-1][1]) if runs else None
+
+
+def find_run(directory: Path | str | None, ref: str) -> Path:
+    """Find a run by file path, run id, run id prefix, ``seq`` or position in the ledger.
+
+    Parameters
+    ----------
+    directory
+        The ledger directory; ``.respai`` when ``None``.
+    ref
+        The path of an existing file (returned as it is, the ledger is not read); a run
+        id or a unique prefix of one (at least 4 characters); a ``seq`` number (the run
+        holding that record); or ``-1`` for the newest run, ``-2`` for the one before,
+        and so on.
+
+    Returns
+    -------
+    Path
+        The run file.
+
+    Raises
+    ------
+    LedgerError
+        If no run or more than one run matches.
+    """
+    if Path(ref).is_file():
+        return Path(ref)
+    path = DEFAULT_DIRECTORY if directory is None else Path(directory)
+    if not path.is_dir():
+        raise LedgerError(
+            f"{ref!r} is not a file, and the ledger directory {path} to look it up in does "
+            "not exist."
+        )
+    runs, _, _ = run_files(path)
+    if re.fullmatch(r"-[1-9][0-9]*", ref):
+        back = int(ref)
+        if -back > len(runs):
+            raise LedgerError(
+                f"The ledger {path} holds {len(runs)} run(s); there is no run {ref}."
+            )
+        return runs[back][1]
+    if re.fullmatch(r"0|[1-9][0-9]*", ref):
+        seq = int(ref)
+        for info in (run_info(s, p) for s, p in runs):
+            first, last = info.first_seq, info.last_seq
+            if first is not None and last is not None and first <= seq <= last:
+                return info.path
+        raise LedgerError(f"No run in the ledger {path} holds seq {seq}.")
+    safe = safe_run_id(ref)
+    tails = [(p, p.name.split("-", 1)[1].removesuffix(".json")) for _, p in runs]
+    exact = [p for p, tail in tails if tail == safe]
+    if len(exact) == 1:
+        return exact[0]
+    matches = [p for p, tail in tails if len(ref) >= 4 and tail.startswith(safe)]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise LedgerError(
+            f"No run in the ledger {path} has the run id {ref!r}.",
+            "Use 'respai log' to list the runs, or pass a seq number or -1 for the newest.",
+        )
+    raise LedgerError(
+        f"{len(matches)} runs in the ledger {path} have run ids starting with {ref!r}: "
+        + ", ".join(p.name for p in matches[:MAX_LISTED])
+        + ".",
+        "Give more characters of the run id.",
+    )
