@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import platform
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from respai import __version__
 from respai.battery import BATTERY, DEFAULT_THRESHOLDS, Decision, TestResult, Threshold
@@ -28,7 +28,10 @@ from respai.rules import RuleResult
 from respai.spec import Policy, Spec, load_policy, load_spec
 from respai.types import Verdict, worst
 
-__all__ = ["Evaluation", "build_predicate", "evaluate", "thresholds_for"]
+if TYPE_CHECKING:
+    from respai.ll144.audit import LL144Result
+
+__all__ = ["Evaluation", "build_predicate", "evaluate", "run_fingerprints", "thresholds_for"]
 
 ENGINE_NAME = "respai-evidence-engine"
 
@@ -78,6 +81,8 @@ class Evaluation:
     model: Mapping[str, Any] | None = None
     #: The cases file's fingerprint, hashed while the engine counted (``None``: not yet).
     dataset_fingerprint: Mapping[str, Any] | None = None
+    #: The LL144 tables of the spec's ``ll144:`` block, when it declares one.
+    ll144: LL144Result | None = None
 
     @property
     def exit_code(self) -> int:
@@ -208,7 +213,15 @@ def evaluate(
         )
         measured = stability.test_result(thresholds["perturbation_stability"])
         battery = tuple(measured if t.test_id == "perturbation_stability" else t for t in battery)
-    verdict = worst([*(t.verdict for t in battery), *(r.verdict for r in fairness.rules)])
+    audit = None
+    if parsed.ll144 is not None:
+        from respai.ll144.audit import run_ll144
+
+        audit = run_ll144(parsed, policy=pol)
+    verdicts = [*(t.verdict for t in battery), *(r.verdict for r in fairness.rules)]
+    if audit is not None and audit.tables:
+        verdicts.append(Verdict.MANUAL_REVIEW)  # LL144 findings are judged, not gated
+    verdict = worst(verdicts)
     return Evaluation(
         parsed,
         pol,
@@ -219,6 +232,7 @@ def evaluate(
         verdict,
         None if model is None else model.to_record(),
         fingerprint,
+        audit,
     )
 
 
@@ -378,10 +392,14 @@ def build_predicate(
     """
     run = run_id or str(uuid.uuid4())
     controls = load_controls()
-    tests: Sequence[dict[str, Any]] = [
+    tests: list[dict[str, Any]] = [
         *(_battery_record(t) for t in e.battery),
         *(_rule_record(r) for r in e.rules),
     ]
+    if e.ll144 is not None:
+        from respai.ll144.seal import ll144_run_start, ll144_tests
+
+        tests += ll144_tests(e.ll144)
     spec = e.spec
     system = spec.system.to_dict()
     run_start = {
@@ -403,7 +421,26 @@ def build_predicate(
             "thresholds": {k: v.to_dict() for k, v in e.thresholds.items()},
         },
     }
+    if e.ll144 is not None:
+        run_start["ll144"] = ll144_run_start(e.ll144)
     run_end = {"record_type": "run_end", "verdict": e.verdict.value, "exit_code": e.exit_code}
+    counts = _counts_dict(e.counts)
+    claims = {"states": list(CLAIMS_STATES), "does_not_state": list(CLAIMS_DOES_NOT_STATE)}
+    caveats = _caveats(e)
+    if e.ll144 is not None:
+        from respai.ll144.seal import (
+            LL144_CLAIMS_DOES_NOT_STATE,
+            LL144_CLAIMS_STATES,
+            ll144_caveats,
+            ll144_counts,
+        )
+
+        counts["ll144"] = ll144_counts(e.ll144)
+        claims = {
+            "states": list(LL144_CLAIMS_STATES),
+            "does_not_state": list(LL144_CLAIMS_DOES_NOT_STATE),
+        }
+        caveats += [f"LL144: {c}" for c in ll144_caveats(e.ll144)]
     return {
         "schema_version": "1.0",
         "run_id": run,
@@ -418,8 +455,33 @@ def build_predicate(
         "fingerprints": dict(fingerprints),
         "verdict": e.verdict.value,
         "records": [run_start, *tests, run_end],
-        "counts": _counts_dict(e.counts),
+        "counts": counts,
         "control_mapping": controls.to_record(),
-        "claims": {"states": CLAIMS_STATES, "does_not_state": CLAIMS_DOES_NOT_STATE},
-        "caveats": _caveats(e),
+        "claims": claims,
+        "caveats": caveats,
     }
+
+
+def run_fingerprints(e: Evaluation) -> dict[str, Any]:
+    """The record's ``fingerprints``: every input file the run read, the model, the code.
+
+    ``dataset`` is the cases file (hashed from the bytes the engine counted). When the
+    ``ll144:`` block reads other files (a self-identification file joined on an id, or a
+    decisions file other than the cases file), each is listed under its role.
+    """
+    from respai.record import engine_code_fingerprint, file_fingerprint
+
+    cases = e.fairness.spec.cases
+    assert cases is not None
+    out: dict[str, Any] = {
+        "dataset": dict(e.dataset_fingerprint or file_fingerprint(cases)),
+        "model": None if e.model is None else e.model.get("fingerprint"),
+        "engine_code": engine_code_fingerprint(),
+    }
+    if e.ll144 is not None:
+        for f in e.ll144.data.reconciliation.files:
+            if f.fingerprint.get("sha256") != out["dataset"].get("sha256"):
+                out["demographics" if f.role != "decisions" else "ll144_decisions"] = dict(
+                    f.fingerprint
+                )
+    return out

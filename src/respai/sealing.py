@@ -9,11 +9,10 @@ when everything succeeded, so a failed run leaves no partial output.
 
 from __future__ import annotations
 
+import contextlib
 import json
-import os
 import shutil
-import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from respai.errors import InputError
 from respai.evaluate import Evaluation
+from respai.io import StagedFolder, write_file
 from respai.record import (
     KeyMaterialError,
     default_key_dir,
@@ -35,10 +35,15 @@ __all__ = [
     "Sealed",
     "SigningKey",
     "create_signing_key",
+    "discard_created_key",
+    "earlier_output",
     "envelope_bytes",
+    "evaluate_output",
     "find_signing_key",
     "seal_evaluation",
+    "seal_run",
     "signing_key",
+    "write_file",
     "write_outputs",
 ]
 
@@ -51,6 +56,15 @@ class SigningKey:
     key_id: str
     path: Path
     created: bool
+    #: How to take a just-created key back (see :func:`discard_created_key`).
+    undo: _KeyUndo | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _KeyUndo:
+    folder: Path
+    keys_json: bytes | None
+    folder_existed: bool
 
 
 def _load(path: Path) -> Ed25519PrivateKey:
@@ -109,15 +123,55 @@ def find_signing_key(path: Path | None, key_dir: Path | None = None) -> SigningK
 
 
 def create_signing_key(key_dir: Path | None = None) -> SigningKey:
-    """Create a new unencrypted key in the key folder (when none is configured)."""
-    files = new_key(key_dir or default_key_dir(), passphrase=None)
+    """Create a new unencrypted key in the key folder (when none is configured).
+
+    The caller undoes it with :func:`discard_created_key` when the run that needed it
+    fails, so a refused run leaves no key behind.
+    """
+    folder = key_dir or default_key_dir()
+    listing = folder / "keys.json"
+    before = listing.read_bytes() if listing.is_file() else None
+    existed = folder.is_dir()
+    files = new_key(folder, passphrase=None)
     key = load_private_key(files.private_key, None)
-    return SigningKey(key, files.key_id, files.private_key, True)
+    undo = _KeyUndo(folder, before, existed)
+    return SigningKey(key, files.key_id, files.private_key, True, undo)
+
+
+def discard_created_key(sk: SigningKey) -> None:
+    """Remove a key made by :func:`create_signing_key` for a run that then failed.
+
+    The key files go, ``keys.json`` gets its earlier content back (or goes, when this key
+    created it), and so does the key folder when this key created it. A key that was
+    found rather than created is left alone.
+    """
+    undo = sk.undo
+    if not sk.created or undo is None:
+        return
+    sk.path.unlink(missing_ok=True)
+    sk.path.with_suffix(".pub").unlink(missing_ok=True)
+    listing = undo.folder / "keys.json"
+    if undo.keys_json is None:
+        listing.unlink(missing_ok=True)
+    else:
+        write_file(listing, undo.keys_json, mode=0o644)
+    if not undo.folder_existed:
+        with contextlib.suppress(OSError):
+            undo.folder.rmdir()
 
 
 def signing_key(path: Path | None, key_dir: Path | None = None) -> SigningKey:
     """:func:`find_signing_key`, else :func:`create_signing_key`."""
     return find_signing_key(path, key_dir) or create_signing_key(key_dir)
+
+
+def earlier_output(marker: str) -> Callable[[Path], bool]:
+    """A test that a folder is an earlier output: it holds ``marker``, or nothing at all."""
+
+    def check(folder: Path) -> bool:
+        return (folder / marker).is_file() or not any(folder.iterdir())
+
+    return check
 
 
 def write_outputs(
@@ -137,57 +191,10 @@ def write_outputs(
     InputError
         When ``out`` exists and is not an earlier output folder, or cannot be created.
     """
-    out = out.resolve()
-    if out.exists() and not (out / marker).exists():
-        kind = "a folder" if out.is_dir() else "a file"
-        raise InputError(
-            f"--out {out} is {kind} that is not an earlier {what} folder.",
-            "Pass --out with a new folder name.",
-        )
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=".respai-out-", dir=out.parent))
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o777 & ~umask)  # mkdtemp makes it 0700; outputs are for sharing
-    except OSError as exc:
-        raise InputError(
-            f"cannot create the output folder {out}: {exc.strerror or exc}.",
-            "Pass --out with a folder you can write to.",
-        ) from None
-    try:
-        for name, content in files.items():
-            target = tmp / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if isinstance(content, bytes):
-                target.write_bytes(content)
-            else:
-                target.write_text(content, encoding="utf-8")
-        if out.exists():
-            shutil.rmtree(out)
-        tmp.rename(out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return [out / name for name in files]
-
-
-def write_file(path: Path, text: str) -> None:
-    """Write one text file atomically (temporary file + rename), or raise InputError."""
-    path = Path(path)
-    if path.is_dir():
-        raise InputError(f"{path} is a folder; give a file name, e.g. {path / 'report.html'}.")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".respai-", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise InputError(
-            f"cannot write {path}: {exc.strerror or exc}.", "Choose a path you can write to."
-        ) from None
+    with StagedFolder(out, earlier_output(marker), what=what) as staged:
+        paths = staged.write_all(files)
+        staged.commit()
+    return paths
 
 
 def envelope_bytes(envelope: Mapping[str, Any]) -> bytes:
@@ -243,44 +250,112 @@ class Sealed:
         }
 
 
+def seal_run(
+    build: Callable[[str, int], Mapping[str, Any]],
+    files: Callable[[Mapping[str, Any]], Mapping[str, str | bytes]],
+    sk: SigningKey,
+    *,
+    staged: StagedFolder | None,
+    ledger: Path | None,
+) -> tuple[Mapping[str, Any], Path | None]:
+    """Sign a run, write its outputs and append it to the ledger: all of it, or none.
+
+    Parameters
+    ----------
+    build
+        ``(prev_record_id, start_seq) -> envelope``: seals the run's records, chained to
+        the ledger's head (or to the genesis id without a ledger).
+    files
+        ``envelope -> {name: content}``: the output folder's files.
+    sk
+        The signing key (a just-created one is discarded when anything fails).
+    staged
+        The output folder, checked before the run started; ``None`` writes none.
+    ledger
+        The ledger folder to append to, or ``None``.
+
+    Returns
+    -------
+    tuple
+        The envelope and the resolved ledger folder (``None`` without one).
+
+    Notes
+    -----
+    The order makes a failure leave nothing behind: the outputs are staged, then (under
+    the ledger's lock) put in place, then the run is appended; a failed append puts the
+    earlier output folder back. A ledger folder this run created is removed again when
+    the run fails, and so is a key it created.
+    """
+    from respai.record import GENESIS
+
+    created_ledger = ledger is not None and not ledger.exists()
+    try:
+        if ledger is None:
+            envelope = build(GENESIS, 0)
+            if staged is not None:
+                staged.write_all(files(envelope))
+                staged.commit()
+                staged.finish()
+            return envelope, None
+        from respai.ledger import Ledger
+
+        book = Ledger.open(ledger)
+        with book.append_lock() as head:
+            envelope = build(head.last_record_id, head.next_seq)
+            if staged is not None:
+                staged.write_all(files(envelope))
+                staged.commit()
+            try:
+                head.append(envelope, sk.key)
+            except BaseException:
+                if staged is not None:
+                    staged.rollback()
+                raise
+        if staged is not None:
+            staged.finish()
+        return envelope, ledger.resolve()
+    except BaseException:
+        if staged is not None:
+            staged.rollback()
+        if created_ledger and ledger is not None:
+            shutil.rmtree(ledger, ignore_errors=True)
+        discard_created_key(sk)
+        raise
+
+
 def seal_evaluation(
-    e: Evaluation, sk: SigningKey, *, out: Path, summary: str, ledger: Path | None
+    e: Evaluation,
+    sk: SigningKey,
+    *,
+    out: Path | StagedFolder,
+    summary: str,
+    ledger: Path | None,
 ) -> Sealed:
     """Build, sign and write the record of ``e``; chain it into ``ledger`` when given.
 
-    The outputs folder receives ``record.json`` (the DSSE envelope), ``summary.txt`` and
-    ``public_key.pem``. With a ledger, the run is appended under the ledger's lock, so two
-    concurrent runs get consecutive places in the chain.
+    The outputs folder receives ``record.json`` (the DSSE envelope), ``summary.txt``,
+    ``public_key.pem`` and ``report.html``. With a ledger, the run is appended under the
+    ledger's lock, so two concurrent runs get consecutive places in the chain; see
+    :func:`seal_run` for what a failure leaves (nothing).
     """
     from cryptography.hazmat.primitives import serialization
 
-    from respai.evaluate import build_predicate
-    from respai.record import (
-        GENESIS,
-        engine_code_fingerprint,
-        file_fingerprint,
-        format_timestamp,
-        now_utc,
-        seal,
-    )
+    from respai.evaluate import build_predicate, run_fingerprints
+    from respai.record import format_timestamp, now_utc, seal
 
-    cases = e.fairness.spec.cases
-    assert cases is not None
-    fingerprints = {
-        "dataset": dict(e.dataset_fingerprint or file_fingerprint(cases)),
-        "model": None if e.model is None else e.model.get("fingerprint"),
-        "engine_code": engine_code_fingerprint(),
-    }
+    staged = out if isinstance(out, StagedFolder) else evaluate_output(out)
+    fingerprints = run_fingerprints(e)
     public_pem = sk.key.public_key().public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
     )
+    made: dict[str, Any] = {}
 
-    def make(prev: str, start: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    def build(prev: str, start: int) -> Mapping[str, Any]:
         predicate = build_predicate(
             e, key_id=sk.key_id, fingerprints=fingerprints, timestamp=format_timestamp(now_utc())
         )
-        envelope = seal(predicate, None, sk.key, sk.key_id, prev_record_id=prev, start_seq=start)
-        return predicate, envelope
+        made["predicate"] = predicate
+        return seal(predicate, None, sk.key, sk.key_id, prev_record_id=prev, start_seq=start)
 
     def files(envelope: Mapping[str, Any]) -> dict[str, str | bytes]:
         from respai.record.keys import public_key_raw
@@ -293,15 +368,10 @@ def seal_evaluation(
             "report.html": render_report(envelope, public_key_raw(sk.key.public_key())),
         }
 
-    if ledger is None:
-        predicate, envelope = make(GENESIS, 0)
-        paths = write_outputs(out, files(envelope))
-        return Sealed(envelope, predicate, paths[0], None, sk.key_id)
-    from respai.ledger import Ledger
+    envelope, book = seal_run(build, files, sk, staged=staged, ledger=ledger)
+    return Sealed(envelope, made["predicate"], staged.out / "record.json", book, sk.key_id)
 
-    book = Ledger.open(ledger)
-    with book.append_lock() as head:
-        predicate, envelope = make(head.last_record_id, head.next_seq)
-        head.append(envelope, sk.key)
-    paths = write_outputs(out, files(envelope))
-    return Sealed(envelope, predicate, paths[0], ledger.resolve(), sk.key_id)
+
+def evaluate_output(out: Path) -> StagedFolder:
+    """The output folder of ``respai evaluate``, checked now (before any data is read)."""
+    return StagedFolder(out, earlier_output("record.json"), what="respai evaluate output")

@@ -31,10 +31,10 @@ from respai.ll144.diagnosis import (
 from respai.ll144.load import AuditData, load_audit_data
 from respai.ll144.tables import TABLES, CategoryRow, CategoryTable, Finding, build_tables
 from respai.record.canonical import canonical_bytes
-from respai.spec import LL144Spec, Spec, load_spec
+from respai.spec import DEFAULT_ALPHA, LL144Spec, Policy, Spec, load_spec
 from respai.types import Interval, Undefined
 
-__all__ = ["KIND", "LL144Result", "run_ll144"]
+__all__ = ["KIND", "LL144Result", "ll144_alpha", "run_ll144"]
 
 KIND = "respai.ll144"
 """The ``kind`` of the JSON output (and how ``--out`` recognises an earlier output)."""
@@ -83,6 +83,9 @@ class LL144Result:
     stale: bool | None
     warnings: tuple[str, ...]
     interpretation: tuple[str, ...]
+    #: The significance level of the Fisher tests, and where it came from.
+    alpha: float = 0.05
+    alpha_source: str = "default"
 
     @property
     def exit_code(self) -> int:
@@ -115,8 +118,26 @@ class LL144Result:
         return body
 
 
+def ll144_alpha(spec: Spec, policy: Policy | None = None) -> tuple[float, str]:
+    """The significance level of the LL144 Fisher tests, and its source.
+
+    The policy's ``alpha`` when it sets one, else the ``fairness:`` block's ``alpha``
+    when the spec declares it, else the default 0.05: one alpha for the whole run.
+    """
+    if policy is not None and policy.alpha is not None:
+        return policy.alpha, policy.source
+    block = spec.fairness_block
+    if block is not None and block.sources.get("alpha") == "spec":
+        return block.alpha, "spec"
+    return DEFAULT_ALPHA, "default"
+
+
 def run_ll144(
-    spec: Spec | str | Path, *, data: Any = None, today: dt.date | None = None
+    spec: Spec | str | Path,
+    *,
+    data: Any = None,
+    today: dt.date | None = None,
+    policy: Policy | None = None,
 ) -> LL144Result:
     """Run the LL144 bias audit declared by ``spec``.
 
@@ -129,6 +150,9 @@ def run_ll144(
     today
         The run date, for the one-year rule when ``use_date`` is not set (default: the
         system date).
+    policy
+        A policy whose ``alpha`` sets the Fisher tests' significance level (see
+        :func:`ll144_alpha`).
 
     Raises
     ------
@@ -165,7 +189,10 @@ def run_ll144(
             sums[(c.sex, c.race)] = (n + c.n, k + (c.n if c.selected == 1 else 0))
         tally = sums
         rate_word = "selected"
-    tables = build_tables(tally, min_share=ll.min_share, margin=ll.margin, rate_word=rate_word)
+    alpha, alpha_source = ll144_alpha(parsed, policy)
+    tables = build_tables(
+        tally, min_share=ll.min_share, margin=ll.margin, alpha=alpha, rate_word=rate_word
+    )
     _check_justification(origin, ll, tables)
     exclusions = {
         name: frozenset(r.category for r in tables[name].excluded) for name in TABLES
@@ -201,6 +228,8 @@ def run_ll144(
         stale=stale,
         warnings=tuple(warnings),
         interpretation=_interpretation(ll),
+        alpha=alpha,
+        alpha_source=alpha_source,
     )
 
 
@@ -445,7 +474,8 @@ def _result_dict(res: LL144Result) -> dict[str, Any]:
             "min_share": ll.min_share,
             "margin": ll.margin,
             "line": 0.8,
-            "alpha": 0.05,
+            "alpha": res.alpha,
+            "alpha_source": res.alpha_source,
             "power_target": 0.80,
             "exclusion_justification": ll.exclusion_justification,
             "cutoffs": list(ll.cutoffs),
@@ -562,7 +592,7 @@ def _counts(res: LL144Result) -> dict[str, Any]:
 
 
 def _cell_order() -> dict[tuple[str | None, str | None], int]:
-    from respai.ll144.categories import RACE_CATEGORIES, SEX_CATEGORIES
+    from respai.eeo1 import RACE_CATEGORIES, SEX_CATEGORIES
 
     sexes: list[str | None] = [*SEX_CATEGORIES, None]
     races: list[str | None] = [*RACE_CATEGORIES, None]

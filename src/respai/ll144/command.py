@@ -23,29 +23,78 @@ __all__ = ["ll144_command"]
 @click.option(
     "--out",
     type=click.Path(path_type=Path),
-    help="Folder for summary.html, summary.md, summary.csv, tables.csv and ll144.json "
-    "(created, or replaced when it holds an earlier ll144 output).",
+    help="Folder for summary.html, summary.md, summary.csv, tables.csv, ll144.json and the "
+    "signed record.json with report.html (created, or replaced when it holds an earlier "
+    "ll144 output). Writing it signs the run and appends it to the ledger.",
 )
-def ll144_command(spec: Path, as_json: bool, out: Path | None) -> None:
+@click.option(
+    "--policy",
+    type=click.Path(path_type=Path),
+    help="Policy file; its alpha sets the Fisher tests' significance level.",
+)
+@click.option(
+    "--key",
+    type=click.Path(path_type=Path),
+    help="Ed25519 private key for --out (PKCS#8 PEM); passphrase from RESPAI_KEY_PASSPHRASE "
+    "or a prompt.",
+)
+@click.option(
+    "--ledger",
+    type=click.Path(path_type=Path),
+    default=Path(".respai"),
+    show_default=True,
+    help="Append-only ledger a signed run (--out) is chained into.",
+)
+@click.option("--no-ledger", is_flag=True, help="Do not append a signed run to a ledger.")
+def ll144_command(
+    spec: Path,
+    as_json: bool,
+    out: Path | None,
+    policy: Path | None,
+    key: Path | None,
+    ledger: Path,
+    no_ledger: bool,
+) -> None:
     """Run the NYC Local Law 144 bias audit declared in SPEC's ll144: block.
 
     Prints the sex, race/ethnicity and intersectional impact-ratio tables, the findings
-    and the diagnosis. Exit code 0 when the audit ran (the law sets no pass mark:
-    findings are stated, not gated), 2 for a bad spec or bad input.
+    and the diagnosis. With --out, writes the audit's files and its signed record, and
+    appends the run to the ledger. Exit code 0 when the audit ran (the law sets no pass
+    mark: findings are stated, not gated), 2 for a bad spec or bad input (nothing is
+    written then).
     """
     from rich.console import Console
 
     from respai.ll144.audit import run_ll144
-    from respai.ll144.output import write_outputs
+    from respai.ll144.output import ll144_output, seal_ll144
     from respai.ll144.terminal import render_ll144
+    from respai.sealing import create_signing_key, find_signing_key
+    from respai.spec import load_policy
 
-    result = run_ll144(spec)
-    written = write_outputs(result, out) if out is not None else []
+    staged = found = None
+    if out is not None:  # a bad key or --out is reported before the data is read
+        found = find_signing_key(key)
+        staged = ll144_output(out)
+    result = run_ll144(spec, policy=None if policy is None else load_policy(policy))
     console = Console(stderr=True, markup=False, emoji=False, highlight=False)
+    sealed = None
+    if staged is not None:
+        sk = found or create_signing_key()
+        sealed = seal_ll144(result, sk, staged=staged, ledger=None if no_ledger else ledger)
+        if sk.created:
+            console.print(
+                f"respai: no signing key was configured, so a new one was created: "
+                f"{sk.path} (key id {sk.key_id}). Its public key and keys.json are beside "
+                "it; publish them so others can verify your records."
+            )
     render_ll144(result, console)
-    if written:
+    if sealed is not None:
         console.print()
-        console.print(f"wrote {', '.join(p.name for p in written)} to {out}")
+        console.print(f"wrote {', '.join(p.name for p in sealed.files)} to {out}")
+        console.print(
+            f"record.json signed with key {sealed.key_id}"
+            + (f"; run appended to the ledger {sealed.ledger}" if sealed.ledger else "")
+        )
     if as_json:
         sys.stdout.write(json.dumps(result.to_dict(), indent=2, ensure_ascii=False,
                                     allow_nan=False))

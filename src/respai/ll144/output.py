@@ -1,28 +1,45 @@
-"""Write an LL144 audit's files into a folder, atomically.
+"""Write an LL144 audit's files into a folder, signed and chained into the ledger.
 
-The files are written into a temporary folder next to the target and renamed into place
-at the end, so a failed run leaves nothing half-written. An existing target is replaced
-only when it is empty or an earlier ``respai ll144`` output (it holds ``ll144.json`` of
-kind ``respai.ll144`` and nothing but the files this module writes); anything else is
-refused, so a typo in ``--out`` cannot wipe an unrelated folder.
+``respai ll144 --out DIR`` writes the published summary (HTML, Markdown, CSV), the tables
+CSV, ``ll144.json``, and the signed record of the run (``record.json``, its
+``public_key.pem`` and the self-verifying ``report.html``). Because it signs, the run is
+appended to the ledger too (unless ``--no-ledger``), by the same code as ``respai
+evaluate`` (:func:`respai.sealing.seal_run`): outputs and ledger entry are written
+together or not at all.
+
+An existing target is replaced only when it is empty or an earlier ``respai ll144`` output
+(it holds ``ll144.json`` of kind ``respai.ll144`` and nothing but the files this module
+writes); anything else is refused before the data is read, so a typo in ``--out`` cannot
+wipe an unrelated folder.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from respai.errors import InputError
+from respai.io import StagedFolder
 from respai.ll144.audit import KIND, LL144Result
 from respai.ll144.summary import summary_csv, summary_html, summary_markdown, tables_csv
+from respai.sealing import SigningKey
 
-__all__ = ["OUTPUT_FILES", "write_outputs"]
+__all__ = [
+    "OUTPUT_FILES",
+    "SUMMARY_FILES",
+    "LL144Sealed",
+    "ll144_output",
+    "seal_ll144",
+    "summary_files",
+]
 
-OUTPUT_FILES = ("summary.html", "summary.md", "summary.csv", "tables.csv", "ll144.json")
-"""The files an LL144 output folder holds."""
+SUMMARY_FILES = ("summary.html", "summary.md", "summary.csv", "tables.csv", "ll144.json")
+"""The audit's own files."""
+
+OUTPUT_FILES = (*SUMMARY_FILES, "record.json", "public_key.pem", "report.html")
+"""The files an LL144 output folder holds: the audit's files and its signed record."""
 
 
 def _earlier_output(folder: Path) -> bool:
@@ -38,73 +55,80 @@ def _earlier_output(folder: Path) -> bool:
     return isinstance(doc, dict) and doc.get("kind") == KIND
 
 
-def write_outputs(res: LL144Result, out: Path) -> list[Path]:
-    """Write the summary (HTML, Markdown, CSV), the tables CSV and ``ll144.json``.
-
-    Parameters
-    ----------
-    res
-        The audit result.
-    out
-        The folder to create or replace.
-
-    Returns
-    -------
-    list of Path
-        The files written, in :data:`OUTPUT_FILES` order.
+def ll144_output(out: Path) -> StagedFolder:
+    """The ``--out`` folder of ``respai ll144``, checked now (before any data is read).
 
     Raises
     ------
     InputError
         When ``out`` exists and is not a folder, or is a folder that is neither empty
-        nor an earlier LL144 output, or cannot be written.
+        nor an earlier LL144 output.
     """
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise InputError(f"--out {out} exists and is not a folder.",
-                         "Choose a folder name for the audit's files.")
-    if out.is_dir() and not _earlier_output(out):
-        held = sorted(p.name for p in out.iterdir())
-        shown = ", ".join(held[:5]) + (f" and {len(held) - 5} more" if len(held) > 5 else "")
-        raise InputError(
-            f"--out {out} already exists and is not an earlier respai ll144 output (it "
-            f"holds {shown}); it is left untouched.",
-            "Choose a new folder, or remove this one first.",
-        )
-    contents = {
+    return StagedFolder(out, _earlier_output, what="respai ll144 output")
+
+
+def summary_files(res: LL144Result) -> dict[str, str]:
+    """The audit's own files: the published summary, the tables and ``ll144.json``."""
+    return {
         "summary.html": summary_html(res),
         "summary.md": summary_markdown(res),
         "summary.csv": summary_csv(res),
         "tables.csv": tables_csv(res),
-        "ll144.json": json.dumps(res.to_dict(), indent=2, ensure_ascii=False,
-                                 allow_nan=False) + "\n",
+        "ll144.json": json.dumps(res.to_dict(), indent=2, ensure_ascii=False, allow_nan=False)
+        + "\n",
     }
-    parent = out.resolve().parent
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=parent))
-    except OSError as exc:
-        raise InputError(f"cannot write into {parent}: {exc.strerror}.",
-                         "Choose a folder you can write to.") from None
-    backup: Path | None = None
-    try:
-        for name in OUTPUT_FILES:
-            with (tmp / name).open("w", encoding="utf-8", newline="") as fh:
-                fh.write(contents[name])
-                fh.flush()
-                os.fsync(fh.fileno())
-        os.chmod(tmp, 0o755)  # mkdtemp makes it private; the outputs are for publishing
-        if out.exists():
-            backup = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=parent))
-            backup.rmdir()
-            out.rename(backup)
-        tmp.rename(out)
-    except OSError as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
-        if backup is not None and backup.exists() and not out.exists():
-            backup.rename(out)
-        raise InputError(f"cannot write the audit's files into {out}: {exc.strerror}.",
-                         "Check the folder's permissions and free space.") from None
-    if backup is not None:
-        shutil.rmtree(backup, ignore_errors=True)
-    return [out / name for name in OUTPUT_FILES]
+
+
+@dataclass(frozen=True, slots=True)
+class LL144Sealed:
+    """A signed LL144 run: its envelope, the files written and the ledger it joined."""
+
+    envelope: Mapping[str, Any]
+    files: tuple[Path, ...]
+    ledger: Path | None
+    key_id: str
+
+
+def seal_ll144(
+    res: LL144Result, sk: SigningKey, *, staged: StagedFolder, ledger: Path | None
+) -> LL144Sealed:
+    """Sign the audit's record, write every output file and append the run to ``ledger``.
+
+    Raises
+    ------
+    InputError
+        When a file cannot be written or the ledger cannot take the run (nothing is left
+        behind: see :func:`respai.sealing.seal_run`).
+    """
+    from cryptography.hazmat.primitives import serialization
+
+    from respai.ll144.seal import ll144_fingerprints, ll144_predicate
+    from respai.record import engine_code_fingerprint, format_timestamp, now_utc, seal
+    from respai.record.keys import public_key_raw
+    from respai.render.html import render_report
+    from respai.sealing import envelope_bytes, seal_run
+
+    fingerprints = ll144_fingerprints(res, engine_code_fingerprint())
+    own = summary_files(res)
+
+    def build(prev: str, start: int) -> Mapping[str, Any]:
+        predicate = ll144_predicate(
+            res, key_id=sk.key_id, fingerprints=fingerprints, timestamp=format_timestamp(now_utc())
+        )
+        return seal(predicate, None, sk.key, sk.key_id, prev_record_id=prev, start_seq=start)
+
+    def files(envelope: Mapping[str, Any]) -> dict[str, str | bytes]:
+        public = sk.key.public_key()
+        return {
+            **own,
+            "record.json": envelope_bytes(envelope),
+            "public_key.pem": public.public_bytes(
+                serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+            ),
+            "report.html": render_report(envelope, public_key_raw(public)),
+        }
+
+    envelope, book = seal_run(build, files, sk, staged=staged, ledger=ledger)
+    return LL144Sealed(
+        envelope, tuple(staged.out / n for n in OUTPUT_FILES), book, sk.key_id
+    )

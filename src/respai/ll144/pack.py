@@ -26,6 +26,7 @@ reproduce`` commands. Heavy modules load inside the functions, so importing this
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import functools
@@ -149,6 +150,8 @@ class PackResult:
     key_created: bool
     independence: str
     result: LL144Result
+    #: The ledger the signed run was appended to, or ``None``.
+    ledger: Path | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The pack's location, manifest hash and files as JSON-ready data."""
@@ -161,6 +164,7 @@ class PackResult:
             "key_created": self.key_created,
             "independence_statement": self.independence,
             "files": list(self.files),
+            "ledger": None if self.ledger is None else str(self.ledger),
         }
 
 
@@ -344,7 +348,7 @@ def _parse_lock(text: str) -> dict[str, str]:
 
 
 def _scope_md(res: LL144Result) -> str:
-    from respai.ll144.categories import RACE_CATEGORIES, SEX_CATEGORIES
+    from respai.eeo1 import RACE_CATEGORIES, SEX_CATEGORIES
     from respai.ll144.tables import LINE
 
     ll, spec = res.ll144, res.spec
@@ -440,7 +444,8 @@ def _scope_md(res: LL144Result) -> str:
         "categories get a statistical finding.",
         f"- Every kept category with a ratio under {LINE + ll.margin:g} (the line plus "
         f"margin {ll.margin:g}) gets a one-sided Fisher exact test against the top category "
-        "at alpha 0.05, its exact power, and the cell size that would give 80% power.",
+        f"at alpha {res.alpha:g}, its exact power, and the cell size that would give 80% "
+        "power.",
         "- A finding that is not significant at low power is reported as underpowered, "
         "never as a pass.",
         "",
@@ -734,6 +739,8 @@ def build_pack(
     *,
     key_path: str | Path | None = None,
     today: dt.date | None = None,
+    ledger: str | Path | None = None,
+    policy: str | Path | None = None,
 ) -> PackResult:
     """Run the LL144 audit of ``spec_path`` and write its evidence pack.
 
@@ -750,6 +757,12 @@ def build_pack(
     today
         The run date for the one-year rule when ``use_date`` is not set (default: the
         system date).
+    ledger
+        The ledger folder the signed run is appended to (``None``: none). The record is
+        chained to the ledger's head, and the pack, its zip and the ledger entry are
+        written together or not at all.
+    policy
+        A policy file whose ``alpha`` sets the Fisher tests' significance level.
 
     Raises
     ------
@@ -764,16 +777,22 @@ def build_pack(
     from respai.ll144.audit import run_ll144
     from respai.ll144.seal import independence_status, ll144_fingerprints, ll144_predicate
     from respai.ll144.summary import summary_csv, summary_html, summary_markdown, tables_csv
-    from respai.record import engine_code_fingerprint, format_timestamp, now_utc, seal
-    from respai.sealing import create_signing_key, envelope_bytes, find_signing_key
-    from respai.spec import load_spec
+    from respai.record import GENESIS, engine_code_fingerprint, format_timestamp, now_utc, seal
+    from respai.sealing import (
+        create_signing_key,
+        discard_created_key,
+        envelope_bytes,
+        find_signing_key,
+    )
+    from respai.spec import load_policy, load_spec
 
     out = Path(out_dir)
     zip_path = out.with_name(out.name + ".zip")
     _check_target(out, zip_path)
     found = find_signing_key(None if key_path is None else Path(key_path))
     spec = load_spec(spec_path)
-    result = run_ll144(spec, today=today)
+    pol = None if policy is None else load_policy(policy)
+    result = run_ll144(spec, today=today, policy=pol)
     assert spec.path is not None
     sources: list[tuple[str, Path]] = [("spec", Path(spec.path))]
     if spec.data.cases is not None:
@@ -786,7 +805,6 @@ def build_pack(
         expected["decisions" if f.role == "decisions" else "demographics"] = str(
             f.fingerprint.get("sha256")
         )
-    sk = found or create_signing_key()
     now = now_utc().replace(microsecond=0)
     created = format_timestamp(now)
     engine_code = engine_code_fingerprint()
@@ -823,8 +841,21 @@ def build_pack(
         ) from None
     tmp_zip = parent / f".{out.name}.zip.tmp-{os.getpid()}"
     backup: Path | None = None
+    zip_backup: Path | None = None
     moved = False
+    book_path = None if ledger is None else Path(ledger)
+    created_ledger = book_path is not None and not book_path.exists()
+    stack = contextlib.ExitStack()
+    sk = None
     try:
+        sk = found or create_signing_key()
+        prev, start = GENESIS, 0
+        head = None
+        if book_path is not None:
+            from respai.ledger import Ledger
+
+            head = stack.enter_context(Ledger.open(book_path).append_lock())
+            prev, start = head.last_record_id, head.next_seq
         hashes: dict[str, str] = {}
         for role, src in sources:
             digest = _copy(src, tmp / names[role])
@@ -852,7 +883,7 @@ def build_pack(
             timestamp=created,
             pack_files=signed_list,
         )
-        envelope = seal(predicate, None, sk.key, sk.key_id)
+        envelope = seal(predicate, None, sk.key, sk.key_id, prev_record_id=prev, start_seq=start)
         from respai.record.keys import public_key_raw
         from respai.render.html import render_report
 
@@ -895,14 +926,29 @@ def build_pack(
             out.rename(backup)
         tmp.rename(out)
         moved = True
+        if zip_path.exists():
+            zip_backup = parent / f".{out.name}.zip.old-{os.getpid()}"
+            os.replace(zip_path, zip_backup)
         os.replace(tmp_zip, zip_path)
+        if head is not None:  # last: a failed append takes the pack back out
+            head.append(envelope, sk.key)
+        stack.close()
     except BaseException as exc:
-        if moved:  # the new folder is in place but its zip is not: take it back out
+        stack.close()
+        if moved:  # the new folder is in place but its zip or ledger entry is not
             shutil.rmtree(out, ignore_errors=True)
+            if zip_backup is not None and zip_backup.exists():
+                os.replace(zip_backup, zip_path)
+            else:
+                zip_path.unlink(missing_ok=True)
         if backup is not None and backup.exists() and not out.exists():
             backup.rename(out)
         shutil.rmtree(tmp, ignore_errors=True)
         tmp_zip.unlink(missing_ok=True)
+        if created_ledger and book_path is not None:
+            shutil.rmtree(book_path, ignore_errors=True)
+        if sk is not None:
+            discard_created_key(sk)
         if isinstance(exc, OSError):
             raise InputError(
                 f"cannot write the evidence pack into {out}: {exc.strerror or exc}.",
@@ -911,6 +957,8 @@ def build_pack(
         raise
     if backup is not None:
         shutil.rmtree(backup, ignore_errors=True)
+    if zip_backup is not None:
+        zip_backup.unlink(missing_ok=True)
     return PackResult(
         out_dir=out,
         zip_path=zip_path,
@@ -921,6 +969,7 @@ def build_pack(
         key_created=sk.created,
         independence=independence_status(result),
         result=result,
+        ledger=None if book_path is None else book_path.resolve(),
     )
 
 
@@ -1443,7 +1492,22 @@ def _anniversary(day: dt.date) -> dt.date:
     help="Signing key (default: the newest key in $RESPAI_HOME or ~/.config/respai/keys; "
     "one is created there when there is none).",
 )
-def pack_command(spec: Path, out: Path, key: Path | None) -> None:
+@click.option(
+    "--policy",
+    type=click.Path(path_type=Path),
+    help="Policy file; its alpha sets the Fisher tests' significance level.",
+)
+@click.option(
+    "--ledger",
+    type=click.Path(path_type=Path),
+    default=Path(".respai"),
+    show_default=True,
+    help="Append-only ledger the signed run is chained into.",
+)
+@click.option("--no-ledger", is_flag=True, help="Do not append the signed run to a ledger.")
+def pack_command(
+    spec: Path, out: Path, key: Path | None, policy: Path | None, ledger: Path, no_ledger: bool
+) -> None:
     """Run the LL144 audit of SPEC and write its evidence pack to OUT and OUT.zip.
 
     The pack holds the scope memo, copies of the spec and the input files with their
@@ -1453,7 +1517,7 @@ def pack_command(spec: Path, out: Path, key: Path | None) -> None:
     MANIFEST.json. Check it at any time, on any machine, with: respai reproduce OUT.
     Exit code 0 when the pack was written, 2 for a bad spec, bad data or bad --out.
     """
-    res = build_pack(spec, out, key_path=key)
+    res = build_pack(spec, out, key_path=key, ledger=None if no_ledger else ledger, policy=policy)
     echo = functools.partial(click.echo, err=True)
     if res.key_created:
         echo(
@@ -1464,7 +1528,10 @@ def pack_command(spec: Path, out: Path, key: Path | None) -> None:
     for warning in res.result.warnings:
         echo(warning)
     echo(f"respai pack: wrote {len(res.files)} files to {res.out_dir} and {res.zip_path}")
-    echo(f"  record.json signed with key {res.key_id}")
+    echo(
+        f"  record.json signed with key {res.key_id}"
+        + (f"; run appended to the ledger {res.ledger}" if res.ledger else "")
+    )
     if res.independence == "not_signed":
         echo(
             "  independence statement: NOT YET SIGNED: the auditor must complete and sign "

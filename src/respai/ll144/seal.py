@@ -183,7 +183,8 @@ def _test_record(
     return rec
 
 
-def _counts(result: LL144Result) -> dict[str, Any]:
+def ll144_counts(result: LL144Result) -> dict[str, Any]:
+    """The integer counts of every LL144 table, the unknowns and the reconciliation."""
     key = result.count_key
     tables = {}
     for name in TABLES:
@@ -226,14 +227,16 @@ def _counts(result: LL144Result) -> dict[str, Any]:
     }
 
 
-def _caveats(result: LL144Result) -> list[str]:
+def ll144_caveats(result: LL144Result) -> list[str]:
+    """What a reader of the LL144 part of a record must know (interpretation, limits)."""
     ll = result.ll144
     out = [f"Interpretation choice: {item}" for item in result.interpretation]
     out.append(
         "NYC Local Law 144 sets no pass mark for impact ratios: no test record has a "
         f"threshold and every verdict is {VERDICT}. {LINE:g} (the four-fifths line of "
         "29 CFR 1607.4(D)) is only the screening line that decides which categories get a "
-        "Fisher test (one-sided, alpha 0.05) with its power (target 80%); an auditor judges "
+        f"Fisher test (one-sided, alpha {result.alpha:g}) with its power (target 80%); an "
+        "auditor judges "
         "the findings. The impact ratio is given without an interval (interval null); "
         "each category's rate has its 95% Wilson interval in details.rate_interval."
     )
@@ -265,6 +268,59 @@ def _caveats(result: LL144Result) -> list[str]:
         )
     out += list(result.warnings)
     return out
+
+
+def ll144_tests(result: LL144Result) -> list[dict[str, Any]]:
+    """One test record per category with applicants, sex table first."""
+    controls = [c.to_dict() for c in load_controls().for_test(TEST_ID)]
+    return [
+        _test_record(result, result.tables[name], row, controls)
+        for name in TABLES
+        for row in result.tables[name].rows
+        if row.count > 0
+    ]
+
+
+def ll144_run_start(result: LL144Result) -> dict[str, Any]:
+    """The LL144 fields of a run's ``run_start`` record: interpretation, dates, data, settings."""
+    ll, spec = result.ll144, result.spec
+    rec = result.data.reconciliation
+    return {
+        "interpretation": list(result.interpretation),
+        "dates": {
+            "audit_date": ll.audit_date,
+            "distribution_date": ll.distribution_date,
+            "use_date": ll.use_date,
+            "checked_on": result.checked_on,
+            "stale": result.stale,
+        },
+        "data": {
+            "source": spec.data.source,
+            "explanation": spec.data.explanation,
+            "files": [
+                {
+                    "role": f.role,
+                    "name": f.fingerprint.get("name"),
+                    "rows": f.rows,
+                    "sha256": f.fingerprint.get("sha256"),
+                }
+                for f in rec.files
+            ],
+            "join_on": rec.join_on,
+        },
+        "settings": {
+            "tool_kind": ll.kind,
+            "rate": result.rate_name,
+            "min_share": ll.min_share,
+            "margin": ll.margin,
+            "line": LINE,
+            "alpha": result.alpha,
+            "alpha_source": result.alpha_source,
+            "power_target": 0.80,
+            "exclusion_justification": ll.exclusion_justification,
+        },
+        "independence_statement": independence_status(result),
+    }
 
 
 def ll144_predicate(
@@ -301,53 +357,14 @@ def ll144_predicate(
         A predicate that :func:`respai.record.validate_predicate` accepts once sealed.
     """
     run = run_id or str(uuid.uuid4())
-    controls = [c.to_dict() for c in load_controls().for_test(TEST_ID)]
-    ll, spec = result.ll144, result.spec
-    tests = [
-        _test_record(result, result.tables[name], row, controls)
-        for name in TABLES
-        for row in result.tables[name].rows
-        if row.count > 0
-    ]
-    rec = result.data.reconciliation
+    tests = ll144_tests(result)
+    spec = result.spec
     run_start = {
         "record_type": "run_start",
         "kind": "respai.ll144",
         "planned_tests": [t["test_key"] for t in tests],
         "spec": {"name": spec.path.name if spec.path else None, "sha256": spec.sha256},
-        "interpretation": list(result.interpretation),
-        "dates": {
-            "audit_date": ll.audit_date,
-            "distribution_date": ll.distribution_date,
-            "use_date": ll.use_date,
-            "checked_on": result.checked_on,
-            "stale": result.stale,
-        },
-        "data": {
-            "source": spec.data.source,
-            "explanation": spec.data.explanation,
-            "files": [
-                {
-                    "role": f.role,
-                    "name": f.fingerprint.get("name"),
-                    "rows": f.rows,
-                    "sha256": f.fingerprint.get("sha256"),
-                }
-                for f in rec.files
-            ],
-            "join_on": rec.join_on,
-        },
-        "settings": {
-            "tool_kind": ll.kind,
-            "rate": result.rate_name,
-            "min_share": ll.min_share,
-            "margin": ll.margin,
-            "line": LINE,
-            "alpha": 0.05,
-            "power_target": 0.80,
-            "exclusion_justification": ll.exclusion_justification,
-        },
-        "independence_statement": independence_status(result),
+        **ll144_run_start(result),
     }
     run_end = {"record_type": "run_end", "verdict": VERDICT, "exit_code": result.exit_code}
     system = spec.system.to_dict()
@@ -366,13 +383,13 @@ def ll144_predicate(
         "fingerprints": dict(fingerprints),
         "verdict": VERDICT,
         "records": [run_start, *tests, run_end],
-        "counts": _counts(result),
+        "counts": ll144_counts(result),
         "control_mapping": load_controls().to_record(),
         "claims": {
             "states": list(LL144_CLAIMS_STATES),
             "does_not_state": list(LL144_CLAIMS_DOES_NOT_STATE),
         },
-        "caveats": _caveats(result),
+        "caveats": ll144_caveats(result),
     }
     if pack_files is not None:
         out["pack"] = {"files": [dict(f) for f in pack_files]}

@@ -285,6 +285,18 @@ def render_evaluation(
     )
     console.print()
     console.print(Text("thresholds: " + "; ".join(sources)))
+    if e.ll144 is not None:
+        from respai.ll144.terminal import render_ll144
+
+        console.print()
+        console.print(
+            Text(
+                "ll144: every category's impact ratio is a test record with verdict "
+                "MANUAL_REVIEW (the law sets no pass mark; an auditor judges the findings)."
+            )
+        )
+        render_ll144(e.ll144, console)
+        console.print()
     if record_path:
         console.print(
             Text(f"signed record: {record_path}" + (f" (key {key_id})" if key_id else ""))

@@ -1,0 +1,247 @@
+"""Atomic files and output folders: the one place respai writes what a user keeps.
+
+Two writers, used by every command:
+
+- :func:`write_file` writes one file all at once: a temporary file beside the target,
+  ``fsync``, ``os.replace``, then an ``fsync`` of the folder. A reader sees the old file
+  or the new one, never half of one.
+- :class:`StagedFolder` builds an output folder beside its target and puts it in place
+  with one ``rename``. Before anything is written it checks the target: a path that
+  exists and is not an earlier output of the same command is refused
+  (:class:`~respai.errors.InputError`, exit 2), so nothing a user keeps there is ever
+  deleted. :meth:`StagedFolder.commit` keeps the earlier folder aside until
+  :meth:`StagedFolder.finish`, so a step that fails after the commit (a ledger append)
+  can put it back with :meth:`StagedFolder.rollback`: outputs and the ledger succeed or
+  fail together.
+
+Files are written with the user's umask applied to 0644 (folders 0755): outputs are for
+sharing. Private keys are written by :mod:`respai.record.keys`, exclusively and 0600.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from respai.errors import InputError
+
+__all__ = ["StagedFolder", "fsync_dir", "shared_mode", "write_file"]
+
+
+def shared_mode(mode: int) -> int:
+    """``mode`` with the process umask applied (``0o666`` -> ``0o644`` under umask 022)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return mode & ~umask
+
+
+def fsync_dir(directory: Path) -> None:
+    """Flush a folder's entries to disk (after a rename into it); ignored where unsupported."""
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _write_new(path: Path, data: bytes, mode: int) -> None:
+    """Write ``data`` to a new file ``path`` and flush it to disk."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    os.chmod(path, mode)
+
+
+def write_file(path: Path | str, data: bytes | str, *, mode: int | None = None) -> Path:
+    """Write one file atomically: the old content or the new, never a mix.
+
+    Parameters
+    ----------
+    path
+        The file to write (its folder is created when missing).
+    data
+        The content; text is written as UTF-8.
+    mode
+        Permission bits (default 0644 less the umask).
+
+    Raises
+    ------
+    InputError
+        When ``path`` is a folder or cannot be written (nothing is left behind).
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{path} is a folder; give a file name, e.g. {path / 'report.html'}.")
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        os.close(fd)
+        tmp = Path(tmp_name)
+        try:
+            tmp.unlink()
+            _write_new(tmp, raw, shared_mode(0o666) if mode is None else mode)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise InputError(
+            f"cannot write {path}: {exc.strerror or exc}.", "Choose a path you can write to."
+        ) from None
+    fsync_dir(path.parent)
+    return path
+
+
+class StagedFolder:
+    """An output folder built beside its target and moved into place in one rename.
+
+    Parameters
+    ----------
+    out
+        The folder to create, or to replace when it is an earlier output.
+    is_earlier
+        Tells whether an existing folder is an earlier output of the same command (and
+        so may be replaced); an existing file is always refused.
+    what
+        How messages name the folder, e.g. ``"respai evaluate output"``.
+    option
+        The option that named the folder, for messages (``"--out"``).
+
+    Raises
+    ------
+    InputError
+        At construction, before anything is written, when ``out`` may not be replaced.
+    """
+
+    def __init__(
+        self,
+        out: Path | str,
+        is_earlier: Callable[[Path], bool],
+        *,
+        what: str = "respai output",
+        option: str = "--out",
+    ) -> None:
+        self.out = Path(out).resolve()
+        self.what = what
+        if self.out.exists() or self.out.is_symlink():
+            if not self.out.is_dir() or self.out.is_symlink():
+                raise InputError(
+                    f"{option} {self.out} exists and is not a folder; it is left untouched.",
+                    f"Pass {option} with a new folder name.",
+                )
+            if not is_earlier(self.out):
+                held = sorted(p.name for p in self.out.iterdir())
+                shown = ", ".join(held[:5]) + (
+                    f" and {len(held) - 5} more" if len(held) > 5 else ""
+                )
+                raise InputError(
+                    f"{option} {self.out} is a folder that is not an earlier {what} folder "
+                    f"(it holds {shown}); it is left untouched.",
+                    f"Pass {option} with a new folder name, or remove this one first.",
+                )
+        self._tmp: Path | None = None
+        self._backup: Path | None = None
+        self._committed = False
+
+    def _staging(self) -> Path:
+        if self._tmp is None:
+            parent = self.out.parent
+            try:
+                parent.mkdir(parents=True, exist_ok=True)
+                self._tmp = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.", dir=parent))
+                os.chmod(self._tmp, shared_mode(0o777))
+            except OSError as exc:
+                raise InputError(
+                    f"cannot create the output folder {self.out}: {exc.strerror or exc}.",
+                    "Pass --out with a folder you can write to.",
+                ) from None
+        return self._tmp
+
+    def write(self, name: str, data: bytes | str) -> Path:
+        """Write ``name`` (a relative path) into the staged folder; returns its final path."""
+        tmp = self._staging()
+        target = tmp / name
+        if tmp not in target.resolve().parents:
+            raise InputError(f"{name!r} is not a path inside the output folder.")
+        raw = data.encode("utf-8") if isinstance(data, str) else data
+        try:
+            if target.parent != tmp:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.chmod(target.parent, shared_mode(0o777))
+            _write_new(target, raw, shared_mode(0o666))
+        except OSError as exc:
+            raise InputError(
+                f"cannot write {self.out / name}: {exc.strerror or exc}.",
+                "Check the folder's permissions and free space.",
+            ) from None
+        return self.out / name
+
+    def write_all(self, files: Mapping[str, bytes | str]) -> list[Path]:
+        """Write every ``name -> content`` of ``files``; returns their final paths."""
+        return [self.write(name, data) for name, data in files.items()]
+
+    @property
+    def staging(self) -> Path:
+        """The staged folder (for writers that need a path, e.g. a zip's source)."""
+        return self._staging()
+
+    def commit(self) -> Path:
+        """Move the staged folder into place; an earlier folder is kept aside until finish."""
+        tmp = self._staging()
+        try:
+            if self.out.exists():
+                aside = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.old.", dir=tmp.parent))
+                aside.rmdir()
+                self.out.rename(aside)
+                self._backup = aside
+            tmp.rename(self.out)
+        except OSError as exc:
+            self.rollback()
+            raise InputError(
+                f"cannot put the output folder {self.out} in place: {exc.strerror or exc}.",
+                "Check the folder's permissions and free space.",
+            ) from None
+        self._committed = True
+        self._tmp = None
+        fsync_dir(self.out.parent)
+        return self.out
+
+    def rollback(self) -> None:
+        """Undo: remove the staged or committed folder and put an earlier one back."""
+        if self._committed:
+            shutil.rmtree(self.out, ignore_errors=True)
+            self._committed = False
+        if self._tmp is not None:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+            self._tmp = None
+        if self._backup is not None and self._backup.exists() and not self.out.exists():
+            self._backup.rename(self.out)
+        self._backup = None
+
+    def finish(self) -> None:
+        """Drop the earlier folder kept aside by :meth:`commit`."""
+        if self._backup is not None:
+            shutil.rmtree(self._backup, ignore_errors=True)
+            self._backup = None
+
+    def __enter__(self) -> StagedFolder:
+        return self
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is not None:
+            self.rollback()
+        else:
+            self.finish()

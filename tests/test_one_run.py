@@ -1,0 +1,216 @@
+"""One run: every declared block in one signed record, and nothing written when refused.
+
+``respai evaluate`` on a spec with ``evaluation:``, ``fairness.rules`` and ``ll144:``
+seals the battery, the rule verdicts and the LL144 tables in one record appended to the
+ledger; ``respai ll144 --out`` and ``respai pack`` sign too, so their runs reach the
+ledger; a run refused with exit 2 leaves no output, ledger, key or lock behind; the
+run's alpha reaches the LL144 Fisher tests.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scipy.stats import fisher_exact
+
+from respai.cli import main
+
+RACES = ("White", "Black or African American", "Hispanic or Latino", "Asian")
+
+
+def _write_cases(path: Path, n: int = 600, seed: int = 7) -> Path:
+    rng = random.Random(seed)
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["applicant_id", "label", "prediction", "score", "sex", "race"])
+        for i in range(n):
+            sex = rng.choice(["Female", "Male"])
+            y = int(rng.random() < 0.5)
+            score = round(min(1.0, max(0.0, rng.gauss(0.35 + 0.3 * y, 0.2))), 3)
+            w.writerow([f"a{i}", y, int(score > 0.5), score, sex, rng.choice(RACES)])
+    return path
+
+
+SPEC = """\
+system: {name: screener, version: "1.0", first_distributed: 2025-03-01}
+data:
+  cases: cases.csv
+  id: applicant_id
+  source: historical
+  explanation: "Decisions of 2025 with self-reported categories."
+fairness:
+  label: label
+  prediction: prediction
+  probability: score
+  unit: applicant_id
+  attributes:
+    sex: [Female, Male]
+  rules:
+    - {id: fnr-by-sex, rate: false_negative, attribute: sex, max_group_gap: 0.2}
+evaluation:
+  score: score
+ll144:
+  kind: selection
+  selected: prediction
+  sex: sex
+  race: race
+  audit_date: 2026-11-30
+"""
+
+
+@pytest.fixture
+def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("RESPAI_HOME", str(tmp_path / "keys"))
+    monkeypatch.chdir(tmp_path)
+    _write_cases(tmp_path / "cases.csv")
+    (tmp_path / "spec.yaml").write_text(SPEC, encoding="utf-8")
+    return tmp_path
+
+
+def _predicate(record: Path) -> dict[str, Any]:
+    envelope = json.loads(record.read_text(encoding="utf-8"))
+    statement = json.loads(base64.b64decode(envelope["payload"]))
+    return statement["predicate"]  # type: ignore[no-any-return]
+
+
+def _tree(folder: Path) -> set[str]:
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*")}
+
+
+def test_evaluate_seals_battery_rules_and_ll144_in_one_record(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["evaluate", "spec.yaml", "--out", "out", "--json"])
+    summary = json.loads(capsys.readouterr().out)
+    pred = _predicate(work / "out" / "record.json")
+    assert code == pred["records"][-1]["exit_code"] != 0  # LL144 findings: MANUAL_REVIEW
+    assert "PASS" not in {
+        r["verdict"] for r in pred["records"] if r.get("test_id") == "ll144_impact_ratio"
+    }
+    keys = [r.get("test_key") for r in pred["records"] if r["record_type"] == "test"]
+    assert "accuracy" in keys and "auc" in keys
+    assert "rule:fnr-by-sex" in keys
+    assert "ll144:sex:Female" in keys and "ll144:race:Asian" in keys
+    assert any(k.startswith("ll144:sex_x_race:") for k in keys)
+    assert pred["counts"]["ll144"]["cases"] == 600
+    assert pred["records"][0]["ll144"]["settings"]["alpha"] == 0.05
+    assert {t["test_key"] for t in summary["tests"]} == set(keys)
+    runs = sorted((work / ".respai" / "runs").glob("*.json"))
+    assert len(runs) == 1
+    assert main(["verify", "out/record.json", "--key", "out/public_key.pem"]) == 0
+
+
+def test_ll144_out_and_pack_reach_the_ledger(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["ll144", "spec.yaml", "--out", "audit"]) == 0
+    assert {"record.json", "public_key.pem", "report.html", "ll144.json"} <= _tree(work / "audit")
+    assert main(["pack", "spec.yaml", "--out", "pack"]) == 0
+    runs = sorted((work / ".respai" / "runs").glob("*.json"))
+    assert len(runs) == 2
+    assert _predicate(work / "audit" / "record.json")["kind"] == "respai.ll144"
+    # the pack's record is chained after the ll144 run, and still reproduces
+    capsys.readouterr()
+    assert main(["reproduce", "pack"]) == 0, capsys.readouterr().err
+    assert main(["verify", "--ledger", ".respai"]) == 0, capsys.readouterr().err
+
+
+def test_a_ledger_mixing_three_commands_and_two_keys_verifies(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["keys", "new", "--dir", "other"]) == 0
+    other_key = next((work / "other").glob("respai-*.key"))
+    assert main(["evaluate", "spec.yaml", "--out", "e1"]) in (1, 3, 4)
+    assert main(["ll144", "spec.yaml", "--out", "a1", "--key", str(other_key)]) == 0
+    assert main(["pack", "spec.yaml", "--out", "p1"]) == 0
+    assert main(["evaluate", "spec.yaml", "--out", "e2", "--key", str(other_key)]) in (1, 3, 4)
+    capsys.readouterr()
+    ok = main(
+        [
+            "verify",
+            "--ledger",
+            ".respai",
+            "--keys",
+            "keys/keys.json",
+            "--keys",
+            "other/keys.json",
+            "--json",
+        ]
+    )
+    report = json.loads(capsys.readouterr().out)
+    assert ok == 0 and report["ok"] is True
+    # one key alone does not verify the runs the other signed
+    assert main(["verify", "--ledger", ".respai", "--keys", "keys/keys.json"]) == 1
+
+
+@pytest.mark.parametrize("command", ["evaluate", "ll144", "pack"])
+@pytest.mark.parametrize("target", ["file", "folder"])
+def test_a_refused_out_writes_nothing(
+    work: Path, capsys: pytest.CaptureFixture[str], command: str, target: str
+) -> None:
+    out = work / "taken"
+    if target == "file":
+        out.write_text("keep me\n", encoding="utf-8")
+    else:
+        out.mkdir()
+        (out / "notes.txt").write_text("keep me\n", encoding="utf-8")
+    before = _tree(work)
+    assert main([command, "spec.yaml", "--out", "taken"]) == 2
+    err = capsys.readouterr().err
+    assert "taken" in err and "Traceback" not in err
+    assert _tree(work) == before  # no .respai/, no key folder, no lock, no temporary
+    assert not (work / ".respai").exists() and not (work / "keys").exists()
+
+
+def test_a_failed_ledger_append_takes_outputs_and_new_key_back(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (work / ".respai").write_text("not a ledger folder\n", encoding="utf-8")
+    before = _tree(work)
+    assert main(["evaluate", "spec.yaml", "--out", "out"]) == 2
+    assert "Traceback" not in capsys.readouterr().err
+    assert _tree(work) == before
+    assert main(["ll144", "spec.yaml", "--out", "audit"]) == 2
+    assert _tree(work) == before
+
+
+def _alpha_data(folder: Path) -> None:
+    """Male 60/100 selected, Female 45/100: one-sided Fisher p = 0.0236."""
+    rows = [("Male", 1)] * 60 + [("Male", 0)] * 40 + [("Female", 1)] * 45 + [("Female", 0)] * 55
+    with (folder / "cases.csv").open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["applicant_id", "label", "prediction", "score", "sex", "race"])
+        for i, (sex, sel) in enumerate(rows):
+            w.writerow([f"a{i}", sel, sel, 0.9 if sel else 0.1, sex, RACES[i % 4]])
+
+
+@pytest.mark.parametrize(("alpha", "significant"), [(None, True), (0.01, False)])
+def test_the_runs_alpha_reaches_the_ll144_tests(
+    work: Path, capsys: pytest.CaptureFixture[str], alpha: float | None, significant: bool
+) -> None:
+    _alpha_data(work)
+    expected_p = fisher_exact([[45, 55], [60, 40]], alternative="less").pvalue
+    args = ["ll144", "spec.yaml", "--json"]
+    if alpha is not None:
+        (work / "policy.yaml").write_text(f"alpha: {alpha}\n", encoding="utf-8")
+        args += ["--policy", "policy.yaml"]
+    assert main(args) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["settings"]["alpha"] == (alpha or 0.05)
+    (finding,) = [f for f in doc["findings"] if f["table"] == "sex"]
+    assert finding["category"] == "Female"
+    assert finding["p_value_fisher_one_sided"] == pytest.approx(expected_p, rel=1e-9)
+    assert finding["alpha"] == (alpha or 0.05)
+    assert finding["significant"] is significant
+    # the same alpha in the evaluate record (fairness.alpha in the spec works too)
+    pol = ["--policy", "policy.yaml"] if alpha is not None else []
+    assert main(["evaluate", "spec.yaml", "--out", "out", *pol]) in (1, 3, 4)
+    start = _predicate(work / "out" / "record.json")["records"][0]
+    assert start["ll144"]["settings"]["alpha"] == (alpha or 0.05)
+    assert start["settings"]["alpha"] == (alpha or 0.05)
