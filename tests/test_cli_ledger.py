@@ -71,3 +71,36 @@ def test_killing_evaluate_mid_run_leaves_a_verifiable_ledger(work: Path) -> None
                            check=False)
     assert check.returncode == 0, check.stderr
     assert json.loads(check.stdout)["ok"] is True
+
+
+def test_a_ledger_signed_by_two_keys_verifies_with_both_keys_json(
+    work: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Two key folders, one run signed by each, both appended to the same ledger.
+    for name in ("a", "b"):
+        monkeypatch.setenv("RESPAI_HOME", str(work / name))
+        assert main(["evaluate", str(SPEC), "--out", f"o-{name}"]) == 1
+    a, b = work / "a" / "keys.json", work / "b" / "keys.json"
+    monkeypatch.setenv("RESPAI_HOME", str(work / "nobody"))  # no own keys.json to fall back on
+    capsys.readouterr()
+
+    assert main(["verify", "--ledger", ".respai", "--keys", str(a), "--keys", str(b)]) == 0
+    assert "(2 key(s))" in capsys.readouterr().err
+    both = work / "both.json"
+    listed = json.loads(a.read_text())
+    listed["keys"] += json.loads(b.read_text())["keys"]
+    both.write_text(json.dumps(listed))
+    assert main(["verify", "--ledger", ".respai", "--keys", str(both), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["ok"] is True
+
+    # With only a's keys, b's run (the second, seq 1 onward) fails on its signature.
+    assert main(["verify", "--ledger", ".respai", "--keys", str(a), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    failed = [r for r in report["runs"] if not r["ok"]]
+    assert len(failed) == 1 and failed[0]["file"] == report["runs"][1]["file"]
+    assert any(failed[0]["file"] in p and "failed: signature" in p for p in report["problems"])
+
+    assert main(["verify", "--ledger", ".respai", "--key", "o-a/public_key.pem",
+                 "--keys", str(a)]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert "give --key or --keys, not both" in err and str(a) in err

@@ -193,7 +193,9 @@ def evaluate(
     "--keys",
     "keys_json",
     type=click.Path(path_type=Path),
-    help="keys.json listing published keys and their validity windows.",
+    multiple=True,
+    help="keys.json listing published keys and their validity windows; repeat to trust "
+    "the keys of several (the ring is their union).",
 )
 @click.option(
     "--ledger",
@@ -204,7 +206,7 @@ def evaluate(
 def verify(
     record: Path | None,
     pub: Path | None,
-    keys_json: Path | None,
+    keys_json: tuple[Path, ...],
     ledger: Path | None,
     as_json: bool,
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,20 +12,43 @@ from respai.record import KeyRing, default_key_dir, load_public_key, verify_enve
 __all__ = ["key_ring", "verify_ledger_cli", "verify_record_cli"]
 
 
-def key_ring(pub: Path | None, keys_json: Path | None) -> tuple[KeyRing, str]:
-    """The keys to trust: ``--key``, else ``--keys``, else the user's own keys.json.
+def key_ring(pub: Path | None, keys_json: Sequence[Path] = ()) -> tuple[KeyRing, str]:
+    """The keys to trust: ``--key``, else every ``--keys``, else the user's own keys.json.
+
+    Parameters
+    ----------
+    pub
+        One public key PEM (``--key``), or ``None``.
+    keys_json
+        The ``keys.json`` files given with ``--keys`` (repeatable); the ring trusts the
+        union of their keys (see :meth:`~respai.record.KeyRing.union`).
+
+    Returns
+    -------
+    tuple
+        The ring and a description of where its keys came from.
 
     Raises
     ------
     InputError
-        When both or neither are given and no keys.json exists in the key folder.
+        When both ``--key`` and ``--keys`` are given, or neither and no keys.json exists
+        in the key folder.
+    KeyMaterialError
+        When a key file cannot be read.
     """
-    if pub is not None and keys_json is not None:
-        raise InputError("give --key or --keys, not both.")
+    if pub is not None and keys_json:
+        raise InputError(
+            f"give --key or --keys, not both (got --key {pub} and --keys "
+            f"{', '.join(map(str, keys_json))}).",
+            "To trust a public key and a keys.json together, list the key in a keys.json "
+            "and pass --keys once per keys.json.",
+        )
     if pub is not None:
         return KeyRing.from_public_key(load_public_key(pub)), f"public key {pub}"
-    if keys_json is not None:
-        return KeyRing.load(keys_json), f"keys.json {keys_json}"
+    if keys_json:
+        first, *rest = (KeyRing.load(path) for path in keys_json)
+        ring = first.union(*rest)
+        return ring, f"keys.json {', '.join(map(str, keys_json))} ({len(ring)} key(s))"
     own = default_key_dir() / "keys.json"
     if own.is_file():
         return KeyRing.load(own), f"your own keys.json {own}"

@@ -199,6 +199,34 @@ def test_keyring_windows_and_retire(tmp_path: Path) -> None:
     assert ring.find(files.key_id, now + dt.timedelta(minutes=30))[1].startswith("revoked")
 
 
+def test_keyring_union_joins_rings_and_keeps_the_stricter_window(tmp_path: Path) -> None:
+    a = new_key(tmp_path / "a", passphrase=None)
+    b = new_key(tmp_path / "b", passphrase=None)
+    ring_a, ring_b = KeyRing.load(a.keys_json), KeyRing.load(b.keys_json)
+    joined = ring_a.union(ring_b)
+    now = now_utc()
+    assert [e.key_id for e in joined] == [a.key_id, b.key_id]
+    assert joined.find(a.key_id, now)[1] == "valid" and joined.find(b.key_id, now)[1] == "valid"
+    assert b.key_id not in ring_a and len(ring_a.union()) == 1
+    assert len(joined.union(ring_a, ring_b)) == 2  # a key listed twice is one entry
+
+    # The same key retired in one copy of keys.json and revoked in another: the union
+    # keeps the retirement and the revocation, whichever ring came first.
+    retired = tmp_path / "retired.json"
+    retired.write_bytes(a.keys_json.read_bytes())
+    retire_key(retired, a.key_id, now + dt.timedelta(hours=1))
+    later = now + dt.timedelta(hours=2)
+    for ring in (ring_a.union(KeyRing.load(retired)), KeyRing.load(retired).union(ring_a)):
+        assert ring.find(a.key_id, later)[1].startswith("expired")
+        assert ring.find(a.key_id, now)[1] == "valid"
+    revoked = tmp_path / "revoked.json"
+    revoked.write_bytes(retired.read_bytes())
+    revoke_key(revoked, a.key_id, now + dt.timedelta(days=1))
+    ring = KeyRing.load(revoked).union(ring_a, ring_b)
+    assert ring.find(a.key_id, now)[1].startswith("revoked")
+    assert ring.find(b.key_id, now)[1] == "valid"
+
+
 def test_rotation_keeps_old_records_verifiable(tmp_path: Path, rec: SimpleNamespace) -> None:
     old = new_key(tmp_path, passphrase=None)
     new = new_key(tmp_path, passphrase=None)

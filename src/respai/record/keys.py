@@ -19,7 +19,7 @@ import json
 import os
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -487,6 +487,17 @@ def _parse_entry(entry: object, where: str) -> KeyEntry:
     )
 
 
+def _bound(
+    pick: Callable[[dt.datetime, dt.datetime], dt.datetime],
+    a: dt.datetime | None,
+    b: dt.datetime | None,
+) -> dt.datetime | None:
+    # ``None`` is no bound: the other one, when there is one, is the stricter.
+    if a is None or b is None:
+        return b if a is None else a
+    return pick(a, b)
+
+
 @dataclass(frozen=True, slots=True)
 class KeyRing:
     """The public keys a verifier trusts, each with its validity window.
@@ -518,6 +529,39 @@ class KeyRing:
     def from_public_key(cls, public_key: Ed25519PublicKey) -> KeyRing:
         """Return a ring holding one key with no validity window."""
         return cls((KeyEntry(key_id(public_key), public_key),))
+
+    def union(self, *others: KeyRing) -> KeyRing:
+        """Return a ring trusting every key of this ring and of ``others``.
+
+        Keys keep their first-listed order. A key listed in more than one ring counts
+        only where every ring that lists it lets it count: the latest ``not_before``,
+        the earliest ``not_after`` and the earliest ``revoked_at``, so joining a ring
+        never widens a window another ring narrowed or undoes a revocation.
+
+        Parameters
+        ----------
+        others
+            The rings to join with this one.
+
+        Returns
+        -------
+        KeyRing
+            The joined ring.
+        """
+        merged: dict[str, KeyEntry] = {}
+        for entry in (e for ring in (self, *others) for e in ring.entries):
+            seen = merged.get(entry.key_id)
+            if seen is None:
+                merged[entry.key_id] = entry
+                continue
+            merged[entry.key_id] = KeyEntry(
+                entry.key_id,
+                seen.public_key,
+                _bound(max, seen.not_before, entry.not_before),
+                _bound(min, seen.not_after, entry.not_after),
+                _bound(min, seen.revoked_at, entry.revoked_at),
+            )
+        return KeyRing(tuple(merged.values()))
 
     def __iter__(self) -> Iterator[KeyEntry]:
         return iter(self.entries)
