@@ -35,12 +35,44 @@ def test_only_engine_imports_an_engine() -> None:
     assert offenders == {}
 
 
+#: Modules that are functions of counts and declarations: no file, no engine, no YAML.
+PURE_MODULES = ("stats", "rules", "counts", "tables", "metrics", "battery", "eeo1",
+                "spec.model")
+
+
+def modules_named(path: Path) -> set[str]:
+    """Every module an ``import`` anywhere in the file names, in full (lazy ones too)."""
+    tree = ast.parse(path.read_text())
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names |= {f"{node.module}.{a.name}" for a in node.names}
+    return names
+
+
 def test_pure_modules_import_no_engine_module_of_ours() -> None:
-    for name in ("stats.py", "rules.py", "counts.py", "tables.py"):
-        tree = ast.parse((PKG / name).read_text())
-        mods = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
-        assert "respai.engine" not in mods or name == "tables.py", name
-        assert "respai.load" not in mods, name
+    banned = ("yaml", "respai.engine", "respai.spark", "respai.load", "respai.spec.loading",
+              "respai.spec.yaml_io")
+    offenders = {}
+    for name in PURE_MODULES:
+        mods = modules_named(PKG / f"{name.replace('.', '/')}.py")
+        bad = sorted(m for m in mods if any(m == b or m.startswith(f"{b}.") for b in banned))
+        if bad:
+            offenders[name] = bad
+    assert offenders == {}
+
+
+def test_pure_modules_load_no_yaml_or_engine() -> None:
+    code = ("import sys; "
+            + "; ".join(f"import respai.{name}" for name in PURE_MODULES)
+            + "; print(sorted(m for m in ('yaml','duckdb','narwhals','pyarrow') "
+            "if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert proc.stdout.strip().splitlines()[-1] == "[]"
 
 
 def test_help_does_not_import_heavy_modules() -> None:

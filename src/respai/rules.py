@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from respai import stats
 from respai.counts import Cell, Counts
-from respai.spec import FairnessSpec, Rate, Rule
+from respai.spec.model import FairnessSpec, Rate, Rule
 from respai.types import Interval, Verdict
 
 __all__ = ["GroupRate", "RuleResult", "evaluate_rule", "rate_counts"]

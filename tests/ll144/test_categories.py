@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from respai.eeo1 import RACE_CATEGORIES, Normalizer, canonical_label
 from respai.ll144.audit import LL144Result
-from respai.ll144.categories import RACE_CATEGORIES, Normalizer, canonical_label
 
 HEADER = ["applicant_id", "sex", "race", "advanced"]
 

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from respai import engine
+from respai.eeo1 import AXES, AXIS_TITLES, Normalizer, known_spellings
 from respai.errors import InputError, SpecError, did_you_mean
-from respai.ll144.categories import AXES, AXIS_TITLES, Normalizer, known_spellings
 from respai.load import has_control, normal_value, show_value, value_text
 from respai.record.fingerprint import file_fingerprint
 from respai.spec import LL144Spec, Spec

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
-from respai.ll144.categories import (
+from respai.eeo1 import (
     AXIS_TITLES,
     RACE_CATEGORIES,
     SEX_CATEGORIES,

@@ -10,8 +10,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from respai.eeo1 import AXIS_TITLES
 from respai.ll144.audit import LL144Result
-from respai.ll144.categories import AXIS_TITLES
 from respai.ll144.diagnosis import Cutoff
 from respai.ll144.tables import TABLES, CategoryRow, CategoryTable
 

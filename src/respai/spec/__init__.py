@@ -1,0 +1,99 @@
+"""The spec file: parse and validate a YAML declaration into frozen objects.
+
+Validation happens here, before any data is read: unknown keys, wrong types, rules naming
+undeclared attributes and thresholds out of range are each a :class:`SpecError` naming the
+key, with a "did you mean" hint where a close spelling exists. Whether the declared
+columns exist in the data is checked by :mod:`respai.load`, which reads only the header.
+
+The ``fairness:`` block of seed 003 is accepted as written. Extension keys are documented
+in ``docs/spec.md``.
+
+The package, one concept per module:
+
+- :mod:`respai.spec.model`: the frozen domain types (no YAML, no validation), which
+  :mod:`respai.rules` and :mod:`respai.tables` import;
+- :mod:`respai.spec.yaml_io`: the strict YAML reader (duplicate keys refused);
+- :mod:`respai.spec.checks`: the validator kit the block parsers share;
+- :mod:`respai.spec.fairness`, :mod:`~respai.spec.data`, :mod:`~respai.spec.system`,
+  :mod:`~respai.spec.evaluation`, :mod:`~respai.spec.ll144`: one parser per block;
+- :mod:`respai.spec.policy`: policy files, and applying one to a spec;
+- :mod:`respai.spec.loading`: a whole spec file.
+
+The domain types load with the package; the parsers (and YAML) load on first use, so
+``import respai.spec.model`` stays free of YAML.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+from respai.spec.model import (
+    DEFAULT_ALPHA,
+    DEFAULT_CALIBRATION_BINS,
+    DEFAULT_MAX_LEFT_OUT,
+    DEFAULT_MIN_CELL,
+    FORMATS,
+    Auditor,
+    DataSpec,
+    EvaluationSpec,
+    FairnessSpec,
+    LL144Spec,
+    Policy,
+    Rate,
+    Rule,
+    Spec,
+    SystemInfo,
+)
+
+if TYPE_CHECKING:
+    from respai.spec.evaluation import parse_evaluation
+    from respai.spec.fairness import parse_fairness
+    from respai.spec.ll144 import parse_ll144
+    from respai.spec.loading import load_spec, parse_spec
+    from respai.spec.policy import apply_policy, load_policy, parse_policy
+
+__all__ = [
+    "DEFAULT_ALPHA",
+    "DEFAULT_CALIBRATION_BINS",
+    "DEFAULT_MAX_LEFT_OUT",
+    "DEFAULT_MIN_CELL",
+    "FORMATS",
+    "Auditor",
+    "DataSpec",
+    "EvaluationSpec",
+    "FairnessSpec",
+    "LL144Spec",
+    "Policy",
+    "Rate",
+    "Rule",
+    "Spec",
+    "SystemInfo",
+    "apply_policy",
+    "load_policy",
+    "load_spec",
+    "parse_evaluation",
+    "parse_fairness",
+    "parse_ll144",
+    "parse_policy",
+    "parse_spec",
+]
+
+#: Public parser name -> the module that defines it (imported on first use).
+_PARSERS = {
+    "apply_policy": "respai.spec.policy",
+    "load_policy": "respai.spec.policy",
+    "load_spec": "respai.spec.loading",
+    "parse_evaluation": "respai.spec.evaluation",
+    "parse_fairness": "respai.spec.fairness",
+    "parse_ll144": "respai.spec.ll144",
+    "parse_policy": "respai.spec.policy",
+    "parse_spec": "respai.spec.loading",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _PARSERS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'respai.spec' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

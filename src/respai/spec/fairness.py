@@ -1,0 +1,307 @@
+"""The ``fairness:`` block: columns, declared attributes and groups, intersections, rules.
+
+Attribute values are compared as text, so each declared value is kept as the text the file
+holds. A rule names a rate, an attribute or a declared intersection, and exactly one
+threshold (``max_group_gap`` or ``worst_group``). Which defaults applied is kept in
+``sources`` for the record.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from respai.errors import did_you_mean
+from respai.metrics import Rate
+from respai.spec.checks import (
+    _alpha,
+    _binary_map,
+    _check_keys,
+    _count,
+    _Ctx,
+    _distinct_roles,
+    _format_and_delimiter,
+    _fraction,
+    _kind,
+    _mapping,
+    _name,
+    _text,
+    _value_text,
+    _worst_group,
+)
+from respai.spec.model import (
+    DEFAULT_ALPHA,
+    DEFAULT_CALIBRATION_BINS,
+    DEFAULT_MAX_LEFT_OUT,
+    DEFAULT_MIN_CELL,
+    FairnessSpec,
+    Rule,
+)
+
+__all__ = ["parse_fairness"]
+
+_FAIRNESS_KEYS = (
+    "name",
+    "cases",
+    "label",
+    "prediction",
+    "probability",
+    "unit",
+    "attributes",
+    "intersections",
+    "min_cell",
+    "max_left_out",
+    "calibration_bins",
+    "rules",
+    "alpha",
+    "label_map",
+    "prediction_map",
+    "format",
+    "delimiter",
+)
+_RULE_KEYS = ("id", "rate", "attribute", "max_group_gap", "worst_group", "max_left_out")
+
+
+def parse_fairness(
+    block: Any, *, base_dir: Path | None = None, origin: str = "spec"
+) -> FairnessSpec:
+    """Validate a ``fairness:`` mapping (as loaded from YAML) into a :class:`FairnessSpec`.
+
+    Parameters
+    ----------
+    block
+        The mapping under ``fairness:``.
+    base_dir
+        Folder that relative ``cases`` paths are resolved against.
+    origin
+        Name used in error messages (the spec file's path).
+
+    Raises
+    ------
+    SpecError
+        For any unknown key, wrong type or value out of range.
+
+    Examples
+    --------
+    >>> spec = parse_fairness({
+    ...     "label": "y", "prediction": "p",
+    ...     "attributes": {"sex": ["female", "male"]},
+    ...     "rules": [{"id": "sel", "rate": "selection", "attribute": "sex",
+    ...                "max_group_gap": 0.1}],
+    ... })
+    >>> spec.rules[0].max_group_gap
+    0.1
+    """
+    ctx = _Ctx(origin)
+    fb = _mapping(ctx, "fairness", block)
+    _check_keys(ctx, "fairness", fb, _FAIRNESS_KEYS, ("label", "prediction", "attributes"))
+    label = _name(ctx, "fairness.label", fb["label"])
+    prediction = _name(ctx, "fairness.prediction", fb["prediction"])
+    probability = fb.get("probability")
+    probability = None if probability is None else _name(ctx, "fairness.probability", probability)
+    unit = fb.get("unit")
+    unit = None if unit is None else _name(ctx, "fairness.unit", unit)
+
+    roles = {"label": label, "prediction": prediction, "probability": probability, "unit": unit}
+    _distinct_roles(ctx, "fairness", roles)
+    attributes = _parse_attributes(ctx, fb["attributes"])
+    reserved = {label, prediction, probability, unit} - {None}
+    for attr in attributes:
+        if attr in reserved:
+            raise ctx.fail(
+                f"fairness.attributes.{attr}",
+                "is also declared as the label, prediction, probability or unit column.",
+            )
+    intersections = _parse_intersections(ctx, fb.get("intersections"), attributes)
+
+    cases: Path | None = None
+    if fb.get("cases") is not None:
+        raw = Path(_text(ctx, "fairness.cases", fb["cases"])).expanduser()
+        cases = raw if raw.is_absolute() or base_dir is None else (base_dir / raw)
+
+    fmt, delimiter = _format_and_delimiter(ctx, "fairness", fb)
+
+    spec = FairnessSpec(
+        name=_text(ctx, "fairness.name", fb.get("name", "fairness")),
+        cases=cases,
+        label=label,
+        prediction=prediction,
+        probability=probability,
+        unit=unit,
+        attributes=attributes,
+        intersections=intersections,
+        min_cell=_count(
+            ctx, "fairness.min_cell", fb.get("min_cell", DEFAULT_MIN_CELL), low=0, high=10**9
+        ),
+        max_left_out=_fraction(
+            ctx, "fairness.max_left_out", fb.get("max_left_out", DEFAULT_MAX_LEFT_OUT)
+        ),
+        calibration_bins=_count(
+            ctx,
+            "fairness.calibration_bins",
+            fb.get("calibration_bins", DEFAULT_CALIBRATION_BINS),
+            low=1,
+            high=1000,
+        ),
+        alpha=_alpha(ctx, "fairness.alpha", fb.get("alpha", DEFAULT_ALPHA)),
+        rules=(),
+        label_map=_binary_map(ctx, "fairness.label_map", fb["label_map"])
+        if "label_map" in fb
+        else {},
+        prediction_map=_binary_map(ctx, "fairness.prediction_map", fb["prediction_map"])
+        if "prediction_map" in fb
+        else {},
+        format=fmt,
+        delimiter=delimiter,
+    )
+    rules = _parse_rules(ctx, fb.get("rules"), spec)
+    sources = {
+        k: ("spec" if k in fb else "default") for k in ("alpha", "max_left_out", "min_cell")
+    }
+    return replace(spec, rules=rules, sources=sources)
+
+
+def _parse_attributes(ctx: _Ctx, value: Any) -> dict[str, tuple[str, ...]]:
+    block = _mapping(ctx, "fairness.attributes", value)
+    if not block:
+        raise ctx.fail(
+            "fairness.attributes",
+            "declares no attribute.",
+            "Declare at least one, e.g. sex: [female, male].",
+        )
+    out: dict[str, tuple[str, ...]] = {}
+    for attr, values in block.items():
+        key = f"fairness.attributes.{attr}"
+        name = _name(ctx, key, attr)
+        if not isinstance(values, list) or not values:
+            raise ctx.fail(
+                key,
+                f"must be a list of the declared values, got {_kind(values)}.",
+                "For example: [female, male].",
+            )
+        texts = [_value_text(ctx, f"{key}[{i}]", v) for i, v in enumerate(values)]
+        dupes = sorted({t for t in texts if texts.count(t) > 1})
+        if dupes:
+            raise ctx.fail(key, f"declares {dupes[0]!r} more than once.")
+        out[name] = tuple(texts)
+    return out
+
+
+def _parse_intersections(
+    ctx: _Ctx, value: Any, attributes: Mapping[str, tuple[str, ...]]
+) -> tuple[tuple[str, ...], ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise ctx.fail(
+            "fairness.intersections",
+            f"must be a list of attribute lists, got {_kind(value)}.",
+            "For example: [[sex, age_band]].",
+        )
+    out: list[tuple[str, ...]] = []
+    for i, item in enumerate(value):
+        key = f"fairness.intersections[{i}]"
+        if not isinstance(item, list) or len(item) < 2:
+            raise ctx.fail(key, f"must list two or more attributes, got {_kind(item)}.")
+        names = tuple(_name(ctx, key, a) for a in item)
+        for name in names:
+            if name not in attributes:
+                raise ctx.fail(
+                    key,
+                    f"'{name}' is not a declared attribute." + did_you_mean(name, attributes),
+                    "Declare it under fairness.attributes first.",
+                )
+        if len(set(names)) != len(names):
+            raise ctx.fail(key, "names the same attribute twice.")
+        if any(set(names) == set(seen) for seen in out):
+            raise ctx.fail(key, "is declared twice.")
+        out.append(names)
+    return tuple(out)
+
+
+def _parse_rules(ctx: _Ctx, value: Any, spec: FairnessSpec) -> tuple[Rule, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise ctx.fail("fairness.rules", f"must be a list of rules, got {_kind(value)}.")
+    rules: list[Rule] = []
+    for i, item in enumerate(value):
+        where = f"fairness.rules[{i}]"
+        rb = _mapping(ctx, where, item)
+        _check_keys(ctx, where, rb, _RULE_KEYS, ("id", "rate", "attribute"))
+        rule_id = _text(ctx, f"{where}.id", rb["id"])
+        if any(r.id == rule_id for r in rules):
+            raise ctx.fail(
+                f"{where}.id",
+                f"'{rule_id}' is used by an earlier rule.",
+                "Give every rule its own id.",
+            )
+        rate_text = _text(ctx, f"{where}.rate", rb["rate"])
+        rates = [r.value for r in Rate]
+        if rate_text not in rates:
+            raise ctx.fail(
+                f"{where}.rate",
+                f"'{rate_text}' is not a rate." + did_you_mean(rate_text, rates),
+                f"Use one of {', '.join(rates)}.",
+            )
+        attrs = _rule_attributes(ctx, f"{where}.attribute", rb["attribute"], spec)
+        has_gap, has_worst = "max_group_gap" in rb, "worst_group" in rb
+        if has_gap == has_worst:
+            raise ctx.fail(
+                where,
+                "needs exactly one of max_group_gap and worst_group.",
+                "For example max_group_gap: 0.05, or worst_group: {min: 0.8}.",
+            )
+        gap = wmin = wmax = None
+        if has_gap:
+            gap = _fraction(ctx, f"{where}.max_group_gap", rb["max_group_gap"])
+            n_groups = math.prod(len(spec.attributes[a]) for a in attrs)
+            if n_groups < 2:
+                raise ctx.fail(f"{where}.attribute", "a gap needs two or more declared groups.")
+        else:
+            wmin, wmax = _worst_group(ctx, f"{where}.worst_group", rb["worst_group"])
+        left = rb.get("max_left_out")
+        rules.append(
+            Rule(
+                id=rule_id,
+                rate=Rate(rate_text),
+                attributes=attrs,
+                max_group_gap=gap,
+                worst_min=wmin,
+                worst_max=wmax,
+                max_left_out=None
+                if left is None
+                else _fraction(ctx, f"{where}.max_left_out", left),
+            )
+        )
+    return tuple(rules)
+
+
+def _rule_attributes(ctx: _Ctx, key: str, value: Any, spec: FairnessSpec) -> tuple[str, ...]:
+    names = (
+        tuple(_name(ctx, key, a) for a in value)
+        if isinstance(value, list)
+        else (_name(ctx, key, value),)
+    )
+    if not names:
+        raise ctx.fail(key, "names no attribute.")
+    for name in names:
+        if name not in spec.attributes:
+            raise ctx.fail(
+                key,
+                f"'{name}' is not a declared attribute." + did_you_mean(name, spec.attributes),
+                f"Declared attributes: {', '.join(spec.attributes)}.",
+            )
+    if len(names) == 1:
+        return names
+    for inter in spec.intersections:
+        if set(inter) == set(names) and len(inter) == len(names):
+            return inter
+    raise ctx.fail(
+        key,
+        f"the intersection [{', '.join(names)}] is not declared.",
+        f"Add [{', '.join(names)}] under fairness.intersections.",
+    )

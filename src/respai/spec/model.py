@@ -1,0 +1,307 @@
+"""The spec's domain types: frozen objects for each block of a validated spec file.
+
+These are what the rest of respai reads: :mod:`respai.rules`, the loaders, the runs and the
+record take a :class:`FairnessSpec` or a :class:`Spec`, never YAML. This module is pure:
+it imports no YAML and no engine, and it validates nothing (the parsers in
+:mod:`respai.spec` do, before any of these objects is built).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from respai.errors import SpecError
+from respai.metrics import Rate
+
+__all__ = [
+    "DEFAULT_ALPHA",
+    "DEFAULT_CALIBRATION_BINS",
+    "DEFAULT_MAX_LEFT_OUT",
+    "DEFAULT_MIN_CELL",
+    "FORMATS",
+    "Auditor",
+    "DataSpec",
+    "EvaluationSpec",
+    "FairnessSpec",
+    "LL144Spec",
+    "Policy",
+    "Rate",
+    "Rule",
+    "Spec",
+    "SystemInfo",
+]
+
+DEFAULT_ALPHA = 0.05
+DEFAULT_MIN_CELL = 30
+DEFAULT_MAX_LEFT_OUT = 0.10
+DEFAULT_CALIBRATION_BINS = 10
+#: The file formats a ``format:`` key may name.
+FORMATS = ("csv", "jsonl", "parquet")
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One declared group rule.
+
+    Exactly one of ``max_group_gap``, ``worst_min`` and ``worst_max`` is set.
+    ``threshold_source`` says where the threshold came from (``"spec"`` or the policy).
+    """
+
+    id: str
+    rate: Rate
+    attributes: tuple[str, ...]
+    max_group_gap: float | None = None
+    worst_min: float | None = None
+    worst_max: float | None = None
+    max_left_out: float | None = None
+    threshold_source: str = "spec"
+    max_left_out_source: str = "spec"
+
+    @property
+    def kind(self) -> str:
+        """``"max_group_gap"`` or ``"worst_group"``."""
+        return "max_group_gap" if self.max_group_gap is not None else "worst_group"
+
+    @property
+    def group_label(self) -> str:
+        """The attribute or intersection name, e.g. ``sex`` or ``sex × age_band``."""
+        return " × ".join(self.attributes)
+
+
+@dataclass(frozen=True, slots=True)
+class FairnessSpec:
+    """A validated ``fairness:`` declaration.
+
+    ``attributes`` maps each protected attribute (a column name) to its declared values,
+    as strings, in declared order. ``cases`` is an absolute path, or ``None`` when the data
+    comes as a DataFrame through the Python API.
+    """
+
+    label: str
+    prediction: str
+    attributes: Mapping[str, tuple[str, ...]]
+    name: str = "fairness"
+    cases: Path | None = None
+    probability: str | None = None
+    unit: str | None = None
+    intersections: tuple[tuple[str, ...], ...] = ()
+    min_cell: int = DEFAULT_MIN_CELL
+    max_left_out: float = DEFAULT_MAX_LEFT_OUT
+    calibration_bins: int = DEFAULT_CALIBRATION_BINS
+    alpha: float = DEFAULT_ALPHA
+    rules: tuple[Rule, ...] = ()
+    label_map: Mapping[str, int] = field(default_factory=dict)
+    prediction_map: Mapping[str, int] = field(default_factory=dict)
+    format: str | None = None
+    delimiter: str = ","
+    sources: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def groupings(self) -> tuple[tuple[str, ...], ...]:
+        """Every single attribute, then every declared intersection."""
+        return tuple((a,) for a in self.attributes) + self.intersections
+
+    def columns(self) -> tuple[str, ...]:
+        """Every data column the declaration reads."""
+        cols = [self.label, self.prediction]
+        if self.probability:
+            cols.append(self.probability)
+        if self.unit:
+            cols.append(self.unit)
+        cols.extend(self.attributes)
+        seen: dict[str, None] = dict.fromkeys(cols)
+        return tuple(seen)
+
+
+@dataclass(frozen=True, slots=True)
+class SystemInfo:
+    """The optional ``system:`` block: what is being evaluated."""
+
+    name: str | None = None
+    version: str | None = None
+    owner: str | None = None
+    use_case: str | None = None
+    jurisdiction: str | None = None
+    first_distributed: str | None = None
+
+    def to_dict(self) -> dict[str, str]:
+        """The fields that are set, by name (for records and summaries)."""
+        return {
+            k: v
+            for k, v in (
+                ("name", self.name),
+                ("version", self.version),
+                ("owner", self.owner),
+                ("use_case", self.use_case),
+                ("jurisdiction", self.jurisdiction),
+                ("first_distributed", self.first_distributed),
+            )
+            if v is not None
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluationSpec:
+    """The optional ``evaluation:`` block: which battery tests, and the score column."""
+
+    tests: tuple[str, ...]
+    score: str | None = None
+    seed: int | None = None
+    #: Whether ``tests`` was listed in the spec (else the default battery applies).
+    explicit_tests: bool = False
+    #: The model file for perturbation stability, and its feature columns in order.
+    model: Path | None = None
+    features: tuple[str, ...] = ()
+    #: Columns to perturb (``None``: every feature column holding numbers).
+    numeric: tuple[str, ...] | None = None
+    noise: float = 0.05
+    trials: int = 5
+    trusted_types: tuple[str, ...] = ()
+    positive_label: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DataSpec:
+    """The optional ``data:`` block: where the cases and the self-ID come from.
+
+    ``cases`` and ``demographics`` are absolute paths (or ``None``). ``join_on`` is the id
+    column both files share; ``source`` is ``"historical"`` or ``"test"``.
+    """
+
+    cases: Path | None = None
+    id: str | None = None
+    demographics: Path | None = None
+    join_on: str | None = None
+    source: str | None = None
+    explanation: str | None = None
+    format: str | None = None
+    delimiter: str = ","
+
+
+@dataclass(frozen=True, slots=True)
+class Auditor:
+    """The optional ``ll144.auditor:`` block: who ran the audit and why they are independent."""
+
+    name: str | None = None
+    organisation: str | None = None
+    independence_statement: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LL144Spec:
+    """A validated ``ll144:`` block (NYC Local Law 144 bias audit).
+
+    ``kind`` is ``"selection"`` (with ``selected``, a 0/1 column) or ``"scoring"`` (with
+    ``score``, a numeric column). Dates are ISO ``YYYY-MM-DD`` strings. ``categories`` maps
+    ``"sex"`` and ``"race"`` to the file's own spellings and their canonical labels.
+    """
+
+    kind: str
+    sex: str
+    race: str
+    selected: str | None = None
+    selected_map: Mapping[str, int] = field(default_factory=dict)
+    score: str | None = None
+    min_share: float = 0.02
+    exclusion_justification: str | None = None
+    cutoffs: tuple[float, ...] = ()
+    stages: tuple[str, ...] = ()
+    margin: float = 0.05
+    audit_date: str | None = None
+    distribution_date: str | None = None
+    use_date: str | None = None
+    categories: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    unknown_values: tuple[str, ...] = ()
+    auditor: Auditor | None = None
+
+    def columns(self) -> tuple[str, ...]:
+        """Every data column the block reads, once each, in a stable order."""
+        cols = [self.sex, self.race]
+        if self.selected:
+            cols.append(self.selected)
+        if self.score:
+            cols.append(self.score)
+        cols.extend(self.stages)
+        return tuple(dict.fromkeys(cols))
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class Spec:
+    """A whole spec file: its path and digest, and its blocks.
+
+    ``fairness`` may be absent when the spec has an ``ll144:`` block (an LL144-only
+    spec); reading :attr:`fairness` then raises a :class:`SpecError` that says so, so a
+    command that needs group rules refuses the spec with exit code 2.
+    """
+
+    path: Path | None
+    sha256: str | None
+    system: SystemInfo
+    fairness_block: FairnessSpec | None
+    evaluation: EvaluationSpec | None
+    data: DataSpec
+    ll144: LL144Spec | None
+
+    def __init__(
+        self,
+        path: Path | None,
+        sha256: str | None,
+        system: SystemInfo,
+        fairness: FairnessSpec | None = None,
+        evaluation: EvaluationSpec | None = None,
+        *,
+        data: DataSpec | None = None,
+        ll144: LL144Spec | None = None,
+        fairness_block: FairnessSpec | None = None,
+    ) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "sha256", sha256)
+        object.__setattr__(self, "system", system)
+        # ``fairness_block`` is the field's own name, so dataclasses.replace() works too
+        object.__setattr__(
+            self, "fairness_block", fairness if fairness is not None else fairness_block
+        )
+        object.__setattr__(self, "evaluation", evaluation)
+        object.__setattr__(self, "data", data if data is not None else DataSpec())
+        object.__setattr__(self, "ll144", ll144)
+
+    @property
+    def fairness(self) -> FairnessSpec:
+        """The ``fairness:`` block.
+
+        Raises
+        ------
+        SpecError
+            When the spec has no ``fairness:`` block (an LL144-only spec).
+        """
+        if self.fairness_block is None:
+            origin = str(self.path) if self.path is not None else "spec"
+            raise SpecError(
+                f"{origin}: fairness: is required by this command but missing (the spec "
+                "has only an ll144: block).",
+                "Declare the label, prediction and attributes under fairness:, or run "
+                f"respai ll144 {origin} for the LL144 bias audit.",
+            )
+        return self.fairness_block
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """A policy file's overrides, with its path and SHA-256 for the record."""
+
+    path: Path | None
+    sha256: str | None
+    alpha: float | None = None
+    max_left_out: float | None = None
+    min_cell: int | None = None
+    rules: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    tests: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    @property
+    def source(self) -> str:
+        """How the record names this policy: ``policy <path> sha256:<hex>``."""
+        name = self.path.name if self.path else "<dict>"
+        return f"policy {name} sha256:{self.sha256}" if self.sha256 else f"policy {name}"

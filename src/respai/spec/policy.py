@@ -1,0 +1,179 @@
+"""Policy files: thresholds and overrides for one use of a spec, and applying them.
+
+A policy may set ``alpha``, ``max_left_out`` and ``min_cell`` for the whole file, override
+a rule's threshold by rule id (not its kind or side), and set a battery test's threshold or
+decision rule. :func:`apply_policy` returns the spec with the overrides applied and each
+threshold's source noted (``spec``, ``default`` or ``policy <file> sha256:<hex>``), so the
+record says where every number came from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from respai.errors import SpecError, did_you_mean
+from respai.spec.checks import (
+    _alpha,
+    _check_keys,
+    _count,
+    _Ctx,
+    _fraction,
+    _mapping,
+    _text,
+    _worst_group,
+)
+from respai.spec.model import FairnessSpec, Policy
+from respai.spec.yaml_io import _read_yaml
+
+__all__ = ["apply_policy", "load_policy", "parse_policy"]
+
+_POLICY_KEYS = ("name", "description", "alpha", "max_left_out", "min_cell", "rules", "tests")
+_POLICY_TEST_KEYS = ("threshold", "decision")
+
+
+def load_policy(path: str | Path) -> Policy:
+    """Read and validate a policy file (thresholds and overrides for one use)."""
+    p = Path(path)
+    doc, digest = _read_yaml(p, "policy")
+    return parse_policy(doc, origin=str(p), path=p, sha256=digest)
+
+
+def parse_policy(
+    doc: Any, *, origin: str = "policy", path: Path | None = None, sha256: str | None = None
+) -> Policy:
+    """Validate a policy mapping.
+
+    A policy may set ``alpha``, ``max_left_out``, ``min_cell`` and, per rule id under
+    ``rules:``, ``max_group_gap``, ``worst_group`` or ``max_left_out``.
+    """
+    ctx = _Ctx(origin)
+    block = _mapping(ctx, "(top level)", doc if doc is not None else {})
+    _check_keys(ctx, "", block, _POLICY_KEYS, ())
+    rules_block = _mapping(ctx, "rules", block.get("rules") or {})
+    rules: dict[str, dict[str, Any]] = {}
+    for rule_id, override in rules_block.items():
+        where = f"rules.{rule_id}"
+        ob = _mapping(ctx, where, override)
+        _check_keys(ctx, where, ob, ("max_group_gap", "worst_group", "max_left_out"), ())
+        clean: dict[str, Any] = {}
+        if "max_group_gap" in ob:
+            clean["max_group_gap"] = _fraction(ctx, f"{where}.max_group_gap", ob["max_group_gap"])
+        if "worst_group" in ob:
+            clean["worst_group"] = _worst_group(ctx, f"{where}.worst_group", ob["worst_group"])
+        if "max_left_out" in ob:
+            clean["max_left_out"] = _fraction(ctx, f"{where}.max_left_out", ob["max_left_out"])
+        rules[str(rule_id)] = clean
+    tests_block = _mapping(ctx, "tests", block.get("tests") or {})
+    tests: dict[str, dict[str, Any]] = {}
+    if tests_block:
+        from respai.battery import BATTERY
+
+        for test_id, override in tests_block.items():
+            where = f"tests.{test_id}"
+            if test_id not in BATTERY:
+                raise ctx.fail(
+                    where,
+                    "is not a battery test." + did_you_mean(str(test_id), BATTERY),
+                    f"Test ids: {', '.join(BATTERY)}.",
+                )
+            ob = _mapping(ctx, where, override)
+            _check_keys(ctx, where, ob, _POLICY_TEST_KEYS, ())
+            clean_test: dict[str, Any] = {}
+            if "threshold" in ob:
+                clean_test["threshold"] = _fraction(ctx, f"{where}.threshold", ob["threshold"])
+            if "decision" in ob:
+                decision = _text(ctx, f"{where}.decision", ob["decision"])
+                if decision not in ("estimate", "interval"):
+                    raise ctx.fail(
+                        f"{where}.decision",
+                        f"'{decision}' is not a decision rule."
+                        + did_you_mean(decision, ("estimate", "interval")),
+                        "Use estimate or interval.",
+                    )
+                clean_test["decision"] = decision
+            tests[str(test_id)] = clean_test
+    return Policy(
+        path=path,
+        sha256=sha256,
+        tests=tests,
+        alpha=None if "alpha" not in block else _alpha(ctx, "alpha", block["alpha"]),
+        max_left_out=None
+        if "max_left_out" not in block
+        else _fraction(ctx, "max_left_out", block["max_left_out"]),
+        min_cell=None
+        if "min_cell" not in block
+        else _count(ctx, "min_cell", block["min_cell"], low=0, high=10**9),
+        rules=rules,
+    )
+
+
+def apply_policy(spec: FairnessSpec, policy: Policy | None) -> FairnessSpec:
+    """Return ``spec`` with the policy's overrides applied and their sources noted.
+
+    Raises
+    ------
+    SpecError
+        When the policy names a rule the spec does not declare, or changes a rule's kind.
+    """
+    sources = {k: spec.sources.get(k, "spec") for k in ("alpha", "max_left_out", "min_cell")}
+    if policy is None:
+        return replace(spec, sources=sources)
+    changes: dict[str, Any] = {}
+    for key in ("alpha", "max_left_out", "min_cell"):
+        value = getattr(policy, key)
+        if value is not None:
+            changes[key] = value
+            sources[key] = policy.source
+    by_id = {r.id: r for r in spec.rules}
+    for rule_id in policy.rules:
+        if rule_id not in by_id:
+            origin = str(policy.path) if policy.path else "policy"
+            raise SpecError(
+                f"{origin}: rules.{rule_id}: no rule with this id in the spec."
+                + did_you_mean(rule_id, by_id),
+                f"Rules in the spec: {', '.join(by_id) or 'none'}.",
+            )
+    origin = str(policy.path) if policy.path else "policy"
+    new_rules = []
+    for rule in spec.rules:
+        override = policy.rules.get(rule.id, {})
+        updates: dict[str, Any] = {}
+        if policy.max_left_out is not None and "max_left_out" not in override:
+            # the policy's file-wide limit outranks the spec, the rule's own setting too
+            updates["max_left_out"] = policy.max_left_out
+            updates["max_left_out_source"] = policy.source
+        if not override:
+            new_rules.append(replace(rule, **updates) if updates else rule)
+            continue
+        if "max_group_gap" in override or "worst_group" in override:
+            updates["threshold_source"] = policy.source
+        if "max_group_gap" in override:
+            if rule.kind != "max_group_gap":
+                raise SpecError(
+                    f"{origin}: rules.{rule.id}: the spec declares a worst_group "
+                    "rule; a policy cannot turn it into a gap rule."
+                )
+            updates["max_group_gap"] = override["max_group_gap"]
+        if "worst_group" in override:
+            if rule.kind != "worst_group":
+                raise SpecError(
+                    f"{origin}: rules.{rule.id}: the spec declares a max_group_gap "
+                    "rule; a policy cannot turn it into a worst_group rule."
+                )
+            wmin, wmax = override["worst_group"]
+            if (wmin is None) != (rule.worst_min is None):
+                side = "min" if rule.worst_min is not None else "max"
+                raise SpecError(
+                    f"{origin}: rules.{rule.id}: the spec declares worst_group "
+                    f"{{{side}: ...}}; a policy can change the bound, not its "
+                    "side.",
+                    f"Write worst_group: {{{side}: <value>}}.",
+                )
+            updates["worst_min"], updates["worst_max"] = wmin, wmax
+        if "max_left_out" in override:
+            updates["max_left_out"] = override["max_left_out"]
+            updates["max_left_out_source"] = policy.source
+        new_rules.append(replace(rule, **updates))
+    return replace(spec, rules=tuple(new_rules), sources=sources, **changes)
