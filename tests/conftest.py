@@ -14,6 +14,18 @@ ENGINES = ["duckdb-csv", "duckdb-jsonl", "duckdb-parquet", "pandas", "polars", "
 Rows = Sequence[dict[str, Any]]
 
 
+@pytest.fixture(autouse=True)
+def _private_keys_and_ledger(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every test gets its own key folder and working folder, so a command that signs
+    (and so creates a key and appends to ``.respai/``) never touches the user's keys or
+    the repository. A test may set ``RESPAI_HOME`` or change folder again itself."""
+    work = tmp_path_factory.mktemp("work")
+    monkeypatch.setenv("RESPAI_HOME", str(work / "keys"))
+    monkeypatch.chdir(work)
+
+
 def _columns(rows: Rows, columns: Sequence[str]) -> dict[str, list[Any]]:
     return {c: [r.get(c) for r in rows] for c in columns}
 

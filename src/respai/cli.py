@@ -144,9 +144,15 @@ def evaluate(
 
     from respai.evaluate import evaluate as run_evaluation
     from respai.render.terminal import render_evaluation
-    from respai.sealing import create_signing_key, find_signing_key, seal_evaluation
+    from respai.sealing import (
+        create_signing_key,
+        evaluate_output,
+        find_signing_key,
+        seal_evaluation,
+    )
 
     found = find_signing_key(key)  # a bad key is reported before the data is read
+    staged = evaluate_output(out)  # so is an --out that may not be replaced
     from respai.progress import progress
 
     with progress("evaluating", quiet=quiet) as bar:
@@ -176,7 +182,7 @@ def evaluate(
         key_id=sk.key_id,
     )
     sealed = seal_evaluation(
-        result, sk, out=out, summary=buffer.getvalue(), ledger=None if no_ledger else ledger
+        result, sk, out=staged, summary=buffer.getvalue(), ledger=None if no_ledger else ledger
     )
     render_evaluation(result, _console(), record_path=str(sealed.record_path), key_id=sk.key_id)
     if as_json:

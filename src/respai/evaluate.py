@@ -23,10 +23,10 @@ from respai.battery import run_battery as _run_battery
 from respai.controls import load_controls
 from respai.counts import Counts
 from respai.errors import InputError, SpecError
-from respai.fairness import FairnessResult, interval_dict, rule_dict, run_rules
+from respai.fairness import FairnessResult, rule_dict, run_rules
 from respai.rules import RuleResult
 from respai.spec import Policy, Spec, load_policy, load_spec
-from respai.types import Verdict, worst
+from respai.types import Interval, Verdict, worst
 
 if TYPE_CHECKING:
     from respai.ll144.audit import LL144Result
@@ -176,22 +176,21 @@ def evaluate(
             positive_label=ev.positive_label,
         )
     # the record needs the file's SHA-256: hash it on a thread while the engine counts
-    # (hashlib releases the GIL); a file that cannot be read fails in the count pass
+    # (hashlib releases the GIL), from the file the engine opened (None: object storage)
     from concurrent.futures import ThreadPoolExecutor
 
-    from respai.record import file_fingerprint
+    from respai.load import open_cases
+    from respai.spec import apply_policy
 
+    source = open_cases(apply_policy(parsed.fairness, pol), None, engine, [score] if score else [])
     with ThreadPoolExecutor(max_workers=1) as pool:
-        hashing = pool.submit(file_fingerprint, parsed.fairness.cases)
+        hashing = pool.submit(source.fingerprint)
         try:
-            fairness = run_rules(parsed, pol, score=score, engine_name=engine)
+            fairness = run_rules(parsed, pol, source, score=score, engine_name=engine)
         except BaseException:
             hashing.cancel()
             raise
-        try:
-            fingerprint: Mapping[str, Any] | None = hashing.result()
-        except OSError:
-            fingerprint = None  # not a local file (object storage): sealing says so
+        fingerprint: Mapping[str, Any] | None = hashing.result()
     thresholds = thresholds_for(pol)
     battery = _run_battery(fairness.counts, tests, thresholds, fairness.spec.alpha)
     if model is not None and ev is not None and "perturbation_stability" in tests:
@@ -222,6 +221,7 @@ def evaluate(
     if audit is not None and audit.tables:
         verdicts.append(Verdict.MANUAL_REVIEW)  # LL144 findings are judged, not gated
     verdict = worst(verdicts)
+    source.check_unchanged()  # the file counted and hashed is still the file named
     return Evaluation(
         parsed,
         pol,
@@ -247,7 +247,7 @@ def _battery_record(t: TestResult) -> dict[str, Any]:
         "test_key": t.key,
         "grouping": list(t.grouping) if t.grouping else None,
         "value": t.value,
-        "interval": interval_dict(t.interval),
+        "interval": Interval.json_or_none(t.interval),
         "threshold": None if t.threshold is None else t.threshold.to_dict(),
         "verdict": t.verdict.value,
         "uncertain": t.uncertain,

@@ -219,19 +219,12 @@ def _as_policy(policy: Policy | Mapping[str, Any] | str | Path | None) -> Policy
 # --- JSON ------------------------------------------------------------------------------
 
 
-def interval_dict(iv: Interval | None) -> dict[str, Any] | None:
-    """An interval as JSON, or ``None``."""
-    if iv is None:
-        return None
-    return {"lo": iv.lo, "hi": iv.hi, "method": iv.method, "confidence": iv.confidence}
-
-
 def _measure(m: Measure) -> dict[str, Any]:
     out: dict[str, Any] = {
         "numerator": m.numerator,
         "denominator": m.denominator,
         "value": m.value,
-        "interval": interval_dict(m.interval),
+        "interval": Interval.json_or_none(m.interval),
     }
     if m.undefined is not None:
         out["undefined_reason"] = m.undefined.reason
@@ -308,7 +301,7 @@ def rule_dict(r: RuleResult) -> dict[str, Any]:
                     if g.rate is None
                     else {}
                 ),
-                "interval": interval_dict(g.interval),
+                "interval": Interval.json_or_none(g.interval),
                 "small_cell": g.small,
             }
             for g in r.groups

@@ -123,7 +123,7 @@ class GroupShare:
             "stable": self.stable,
             "cases": self.cases,
             "share": self.share,
-            "interval_95": _iv(self.interval),
+            "interval_95": Interval.json_or_none(self.interval),
         }
 
 
@@ -155,7 +155,7 @@ class StabilityResult:
             "stable": self.stable,
             "cases": self.total,
             "share": self.share,
-            "interval_95": _iv(self.interval),
+            "interval_95": Interval.json_or_none(self.interval),
             "per_group": {name: [g.to_dict() for g in rows] for name, rows in self.groups.items()},
             "features": list(self.features),
             "perturbed_columns": list(self.perturbed),
@@ -609,7 +609,3 @@ def _shares(tally: Mapping[str | None, list[int]]) -> tuple[GroupShare, ...]:
     )
 
 
-def _iv(iv: Interval | None) -> dict[str, Any] | None:
-    if iv is None:
-        return None
-    return {"lo": iv.lo, "hi": iv.hi, "method": iv.method, "confidence": iv.confidence}

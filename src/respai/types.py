@@ -89,6 +89,15 @@ class Interval:
     method: str
     confidence: float
 
+    def to_json(self) -> dict[str, float | str]:
+        """The interval as it appears in every JSON output and record (one form)."""
+        return {"lo": self.lo, "hi": self.hi, "method": self.method, "confidence": self.confidence}
+
+    @staticmethod
+    def json_or_none(iv: Interval | None) -> dict[str, float | str] | None:
+        """:meth:`to_json` of ``iv``, or ``None`` for an undefined interval."""
+        return None if iv is None else iv.to_json()
+
 
 @dataclass(frozen=True, slots=True)
 class Undefined:

@@ -140,7 +140,8 @@ def test_out_is_written_atomically_and_refuses_other_folders(
     out = tmp_path / "published"
     assert cli_run("ll144", str(spec), "--out", str(out)).code == 0
     names = sorted(p.name for p in out.iterdir())
-    assert names == ["ll144.json", "summary.csv", "summary.html", "summary.md", "tables.csv"]
+    assert names == ["ll144.json", "public_key.pem", "record.json", "report.html",
+                     "summary.csv", "summary.html", "summary.md", "tables.csv"]
     first = json.loads((out / "ll144.json").read_text())
     assert first["kind"] == "respai.ll144"
     # an earlier output is replaced

@@ -344,12 +344,6 @@ def _undefined(u: Undefined | None) -> dict[str, str] | None:
     return None if u is None else {"code": u.code, "reason": u.reason}
 
 
-def _interval(iv: Interval | None) -> dict[str, Any] | None:
-    if iv is None:
-        return None
-    return {"lo": iv.lo, "hi": iv.hi, "method": iv.method, "confidence": iv.confidence}
-
-
 def row_dict(row: CategoryRow, count_key: str) -> dict[str, Any]:
     """One table row as JSON-ready data."""
     return {
@@ -360,7 +354,7 @@ def row_dict(row: CategoryRow, count_key: str) -> dict[str, Any]:
         count_key: row.selected,
         "rate": row.rate,
         "rate_undefined": _undefined(row.rate_undefined),
-        "interval": _interval(row.interval),
+        "interval": Interval.json_or_none(row.interval),
         "share_of_known": row.share,
         "excluded": row.excluded,
         "impact_ratio": row.impact_ratio,

@@ -34,6 +34,7 @@ from respai.controls import load_controls
 from respai.evaluate import CLAIMS_DOES_NOT_STATE, CLAIMS_STATES, ENGINE_NAME
 from respai.ll144.audit import LL144Result
 from respai.ll144.tables import LINE, TABLES, CategoryRow, CategoryTable, Finding
+from respai.types import Interval
 
 __all__ = [
     "LL144_CLAIMS_DOES_NOT_STATE",
@@ -161,14 +162,7 @@ def _test_record(
             "applicants": row.count,
             result.count_key: row.selected,
             "rate": row.rate,
-            "rate_interval": None
-            if row.interval is None
-            else {
-                "lo": row.interval.lo,
-                "hi": row.interval.hi,
-                "method": row.interval.method,
-                "confidence": row.interval.confidence,
-            },
+            "rate_interval": Interval.json_or_none(row.interval),
             "share_of_known": row.share,
             "excluded": row.excluded,
             "compared_with": table.best,
