@@ -15,6 +15,7 @@ import yaml
 from statsmodels.stats.proportion import proportion_confint
 
 from respai import Verdict, evaluate_fairness
+from respai.metrics import Rate
 
 # seed 003's declaration, with the cases path filled in per test
 SEED_003 = """
@@ -292,7 +293,16 @@ def test_policy_overrides_thresholds_and_is_named(tmp_path: Path) -> None:
     assert result.to_dict()["settings"]["sources"]["alpha"].startswith("policy release.yaml")
 
 
-@pytest.mark.parametrize("rate", ["error", "false_positive", "false_negative", "selection"])
+RULE_RATES = ["error", "false_positive", "false_negative", "selection"]
+
+
+def test_every_rule_rate_has_a_worked_population_below() -> None:
+    # a rate added to the spec's vocabulary (respai.metrics.Rate) needs its worked numbers
+    assert [r.value for r in Rate] == RULE_RATES
+    assert all(r.metric.missing is not None for r in Rate)  # the bounds need the missing
+
+
+@pytest.mark.parametrize("rate", RULE_RATES)
 def test_each_rate_reads_its_own_population(tmp_path: Path, rate: str) -> None:
     # one group with every outcome: tp=5, fn=3, fp=2, tn=10, missing label1=1, label0=4
     cells = []

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from sklearn.metrics import precision_score
 from statsmodels.stats.proportion import proportion_confint
 
-from respai import evaluate_fairness
+from respai import evaluate_fairness, tables
+from respai.counts import Cell, Grouping
 
 
 def _error(y: np.ndarray, p: np.ndarray) -> float:
@@ -81,3 +82,17 @@ def test_undefined_rate_is_null_with_reason() -> None:
     assert row_a["metrics"]["tpr"]["undefined_reason"]
     c = payload["tables"]["g"]["rows"][2]
     assert c["count"] == 0 and c["metrics"]["selection_rate"]["value"] is None
+
+
+def test_table_columns_are_the_registry_rates_the_record_has_always_had() -> None:
+    # the record's per-group table keeps its six rates, read from the metric registry
+    assert list(tables.METRICS) == ["selection_rate", "tpr", "fpr", "fnr", "error_rate",
+                                    "precision"]
+    cell = Cell(tp=3, fp=2, tn=4, fn=1, missing_pos=2, missing_neg=1)
+    (row,) = tables.group_table(Grouping(("g",), {("a",): cell}, None, {}))
+    for key, rate in tables.METRICS.items():
+        m = row.metrics[key]
+        assert (m.numerator, m.denominator) == rate.fraction(cell) == (
+            {"selection_rate": (5, 10), "tpr": (3, 4), "fpr": (2, 6), "fnr": (1, 4),
+             "error_rate": (3, 10), "precision": (3, 5)}[key]
+        )

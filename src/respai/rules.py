@@ -82,18 +82,19 @@ class RuleResult:
 def rate_counts(rate: Rate, cell: Cell) -> tuple[int, int, int]:
     """``(cases, events, missing)`` of ``rate`` in one group's confusion counts.
 
+    The rate's definition is its :mod:`respai.metrics` entry (:attr:`Rate.metric`):
+    ``events`` is its numerator, ``missing`` the cases of its population without a
+    prediction, and ``cases`` its denominator plus ``missing``.
+
     Examples
     --------
     >>> rate_counts(Rate.FALSE_NEGATIVE, Cell(tp=8, fn=2, missing_pos=1, tn=5))
     (11, 2, 1)
     """
-    if rate is Rate.ERROR:
-        return cell.n, cell.fp + cell.fn, cell.missing
-    if rate is Rate.FALSE_POSITIVE:
-        return cell.negatives, cell.fp, cell.missing_neg
-    if rate is Rate.FALSE_NEGATIVE:
-        return cell.positives, cell.fn, cell.missing_pos
-    return cell.n, cell.tp + cell.fp, cell.missing
+    metric = rate.metric
+    events, with_prediction = metric.fraction(cell)
+    missing = metric.missing_count(cell)
+    return with_prediction + missing, events, missing
 
 
 def _fmt(x: float) -> str:

@@ -1,18 +1,22 @@
 """The per-group table (seed 002) and per-group calibration, from counts.
 
 For every attribute and declared intersection, each declared group gets a row with its
-count and six rates (selection, TPR, FPR, FNR, error, precision), each with numerator,
-denominator and a 95% Wilson interval. Rates are over the cases that have a prediction;
+count and the rates of :data:`METRICS` (selection, TPR, FPR, FNR, error, precision, as
+defined in :mod:`respai.metrics`), each with numerator, denominator and a 95% Wilson
+interval. Rates are over the cases that have a prediction;
 the row also says how many had none. A rate whose denominator is zero is undefined, with
 a reason, never 0. A declared group with no cases still has its row.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
-from respai import stats
+from respai import metrics, stats
 from respai.counts import MICRO, Calibration, Cell, Counts, Grouping
+from respai.metrics import RateDef
 from respai.types import Interval, Undefined
 
 __all__ = [
@@ -25,28 +29,15 @@ __all__ = [
     "measure",
 ]
 
-#: Metric name -> (what is counted, over which cases), as functions of a Cell.
-METRICS: dict[str, tuple[str, str]] = {
-    "selection_rate": ("predicted 1", "cases with a prediction"),
-    "tpr": ("predicted 1", "cases labelled 1 with a prediction"),
-    "fpr": ("predicted 1", "cases labelled 0 with a prediction"),
-    "fnr": ("predicted 0", "cases labelled 1 with a prediction"),
-    "error_rate": ("prediction differs from label", "cases with a prediction"),
-    "precision": ("labelled 1", "cases predicted 1"),
-}
+#: The rates of the per-group table, by key, in column order: the :mod:`respai.metrics`
+#: entries marked ``table``.
+METRICS: Mapping[str, RateDef] = MappingProxyType(
+    {key: rate for key, rate in metrics.RATES.items() if rate.table}
+)
 
 
-def _fractions(cell: Cell) -> dict[str, tuple[int, int]]:
-    with_pred_pos = cell.tp + cell.fn
-    with_pred_neg = cell.tn + cell.fp
-    return {
-        "selection_rate": (cell.tp + cell.fp, cell.predicted),
-        "tpr": (cell.tp, with_pred_pos),
-        "fpr": (cell.fp, with_pred_neg),
-        "fnr": (cell.fn, with_pred_pos),
-        "error_rate": (cell.fp + cell.fn, cell.predicted),
-        "precision": (cell.tp, cell.tp + cell.fp),
-    }
+def _measures(cell: Cell) -> dict[str, Measure]:
+    return {key: measure(*rate.fraction(cell), rate.over) for key, rate in METRICS.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +85,6 @@ def group_table(grouping: Grouping) -> tuple[GroupRow, ...]:
     """The per-group table of one attribute or intersection."""
     rows = []
     for key, cell in grouping.groups.items():
-        fractions = _fractions(cell)
         rows.append(
             GroupRow(
                 key=key,
@@ -102,10 +92,7 @@ def group_table(grouping: Grouping) -> tuple[GroupRow, ...]:
                 with_prediction=cell.predicted,
                 missing_prediction=cell.missing,
                 positives=cell.positives,
-                metrics={
-                    name: measure(num, den, METRICS[name][1])
-                    for name, (num, den) in fractions.items()
-                },
+                metrics=_measures(cell),
             )
         )
     return tuple(rows)
@@ -162,8 +149,5 @@ def overall_row(counts: Counts) -> GroupRow:
         with_prediction=cell.predicted,
         missing_prediction=cell.missing,
         positives=cell.positives,
-        metrics={
-            name: measure(num, den, METRICS[name][1])
-            for name, (num, den) in _fractions(cell).items()
-        },
+        metrics=_measures(cell),
     )

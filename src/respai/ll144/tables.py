@@ -27,6 +27,7 @@ from respai.eeo1 import (
     SEX_CATEGORIES,
     intersection_label,
 )
+from respai.metrics import SELECTION_RATE, unlabelled
 from respai.smallcells import GapFinding, assess_gap
 from respai.stats import wilson_interval
 from respai.types import Interval, Undefined
@@ -67,7 +68,8 @@ class CategoryRow:
     selected
         How many of them were selected (or scored above the median).
     rate
-        ``selected / count``; ``None`` when the category is empty (``rate_undefined``).
+        ``selected / count``, the selection rate of :mod:`respai.metrics`; ``None`` when
+        the category is empty (``rate_undefined``).
     interval
         95% Wilson interval of the rate; ``None`` when the category is empty.
     share
@@ -294,6 +296,7 @@ def _table(
         )
     rows: list[CategoryRow] = []
     for label, sex, race, n, k in entries:
+        selected, cases = SELECTION_RATE.fraction(unlabelled(k, n))
         share = n / known if known else None
         rate_undefined = None
         if n == 0:
@@ -320,9 +323,9 @@ def _table(
             race=race,
             count=n,
             selected=k,
-            rate=k / n if n else None,
+            rate=selected / cases if cases else None,
             rate_undefined=rate_undefined,
-            interval=wilson_interval(k, n),
+            interval=wilson_interval(selected, cases),
             share=share,
             excluded=label in excluded,
             impact_ratio=ratio,
