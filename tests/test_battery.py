@@ -20,8 +20,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import accuracy_score, roc_auc_score
 
+from respai import battery
 from respai.battery import DEFAULT_THRESHOLDS, Decision, Threshold, decide, run_battery
-from respai.counts import RankSums, Row, build_counts
+from respai.counts import Cell, Grouping, RankSums, Row, build_counts
 from respai.stats import auc_delong
 from respai.types import Interval, Verdict
 
@@ -144,3 +145,49 @@ def test_decision_table(value: float | None, iv: tuple[float, float] | None,
     t = Threshold(">=", 0.80, "test", decision)
     interval = None if iv is None else Interval(iv[0], iv[1], "x", 0.95)
     assert decide(value, interval, t)[:2] == want
+
+
+# -- the registry -----------------------------------------------------------------------
+
+
+def test_run_battery_runs_each_registry_entry_in_order() -> None:
+    rows = [Row((k, k), (None, None), y, p, None, 5)
+            for k in "abc" for y in (0, 1) for p in (0, 1)]
+    counts = build_counts(rows, {"g": ["a", "b", "c"], "h": ["a", "b", "c"]},
+                          [("g",), ("h",)], None)
+    counts = replace(counts, null_cells={"label": 0})
+    results = run_battery(counts, list(reversed(battery.BATTERY)), DEFAULT_THRESHOLDS)
+    want = [
+        (entry.id, g)
+        for entry in battery.REGISTRY.values()
+        for g in ([("g",), ("h",)] if entry.per_grouping else [None])
+    ]
+    assert [(r.test_id, r.grouping) for r in results] == want
+    assert all(type(r.test_id) is str for r in results)  # plain ids in the record
+    only = run_battery(counts, ["equal_opportunity_diff"], DEFAULT_THRESHOLDS)
+    assert [r.key for r in only] == ["equal_opportunity_diff:g", "equal_opportunity_diff:h"]
+
+
+def test_group_rates_are_the_registry_rate() -> None:
+    cells = {("a",): Cell(tp=3, fp=2, tn=4, fn=1, missing_pos=2, missing_neg=1),
+             ("b",): Cell(tp=1, fp=5, tn=2, fn=6, missing_neg=3)}
+    counts = replace(build_counts([], {"g": ["a", "b"]}, [("g",)], None), groupings={
+        ("g",): Grouping(("g",), cells, None, {})})
+    for entry in battery.REGISTRY.values():
+        if not entry.per_grouping:
+            continue
+        assert entry.metric is not None
+        (result,) = run_battery(counts, [entry.id], DEFAULT_THRESHOLDS)
+        assert result.details["rate"] == entry.metric.name
+        for row, cell in zip(result.details["groups"], cells.values(), strict=True):
+            assert (row["numerator"], row["denominator"]) == entry.metric.fraction(cell)
+
+
+def test_a_group_without_predictions_is_named_with_what_it_lacks() -> None:
+    # group b has cases, but none with a prediction: its selection rate is over 0 cases
+    rows = [Row(("a",), (None,), 1, 1, None, 4), Row(("a",), (None,), 0, 0, None, 4),
+            Row(("b",), (None,), 1, None, None, 3)]
+    counts = build_counts(rows, {"g": ["a", "b"]}, [("g",)], None)
+    (ratio,) = run_battery(counts, ["impact_ratio"], DEFAULT_THRESHOLDS)
+    assert ratio.undefined is not None and ratio.undefined.code == "empty_group"
+    assert ratio.reason == "no cases with a prediction in group(s) b"

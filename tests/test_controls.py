@@ -15,23 +15,13 @@ from typing import Any
 import pytest
 import yaml
 
+from respai import battery
 from respai.controls import Clause, ControlMapping, load_controls, parse_controls
 from respai.errors import Error
 
 ROOT = Path(__file__).resolve().parents[1]
-TEST_IDS = (
-    "accuracy",
-    "auc",
-    "impact_ratio",
-    "selection_rate_diff",
-    "equal_opportunity_diff",
-    "perturbation_stability",
-    "completeness",
-    "class_balance",
-    "group_rule",
-    "calibration",
-    "ll144_impact_ratio",
-)
+#: The mapping must name exactly the registry's test ids, in its order.
+TEST_IDS = tuple(t.value for t in battery.TestId)
 FRAMEWORKS = {
     "iso42001": "ISO/IEC 42001:2023, Annex A",
     "eu_ai_act": "Regulation (EU) 2024/1689 (EU AI Act)",
@@ -250,6 +240,7 @@ def test_minimal_document_parses() -> None:
         ),
         ("clause: A.6.2.6", "clause: A.6.2.4", "left out but is mapped"),
         ("would_support: [accuracy]", "would_support: [acuracy]", "not a test id"),
+        ("  accuracy:\n", "  acuracy:\n", "'acuracy' is not a respai test id. Did you mean"),
         ('version: "2026-12-01.1"', "version: v1", "YYYY-MM-DD.N"),
         ("relation: supports", "relation: supports\nrelation: supports", "repeated"),
         ("title: V&V}", "title: V&V, verb: meets}", "unknown key 'verb'"),

@@ -1,4 +1,11 @@
-"""The RESPAI test battery (seed 000), as pure functions of counts.
+"""The RESPAI test battery (seed 000), as pure functions of counts, and its registry.
+
+Each test is one :class:`BatteryTest` entry in :data:`REGISTRY`: its id, display name,
+the kind of details it reports, its default threshold and where that comes from, the
+:mod:`respai.metrics` rate it reads, its section on the methods page, and the function
+that computes it from counts. :func:`run_battery` runs the chosen entries in registry
+order; nothing else lists the tests. :class:`TestId` names every test a record can carry,
+the battery's and the ones beside it (group rules, calibration, LL144).
 
 Each test yields a :class:`TestResult`: the value, its 95% interval, the threshold it
 was compared with (and where that threshold came from), the decision rule, the verdict,
@@ -15,23 +22,73 @@ INSUFFICIENT_EVIDENCE otherwise.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
-from respai import stats
+from respai import metrics, stats
 from respai.counts import Cell, Counts, RankSums
+from respai.metrics import RateDef
 from respai.types import Interval, Undefined, Verdict
 
 __all__ = [
     "BATTERY",
     "DEFAULT_THRESHOLDS",
+    "PER_GROUPING",
+    "REGISTRY",
+    "TEST_NAMES",
+    "BatteryTest",
     "Decision",
+    "DetailsKind",
+    "Scope",
+    "TestId",
     "TestResult",
     "Threshold",
     "decide",
     "run_battery",
 ]
+
+#: The methods page every battery test's anchor is on, relative to the docs root.
+DOCS_PAGE = "methods/battery.md"
+
+
+class TestId(enum.StrEnum):
+    """Every test id a record can carry: the battery's, then the tests beside it.
+
+    The control mapping (``controls.yaml``) maps exactly these ids to clauses.
+    """
+
+    __test__ = False  # not a pytest test class
+
+    ACCURACY = "accuracy"
+    AUC = "auc"
+    IMPACT_RATIO = "impact_ratio"
+    SELECTION_RATE_DIFF = "selection_rate_diff"
+    EQUAL_OPPORTUNITY_DIFF = "equal_opportunity_diff"
+    PERTURBATION_STABILITY = "perturbation_stability"
+    COMPLETENESS = "completeness"
+    CLASS_BALANCE = "class_balance"
+    GROUP_RULE = "group_rule"
+    CALIBRATION = "calibration"
+    LL144_IMPACT_RATIO = "ll144_impact_ratio"
+
+
+class DetailsKind(enum.StrEnum):
+    """What a battery test's ``details`` hold, so a renderer knows how to show them."""
+
+    #: ``correct``, ``with_prediction``, ``missing_prediction``.
+    MATCHES = "matches"
+    #: ``overall`` and ``per_group`` AUC entries, ``cases_without_score``.
+    RANKS = "ranks"
+    #: ``groups`` (one rate row per group), ``rate``, ``min_group``, ``max_group``.
+    GROUP_RATES = "group_rates"
+    #: ``columns``, ``cells``, ``empty_cells``, ``empty_by_column``.
+    CELLS = "cells"
+    #: ``labelled_1``, ``labelled_0``.
+    LABELS = "labels"
+    #: The perturbation run's shares (empty without model access).
+    STABILITY = "stability"
 
 
 class Decision(enum.StrEnum):
@@ -62,24 +119,6 @@ class Threshold:
             "source": self.source,
             "decision": self.decision.value,
         }
-
-
-_SEED = "default (seed 000 methods table)"
-#: Default thresholds and where they come from (seed 000's table).
-DEFAULT_THRESHOLDS: dict[str, Threshold] = {
-    "accuracy": Threshold(">=", 0.70, f"{_SEED}: floor for a usable screen"),
-    "auc": Threshold(">=", 0.70, f"{_SEED}: floor for a usable screen"),
-    "impact_ratio": Threshold(">=", 0.80, f"{_SEED}: four-fifths rule, 29 CFR 1607.4(D)"),
-    "selection_rate_diff": Threshold("<=", 0.10, f"{_SEED}: convention"),
-    "equal_opportunity_diff": Threshold("<=", 0.10, f"{_SEED}: convention"),
-    "perturbation_stability": Threshold(">=", 0.90, f"{_SEED}: convention"),
-    "completeness": Threshold(">=", 0.98, f"{_SEED}: data-adequacy floor"),
-    "class_balance": Threshold(">=", 0.10, f"{_SEED}: data-adequacy floor"),
-}
-#: Every battery test, in report order.
-BATTERY: tuple[str, ...] = tuple(DEFAULT_THRESHOLDS)
-#: Tests computed once per attribute and per declared intersection.
-PER_GROUPING = ("impact_ratio", "selection_rate_diff", "equal_opportunity_diff")
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +202,7 @@ def _undefined(
     details: Mapping[str, Any] | None = None,
 ) -> TestResult:
     return TestResult(
-        test_id,
+        str(test_id),
         grouping,
         None,
         None,
@@ -188,7 +227,7 @@ def _result(
 ) -> TestResult:
     verdict, uncertain, reason = decide(value, interval, threshold)
     return TestResult(
-        test_id,
+        str(test_id),
         grouping,
         value,
         interval,
@@ -210,12 +249,12 @@ def _iv(iv: Interval | None) -> dict[str, Any] | None:
 
 def accuracy(cell: Cell, threshold: Threshold) -> TestResult:
     """Share of cases with a prediction whose prediction equals the label (Wilson 95%)."""
-    k, n = cell.tp + cell.tn, cell.predicted
+    k, n = metrics.ACCURACY.fraction(cell)
     method = "share of cases with a prediction that match the label; 95% Wilson interval"
     details = {"correct": k, "with_prediction": n, "missing_prediction": cell.missing}
     if n == 0:
         return _undefined(
-            "accuracy",
+            TestId.ACCURACY,
             None,
             "no_predictions",
             "no case has a prediction",
@@ -224,7 +263,7 @@ def accuracy(cell: Cell, threshold: Threshold) -> TestResult:
             details,
         )
     return _result(
-        "accuracy", None, k / n, stats.wilson_interval(k, n), threshold, method, details
+        TestId.ACCURACY, None, k / n, stats.wilson_interval(k, n), threshold, method, details
     )
 
 
@@ -259,7 +298,7 @@ def auc(counts: Counts, threshold: Threshold) -> TestResult:
     )
     if counts.overall_ranks is None:
         return _undefined(
-            "auc", None, "no_score", "the spec names no score column", threshold, method
+            TestId.AUC, None, "no_score", "the spec names no score column", threshold, method
         )
     ranks = counts.overall_ranks
     overall = _auc_entry(ranks)
@@ -277,24 +316,21 @@ def auc(counts: Counts, threshold: Threshold) -> TestResult:
     }
     if overall["value"] is None:
         return _undefined(
-            "auc", None, "one_label", overall["undefined_reason"], threshold, method, details
+            TestId.AUC, None, "one_label", overall["undefined_reason"], threshold, method, details
         )
     found = _auc_found(ranks)
     assert found is not None
-    return _result("auc", None, found[0], found[1], threshold, method, details)
+    return _result(TestId.AUC, None, found[0], found[1], threshold, method, details)
 
 
 def _rates(
-    counts: Counts, grouping: tuple[str, ...], over: str, alpha: float
+    counts: Counts, grouping: tuple[str, ...], rate: RateDef, alpha: float
 ) -> list[dict[str, Any]]:
     g = counts.groupings[grouping]
     level = 1 - stats.bonferroni_alpha(alpha, len(g.groups))
     rows = []
     for key, cell in g.groups.items():
-        if over == "selection":
-            k, n = cell.tp + cell.fp, cell.predicted
-        else:
-            k, n = cell.tp, cell.tp + cell.fn
+        k, n = rate.fraction(cell)
         rows.append(
             {
                 "group": " × ".join(key),
@@ -309,17 +345,16 @@ def _rates(
     return rows
 
 
-def _spread(
-    test_id: str, counts: Counts, grouping: tuple[str, ...], threshold: Threshold, alpha: float
-) -> TestResult:
-    over = "tpr" if test_id == "equal_opportunity_diff" else "selection"
-    rows = _rates(counts, grouping, over, alpha)
-    what = "true positive rate" if over == "tpr" else "selection rate"
-    method = {
-        "impact_ratio": "min selection rate / max selection rate",
-        "selection_rate_diff": "max selection rate - min selection rate",
-        "equal_opportunity_diff": "max true positive rate - min true positive rate",
-    }[test_id] + (
+def _spread(entry: BatteryTest, scope: Scope, *, ratio: bool) -> TestResult:
+    """Ratio (``min / max``) or difference (``max - min``) of a rate over the groups."""
+    test_id, threshold, alpha = entry.id, scope.threshold, scope.alpha
+    grouping = scope.grouping
+    rate = entry.metric
+    assert grouping is not None and rate is not None
+    rows = _rates(scope.counts, grouping, rate, alpha)
+    what = rate.name
+    formula = f"min {what} / max {what}" if ratio else f"max {what} - min {what}"
+    method = formula + (
         f" over the declared groups; rates over cases with a prediction; interval "
         f"from simultaneous Wilson intervals at 1 - {alpha}/G"
     )
@@ -336,12 +371,11 @@ def _spread(
         )
     empty = [r["group"] for r in rows if r["rate"] is None]
     if empty:
-        need = "cases labelled 1 with a prediction" if over == "tpr" else "cases"
         return _undefined(
             test_id,
             grouping,
             "empty_group",
-            f"no {need} in group(s) {', '.join(empty)}",
+            f"no {rate.over} in group(s) {', '.join(empty)}",
             threshold,
             method,
             details,
@@ -357,7 +391,7 @@ def _spread(
         "min_group": rows[rates.index(min(rates))]["group"],
         "max_group": rows[rates.index(max(rates))]["group"],
     }
-    if test_id == "impact_ratio":
+    if ratio:
         if max(rates) == 0:
             return _undefined(
                 test_id,
@@ -393,10 +427,11 @@ def completeness(counts: Counts, threshold: Threshold) -> TestResult:
     }
     if cells == 0:
         return _undefined(
-            "completeness", None, "no_cells", "no cells to count", threshold, method, details
+            TestId.COMPLETENESS, None, "no_cells", "no cells to count", threshold, method,
+            details,
         )
     return _result(
-        "completeness",
+        TestId.COMPLETENESS,
         None,
         (cells - empty) / cells,
         stats.wilson_interval(cells - empty, cells),
@@ -408,18 +443,19 @@ def completeness(counts: Counts, threshold: Threshold) -> TestResult:
 
 def class_balance(cell: Cell, threshold: Threshold) -> TestResult:
     """Share of the minority label among all cases (Wilson 95%)."""
-    minority = min(cell.positives, cell.negatives)
+    minority, n = metrics.MINORITY_SHARE.fraction(cell)
     method = "min(cases labelled 1, cases labelled 0) / cases; 95% Wilson interval"
     details = {"labelled_1": cell.positives, "labelled_0": cell.negatives}
-    if cell.n == 0:
+    if n == 0:
         return _undefined(
-            "class_balance", None, "no_cases", "there are no cases", threshold, method, details
+            TestId.CLASS_BALANCE, None, "no_cases", "there are no cases", threshold, method,
+            details,
         )
     return _result(
-        "class_balance",
+        TestId.CLASS_BALANCE,
         None,
-        minority / cell.n,
-        stats.wilson_interval(minority, cell.n),
+        minority / n,
+        stats.wilson_interval(minority, n),
         threshold,
         method,
         details,
@@ -433,7 +469,7 @@ def perturbation_stability(threshold: Threshold) -> TestResult:
         "inputs, so it is reported as informational and left to manual review"
     )
     return TestResult(
-        "perturbation_stability",
+        TestId.PERTURBATION_STABILITY.value,
         None,
         None,
         None,
@@ -446,6 +482,186 @@ def perturbation_stability(threshold: Threshold) -> TestResult:
         "feature's standard deviation, 5 trials)",
         {},
     )
+
+
+# -- the registry -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """What one run of a battery test reads.
+
+    ``grouping`` is the attribute or intersection of a per-grouping test, ``None`` for a
+    test over the whole file; ``alpha`` is the error budget of the simultaneous intervals.
+    """
+
+    counts: Counts
+    threshold: Threshold
+    alpha: float
+    grouping: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BatteryTest:
+    """One battery test: everything the battery, the report and the docs need to know.
+
+    Parameters
+    ----------
+    id
+        The test id in records, specs, policies and the control mapping.
+    name
+        The display name, e.g. ``"Impact ratio"``.
+    details
+        What the result's ``details`` hold.
+    default
+        The default threshold, its direction (``>=`` or ``<=``) and its source.
+    metric
+        The :mod:`respai.metrics` rate the test reads, or ``None`` (AUC reads ranks,
+        completeness empty cells, perturbation stability the model).
+    per_grouping
+        Computed once per attribute and per declared intersection, not once overall.
+    heading
+        The section of the methods page that defines the test (its anchor).
+    compute
+        The test from this entry and a :class:`Scope`.
+    """
+
+    id: TestId
+    name: str
+    details: DetailsKind
+    default: Threshold
+    metric: RateDef | None
+    per_grouping: bool
+    heading: str
+    compute: Callable[[BatteryTest, Scope], TestResult]
+
+    @property
+    def anchor(self) -> str:
+        """The test's section on the methods page, e.g. ``methods/battery.md#auc``."""
+        return f"{DOCS_PAGE}#{self.heading}"
+
+    def run(self, counts: Counts, threshold: Threshold, alpha: float) -> tuple[TestResult, ...]:
+        """The test's results: one per grouping for a per-grouping test, else one."""
+        if not self.per_grouping:
+            return (self.compute(self, Scope(counts, threshold, alpha)),)
+        return tuple(
+            self.compute(self, Scope(counts, threshold, alpha, g)) for g in counts.groupings
+        )
+
+
+_SEED = "default (seed 000 methods table)"
+
+
+def _threshold(comparison: str, value: float, why: str) -> Threshold:
+    return Threshold(comparison, value, f"{_SEED}: {why}")
+
+
+_USABLE = "floor for a usable screen"
+_ADEQUACY = "data-adequacy floor"
+
+#: Every battery test by id, in report order.
+REGISTRY: Mapping[str, BatteryTest] = MappingProxyType(
+    {
+        t.id.value: t
+        for t in (
+            BatteryTest(
+                id=TestId.ACCURACY,
+                name="Accuracy",
+                details=DetailsKind.MATCHES,
+                default=_threshold(">=", 0.70, _USABLE),
+                metric=metrics.ACCURACY,
+                per_grouping=False,
+                heading="accuracy",
+                compute=lambda _, s: accuracy(s.counts.overall, s.threshold),
+            ),
+            BatteryTest(
+                id=TestId.AUC,
+                name="AUC",
+                details=DetailsKind.RANKS,
+                default=_threshold(">=", 0.70, _USABLE),
+                metric=None,
+                per_grouping=False,
+                heading="auc",
+                compute=lambda _, s: auc(s.counts, s.threshold),
+            ),
+            BatteryTest(
+                id=TestId.IMPACT_RATIO,
+                name="Impact ratio",
+                details=DetailsKind.GROUP_RATES,
+                default=_threshold(">=", 0.80, "four-fifths rule, 29 CFR 1607.4(D)"),
+                metric=metrics.SELECTION_RATE,
+                per_grouping=True,
+                heading="group-spreads",
+                compute=lambda e, s: _spread(e, s, ratio=True),
+            ),
+            BatteryTest(
+                id=TestId.SELECTION_RATE_DIFF,
+                name="Selection-rate difference",
+                details=DetailsKind.GROUP_RATES,
+                default=_threshold("<=", 0.10, "convention"),
+                metric=metrics.SELECTION_RATE,
+                per_grouping=True,
+                heading="group-spreads",
+                compute=lambda e, s: _spread(e, s, ratio=False),
+            ),
+            BatteryTest(
+                id=TestId.EQUAL_OPPORTUNITY_DIFF,
+                name="Equal-opportunity difference",
+                details=DetailsKind.GROUP_RATES,
+                default=_threshold("<=", 0.10, "convention"),
+                metric=metrics.TPR,
+                per_grouping=True,
+                heading="group-spreads",
+                compute=lambda e, s: _spread(e, s, ratio=False),
+            ),
+            BatteryTest(
+                id=TestId.PERTURBATION_STABILITY,
+                name="Perturbation stability",
+                details=DetailsKind.STABILITY,
+                default=_threshold(">=", 0.90, "convention"),
+                metric=None,
+                per_grouping=False,
+                heading="perturbation-stability",
+                compute=lambda _, s: perturbation_stability(s.threshold),
+            ),
+            BatteryTest(
+                id=TestId.COMPLETENESS,
+                name="Completeness",
+                details=DetailsKind.CELLS,
+                default=_threshold(">=", 0.98, _ADEQUACY),
+                metric=None,
+                per_grouping=False,
+                heading="completeness",
+                compute=lambda _, s: completeness(s.counts, s.threshold),
+            ),
+            BatteryTest(
+                id=TestId.CLASS_BALANCE,
+                name="Class balance",
+                details=DetailsKind.LABELS,
+                default=_threshold(">=", 0.10, _ADEQUACY),
+                metric=metrics.MINORITY_SHARE,
+                per_grouping=False,
+                heading="class-balance",
+                compute=lambda _, s: class_balance(s.counts.overall, s.threshold),
+            ),
+        )
+    }
+)
+#: Every battery test id, in report order.
+BATTERY: tuple[str, ...] = tuple(REGISTRY)
+#: Default thresholds and where they come from (seed 000's table).
+DEFAULT_THRESHOLDS: dict[str, Threshold] = {t.id.value: t.default for t in REGISTRY.values()}
+#: Tests computed once per attribute and per declared intersection.
+PER_GROUPING: tuple[str, ...] = tuple(t.id.value for t in REGISTRY.values() if t.per_grouping)
+#: The display name of every test id a record can carry (for reports and their scripts).
+TEST_NAMES: Mapping[str, str] = MappingProxyType(
+    {
+        **{t.id.value: t.name for t in REGISTRY.values()},
+        TestId.GROUP_RULE.value: "Group rule",
+        TestId.CALIBRATION.value: "Calibration",
+        TestId.LL144_IMPACT_RATIO.value: "LL144 impact ratio",
+    }
+)
 
 
 def run_battery(
@@ -463,22 +679,17 @@ def run_battery(
         Threshold per test id (defaults merged with the policy).
     alpha
         Error budget for the simultaneous intervals behind ratio and gap bounds.
+
+    Examples
+    --------
+    >>> from respai.counts import Row, build_counts
+    >>> c = build_counts([Row(("a",), (None,), 1, 1, None, 9)], {"g": ["a"]}, [("g",)], None)
+    >>> [r.key for r in run_battery(c, ["accuracy", "impact_ratio"], DEFAULT_THRESHOLDS)]
+    ['accuracy', 'impact_ratio:g']
     """
+    chosen = set(tests)
     out: list[TestResult] = []
-    for test_id in BATTERY:
-        if test_id not in tests:
-            continue
-        t = thresholds[test_id]
-        if test_id == "accuracy":
-            out.append(accuracy(counts.overall, t))
-        elif test_id == "auc":
-            out.append(auc(counts, t))
-        elif test_id in PER_GROUPING:
-            out.extend(_spread(test_id, counts, g, t, alpha) for g in counts.groupings)
-        elif test_id == "completeness":
-            out.append(completeness(counts, t))
-        elif test_id == "class_balance":
-            out.append(class_balance(counts.overall, t))
-        else:
-            out.append(perturbation_stability(t))
+    for test in REGISTRY.values():
+        if test.id in chosen:
+            out.extend(test.run(counts, thresholds[test.id], alpha))
     return tuple(out)

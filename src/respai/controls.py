@@ -6,8 +6,9 @@ one relation is ``supports``: a test produces a measurement a clause calls for. 
 an obligation is met takes more evidence and judgment than any test gives, so the loader
 refuses any other relation word.
 
-The file is checked on load: known keys only, ``relation: supports``, every clause's
-framework declared, no clause twice for one test, and nothing listed under ``left_out``
+The file is checked on load: known keys only, every test id one of
+:class:`respai.battery.TestId`, ``relation: supports``, every clause's framework declared,
+no clause twice for one test, and nothing listed under ``left_out``
 (candidates the research could not confirm) mapped to a test anyway. A broken file
 raises :class:`respai.errors.Error`.
 
@@ -28,6 +29,7 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
+from respai.battery import TestId
 from respai.errors import Error, did_you_mean
 
 __all__ = ["RELATION", "Clause", "ControlMapping", "LeftOut", "load_controls", "parse_controls"]
@@ -40,6 +42,7 @@ _TOP_KEYS = ("version", "review_status", "relation", "frameworks", "tests", "lef
 _CLAUSE_KEYS = ("framework", "clause", "title", "note")
 _LEFT_OUT_KEYS = ("framework", "clause", "title", "would_support", "reason")
 _VERSION = re.compile(r"^\d{4}-\d{2}-\d{2}\.\d+$")
+_TEST_IDS = tuple(t.value for t in TestId)
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,9 +176,10 @@ def load_controls() -> ControlMapping:
     Raises
     ------
     respai.errors.Error
-        When the shipped file is malformed: an unknown or missing key, a relation other
-        than ``supports``, an undeclared framework, a clause listed twice for one test,
-        or a left-out clause mapped to a test.
+        When the shipped file is malformed: an unknown or missing key, a test id that is
+        not a :class:`~respai.battery.TestId`, a relation other than ``supports``, an
+        undeclared framework, a clause listed twice for one test, or a left-out clause
+        mapped to a test.
     """
     text = resources.files("respai").joinpath(_FILE).read_text(encoding="utf-8")
     return parse_controls(text)
@@ -247,6 +251,12 @@ def _tests(
     for key, entries in value.items():
         test_id = _text(key, f"{source}: tests key")
         where = f"{source}: tests.{test_id}"
+        if test_id not in _TEST_IDS:
+            raise Error(
+                f"{where}: {test_id!r} is not a respai test id."
+                + did_you_mean(test_id, _TEST_IDS),
+                f"Test ids (respai.battery.TestId): {', '.join(_TEST_IDS)}.",
+            )
         if not isinstance(entries, list) or not entries:
             raise Error(f"{where} must be a non-empty list of clauses.")
         clauses: list[Clause] = []

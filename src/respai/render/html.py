@@ -3,8 +3,9 @@
 :func:`render_report` turns a signed record (the DSSE envelope of ``record.json``) into a
 single HTML page: the verdict first, a table of the tests, then one section per test with
 its per-group chart (inline SVG), the fingerprints and run identity, the hash chain, the
-control mapping, the claims and the caveats. The page embeds the envelope and the raw
-Ed25519 public key as JSON and, on load, re-checks in the browser (WebCrypto) the
+control mapping, the claims and the caveats. The page embeds the envelope, the raw
+Ed25519 public key and the display name of every test id (from the battery's registry)
+as JSON and, on load, re-checks in the browser (WebCrypto) the
 signature, the canonical payload, every record id and the chain, then sets
 ``<html data-verified="true|false|unsupported" data-failed="...">``.
 
@@ -22,12 +23,13 @@ import hashlib
 import html
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from respai.battery import REGISTRY, TEST_NAMES, DetailsKind, TestId
 from respai.record.canonical import loads_strict
 from respai.record.dsse import b64decode_any
 from respai.record.errors import RecordError
@@ -56,17 +58,6 @@ _VERDICT_SENTENCES = {
     ),
     "MANUAL_REVIEW": "No test failed or was undecided; at least one is left to a person.",
 }
-_TEST_NAMES = {
-    "accuracy": "Accuracy",
-    "auc": "AUC",
-    "impact_ratio": "Impact ratio",
-    "selection_rate_diff": "Selection-rate difference",
-    "equal_opportunity_diff": "Equal-opportunity difference",
-    "perturbation_stability": "Perturbation stability",
-    "completeness": "Completeness",
-    "class_balance": "Class balance",
-    "group_rule": "Group rule",
-}
 _FRAMEWORK_SHORT = {
     "iso42001": "ISO/IEC 42001",
     "eu_ai_act": "EU AI Act",
@@ -75,7 +66,6 @@ _FRAMEWORK_SHORT = {
     "eeoc_ugesp": "EEOC UGESP",
     "colorado": "Colorado SB 24-205",
 }
-_PER_GROUPING = ("impact_ratio", "selection_rate_diff", "equal_opportunity_diff")
 _RULE_LIMITS = ("max_group_gap", "worst_group_min", "worst_group_max")
 
 
@@ -354,7 +344,7 @@ def _spread_chart(rec: Mapping[str, Any]) -> str:
     limit_note = ""
     if rates and _is_num(t):
         top = max(rates)
-        if test_id == "impact_ratio" and comparison == ">=":
+        if test_id == TestId.IMPACT_RATIO and comparison == ">=":
             limit = (top * float(t), f"{_plain(t)} × highest = {top * float(t):.4f}")
             limit_note = (
                 f" The dashed line is {_plain(t)} times the highest rate: the impact ratio "
@@ -526,8 +516,8 @@ def _first_tamper_index(tests: Sequence[Mapping[str, Any]]) -> int | None:
 def _test_name(rec: Mapping[str, Any]) -> tuple[str, str]:
     """The test's display name and its grouping or rule id."""
     test_id = _str(rec.get("test_id"), "test")
-    name = _TEST_NAMES.get(test_id, test_id)
-    if test_id == "group_rule":
+    name = TEST_NAMES.get(test_id, test_id)
+    if test_id == TestId.GROUP_RULE:
         key = _str(rec.get("test_key"))
         return name, key.removeprefix("rule:")
     grouping = _list(rec.get("grouping"))
@@ -811,53 +801,74 @@ def _rule_rows(rec: Mapping[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
-def _test_extras(rec: Mapping[str, Any]) -> str:
-    test_id = rec.get("test_id")
+def _auc_extras(rec: Mapping[str, Any]) -> str:
     details = _dict(rec.get("details"))
-    if test_id in _PER_GROUPING:
-        return _spread_chart(rec)
-    if test_id == "group_rule":
+    overall = _dict(details.get("overall"))
+    line = (
+        f"{_int_text(overall.get('positives'))} cases labelled 1 and "
+        f"{_int_text(overall.get('negatives'))} labelled 0; "
+        f"{_int_text(details.get('cases_without_score'))} without a score."
+    )
+    return f'<p class="small muted">{_e(line)}</p>' + _auc_charts(rec)
+
+
+def _matches_extras(rec: Mapping[str, Any]) -> str:
+    details = _dict(rec.get("details"))
+    line = (
+        f"{_int_text(details.get('correct'))} of {_int_text(details.get('with_prediction'))}"
+        " cases with a prediction match the label; "
+        f"{_int_text(details.get('missing_prediction'))} case(s) have no prediction."
+    )
+    return f'<p class="small muted">{_e(line)}</p>'
+
+
+def _labels_extras(rec: Mapping[str, Any]) -> str:
+    details = _dict(rec.get("details"))
+    line = (
+        f"{_int_text(details.get('labelled_1'))} cases labelled 1, "
+        f"{_int_text(details.get('labelled_0'))} labelled 0."
+    )
+    return f'<p class="small muted">{_e(line)}</p>'
+
+
+def _cells_extras(rec: Mapping[str, Any]) -> str:
+    details = _dict(rec.get("details"))
+    cols = _dict(details.get("empty_by_column"))
+    body = "".join(
+        f'<tr><td class="mono">{_e(k)}</td><td class="num">{_int_text(v)}</td></tr>'
+        for k, v in cols.items()
+    )
+    line = (
+        f"{_int_text(details.get('empty_cells'))} empty of {_int_text(details.get('cells'))}"
+        f" cells over {_int_text(details.get('columns'))} columns."
+    )
+    table = (
+        '<table class="small compact"><thead><tr><th>Column</th>'
+        '<th class="num">Empty cells</th>'
+        f"</tr></thead><tbody>{body}</tbody></table>"
+        if body
+        else ""
+    )
+    return f'<p class="small muted">{_e(line)}</p>{table}'
+
+
+#: How each kind of battery details is shown below its test (the registry names the kind).
+_EXTRAS: Mapping[DetailsKind, Callable[[Mapping[str, Any]], str]] = {
+    DetailsKind.GROUP_RATES: _spread_chart,
+    DetailsKind.RANKS: _auc_extras,
+    DetailsKind.MATCHES: _matches_extras,
+    DetailsKind.LABELS: _labels_extras,
+    DetailsKind.CELLS: _cells_extras,
+}
+
+
+def _test_extras(rec: Mapping[str, Any]) -> str:
+    test_id = _str(rec.get("test_id"))
+    if test_id == TestId.GROUP_RULE:
         return _rule_chart(rec)
-    if test_id == "auc":
-        overall = _dict(details.get("overall"))
-        line = (
-            f"{_int_text(overall.get('positives'))} cases labelled 1 and "
-            f"{_int_text(overall.get('negatives'))} labelled 0; "
-            f"{_int_text(details.get('cases_without_score'))} without a score."
-        )
-        return f'<p class="small muted">{_e(line)}</p>' + _auc_charts(rec)
-    if test_id == "accuracy":
-        line = (
-            f"{_int_text(details.get('correct'))} of {_int_text(details.get('with_prediction'))}"
-            " cases with a prediction match the label; "
-            f"{_int_text(details.get('missing_prediction'))} case(s) have no prediction."
-        )
-        return f'<p class="small muted">{_e(line)}</p>'
-    if test_id == "class_balance":
-        line = (
-            f"{_int_text(details.get('labelled_1'))} cases labelled 1, "
-            f"{_int_text(details.get('labelled_0'))} labelled 0."
-        )
-        return f'<p class="small muted">{_e(line)}</p>'
-    if test_id == "completeness":
-        cols = _dict(details.get("empty_by_column"))
-        body = "".join(
-            f'<tr><td class="mono">{_e(k)}</td><td class="num">{_int_text(v)}</td></tr>'
-            for k, v in cols.items()
-        )
-        line = (
-            f"{_int_text(details.get('empty_cells'))} empty of {_int_text(details.get('cells'))}"
-            f" cells over {_int_text(details.get('columns'))} columns."
-        )
-        table = (
-            '<table class="small compact"><thead><tr><th>Column</th>'
-            '<th class="num">Empty cells</th>'
-            f"</tr></thead><tbody>{body}</tbody></table>"
-            if body
-            else ""
-        )
-        return f'<p class="small muted">{_e(line)}</p>{table}'
-    return ""
+    entry = REGISTRY.get(test_id)
+    show = _EXTRAS.get(entry.details) if entry is not None else None
+    return show(rec) if show is not None else ""
 
 
 def _test_section(i: int, rec: Mapping[str, Any], tamper: bool) -> str:
@@ -907,7 +918,7 @@ def _test_section(i: int, rec: Mapping[str, Any], tamper: bool) -> str:
     undefined = rec.get("undefined_reason")
     if isinstance(undefined, str) and undefined != rec.get("reason"):
         rows.insert(1, ("Undefined", _e(undefined)))
-    if rec.get("test_id") == "group_rule":
+    if rec.get("test_id") == TestId.GROUP_RULE:
         rows.extend(_rule_rows(rec))
     title = f"{i}. {name}" + (f" · {sub}" if sub else "")
     return (
@@ -1084,7 +1095,7 @@ def _controls(predicate: Mapping[str, Any], tests: Sequence[Mapping[str, Any]]) 
         )
         records = ", ".join(keys[test_id])
         blocks.append(
-            f'<h4>{_e(_TEST_NAMES.get(test_id, test_id))} <span class="muted small">'
+            f'<h4>{_e(TEST_NAMES.get(test_id, test_id))} <span class="muted small">'
             f"({_e(records)}) {_e(relation)}:</span></h4>"
             '<table class="small clauses"><colgroup><col class="fw"><col class="cl"><col>'
             "</colgroup><thead><tr><th>Framework</th><th>Clause</th>"
@@ -1221,6 +1232,8 @@ def render_report(
         f"{embed_json(dict(envelope))}</script>\n"
         '<script type="application/json" id="respai-public-key">'
         f"{embed_json(key_json)}</script>\n"
+        '<script type="application/json" id="respai-test-names">'
+        f"{embed_json(dict(TEST_NAMES))}</script>\n"
         f"<script>{script}</script>\n</body>\n</html>\n"
     )
 

@@ -1,5 +1,6 @@
 /* respai evidence report: verify the embedded signed record in the browser.
-   Reads the DSSE envelope and the raw Ed25519 public key from the two JSON script tags,
+   Reads the DSSE envelope, the raw Ed25519 public key and the test names (rendered from
+   respai's test registry, so no test id or label is spelt here) from three JSON script tags,
    runs the same named checks as `respai verify` (all but the JSON Schema check), shows
    the outcome and sets <html data-verified="true|false|unsupported" data-failed="...">.
    Everything is read with textContent and written with textContent: nothing from the
@@ -25,15 +26,22 @@
 
   var original = readJSON("respai-envelope");
   var keyInfo = readJSON("respai-public-key");
+  var testNames = readJSON("respai-test-names") || {};
   var current = original;
   var tampered = false;
 
   function isObject(v) { return v !== null && typeof v === "object" && !Array.isArray(v); }
   function isInt(v) { return typeof v === "number" && Number.isInteger(v); }
   function check(name, ok, detail) { return { name: name, ok: ok, detail: detail }; }
+  // "Impact ratio (impact_ratio:sex)": the test's display name, then the record's key
+  function testLabel(r) {
+    var key = r.test_key || r.test_id;
+    var name = Object.prototype.hasOwnProperty.call(testNames, r.test_id) ? testNames[r.test_id] : null;
+    return typeof name === "string" ? name + " (" + key + ")" : key;
+  }
   function label(i, r) {
     var s = isObject(r) && isInt(r.seq) ? "seq " + r.seq : "records[" + i + "]";
-    if (isObject(r) && typeof r.test_id === "string") s += " (" + (r.test_key || r.test_id) + ")";
+    if (isObject(r) && typeof r.test_id === "string") s += ", " + testLabel(r);
     else if (isObject(r) && typeof r.record_type === "string") s += " (" + r.record_type + ")";
     return s;
   }
@@ -346,7 +354,7 @@
     tampered = true;
     setShown(record.value.toFixed(4), true);
     document.getElementById("tamper-note").textContent =
-      "Changed " + (record.test_key || record.test_id) + " to " + record.value.toFixed(4) + " in the record held in memory (the file on disk is unchanged).";
+      "Changed " + testLabel(record) + " to " + record.value.toFixed(4) + " in the record held in memory (the file on disk is unchanged).";
     document.getElementById("reset").disabled = false;
     document.getElementById("tamper").disabled = true;
     return run();
