@@ -24,6 +24,8 @@ from respai.controls import load_controls
 from respai.counts import Counts
 from respai.errors import InputError, SpecError
 from respai.fairness import FairnessResult, rule_dict, run_rules
+from respai.record.model import Predicate, TestRecord, test_record
+from respai.record.model import build_predicate as build_record
 from respai.rules import RuleResult
 from respai.spec import Policy, Spec, load_policy, load_spec
 from respai.types import Interval, Verdict, worst
@@ -33,7 +35,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Evaluation", "build_predicate", "evaluate", "run_fingerprints", "thresholds_for"]
 
-ENGINE_NAME = "respai-evidence-engine"
 
 CLAIMS_STATES = [
     "These defined properties were measured on this dataset, by these methods, at this "
@@ -239,26 +240,22 @@ def evaluate(
 # --- the record's predicate ------------------------------------------------------------
 
 
-def _battery_record(t: TestResult) -> dict[str, Any]:
-    controls = load_controls()
-    rec: dict[str, Any] = {
-        "record_type": "test",
-        "test_id": t.test_id,
-        "test_key": t.key,
-        "grouping": list(t.grouping) if t.grouping else None,
-        "value": t.value,
-        "interval": Interval.json_or_none(t.interval),
-        "threshold": None if t.threshold is None else t.threshold.to_dict(),
-        "verdict": t.verdict.value,
-        "uncertain": t.uncertain,
-        "reason": t.reason,
-        "method": t.method,
-        "details": dict(t.details),
-        "supports": [c.to_dict() for c in controls.for_test(t.test_id)],
-    }
-    if t.undefined is not None:
-        rec["undefined_reason"] = t.undefined.reason
-    return rec
+def _battery_record(t: TestResult) -> TestRecord:
+    return test_record(
+        test_id=t.test_id,
+        test_key=t.key,
+        grouping=list(t.grouping) if t.grouping else None,
+        value=t.value,
+        interval=Interval.json_or_none(t.interval),
+        threshold=None if t.threshold is None else t.threshold.to_dict(),
+        verdict=t.verdict.value,
+        uncertain=t.uncertain,
+        reason=t.reason,
+        method=t.method,
+        details=t.details,
+        supports=[c.to_dict() for c in load_controls().for_test(t.test_id)],
+        undefined_reason=None if t.undefined is None else t.undefined.reason,
+    )
 
 
 def _rule_value(r: RuleResult) -> tuple[float | None, str | None]:
@@ -272,30 +269,26 @@ def _rule_value(r: RuleResult) -> tuple[float | None, str | None]:
     return (min(defined) if r.rule.worst_min is not None else max(defined)), None
 
 
-def _rule_record(r: RuleResult) -> dict[str, Any]:
-    controls = load_controls()
+def _rule_record(r: RuleResult) -> TestRecord:
     value, undefined = _rule_value(r)
     detail = rule_dict(r)
-    rec: dict[str, Any] = {
-        "record_type": "test",
-        "test_id": "group_rule",
-        "test_key": f"rule:{r.rule.id}",
-        "grouping": list(r.rule.attributes),
-        "value": value,
-        "value_meaning": "largest gap between group rates"
+    return test_record(
+        test_id="group_rule",
+        test_key=f"rule:{r.rule.id}",
+        grouping=list(r.rule.attributes),
+        value=value,
+        value_meaning="largest gap between group rates"
         if r.rule.max_group_gap is not None
         else "worst group rate",
-        "interval": None,
-        "threshold": detail["threshold"],
-        "verdict": r.verdict.value,
-        "reason": r.reason,
-        "method": detail["interval_method"],
-        "details": detail,
-        "supports": [c.to_dict() for c in controls.for_test("group_rule")],
-    }
-    if undefined is not None:
-        rec["undefined_reason"] = undefined
-    return rec
+        interval=None,
+        threshold=detail["threshold"],
+        verdict=r.verdict.value,
+        reason=r.reason,
+        method=detail["interval_method"],
+        details=detail,
+        supports=[c.to_dict() for c in load_controls().for_test("group_rule")],
+        undefined_reason=undefined,
+    )
 
 
 def _counts_dict(counts: Counts) -> dict[str, Any]:
@@ -374,7 +367,7 @@ def build_predicate(
     fingerprints: Mapping[str, Any],
     timestamp: str,
     run_id: str | None = None,
-) -> dict[str, Any]:
+) -> Predicate:
     """The record (the Statement's predicate) for an evaluation; ids are added on sealing.
 
     Parameters
@@ -390,21 +383,12 @@ def build_predicate(
     run_id
         The run id; a random UUID when omitted.
     """
-    run = run_id or str(uuid.uuid4())
-    controls = load_controls()
-    tests: list[dict[str, Any]] = [
+    tests: list[TestRecord] = [
         *(_battery_record(t) for t in e.battery),
         *(_rule_record(r) for r in e.rules),
     ]
-    if e.ll144 is not None:
-        from respai.ll144.seal import ll144_run_start, ll144_tests
-
-        tests += ll144_tests(e.ll144)
     spec = e.spec
-    system = spec.system.to_dict()
-    run_start = {
-        "record_type": "run_start",
-        "planned_tests": [t["test_key"] for t in tests],
+    run_start: dict[str, Any] = {
         "spec": {"name": spec.path.name if spec.path else None, "sha256": spec.sha256},
         "policy": None
         if e.policy is None
@@ -421,11 +405,8 @@ def build_predicate(
             "thresholds": {k: v.to_dict() for k, v in e.thresholds.items()},
         },
     }
-    if e.ll144 is not None:
-        run_start["ll144"] = ll144_run_start(e.ll144)
-    run_end = {"record_type": "run_end", "verdict": e.verdict.value, "exit_code": e.exit_code}
     counts = _counts_dict(e.counts)
-    claims = {"states": list(CLAIMS_STATES), "does_not_state": list(CLAIMS_DOES_NOT_STATE)}
+    claims = {"states": CLAIMS_STATES, "does_not_state": CLAIMS_DOES_NOT_STATE}
     caveats = _caveats(e)
     if e.ll144 is not None:
         from respai.ll144.seal import (
@@ -433,33 +414,32 @@ def build_predicate(
             LL144_CLAIMS_STATES,
             ll144_caveats,
             ll144_counts,
+            ll144_run_start,
+            ll144_tests,
         )
 
+        tests += ll144_tests(e.ll144)
+        run_start["ll144"] = ll144_run_start(e.ll144)
         counts["ll144"] = ll144_counts(e.ll144)
-        claims = {
-            "states": list(LL144_CLAIMS_STATES),
-            "does_not_state": list(LL144_CLAIMS_DOES_NOT_STATE),
-        }
+        claims = {"states": LL144_CLAIMS_STATES, "does_not_state": LL144_CLAIMS_DOES_NOT_STATE}
         caveats += [f"LL144: {c}" for c in ll144_caveats(e.ll144)]
-    return {
-        "schema_version": "1.0",
-        "run_id": run,
-        "timestamp": timestamp,
-        "engine": {
-            "name": ENGINE_NAME,
-            "version": __version__,
-            "python": platform.python_version(),
-        },
-        "key_id": key_id,
-        "system": system,
-        "fingerprints": dict(fingerprints),
-        "verdict": e.verdict.value,
-        "records": [run_start, *tests, run_end],
-        "counts": counts,
-        "control_mapping": controls.to_record(),
-        "claims": claims,
-        "caveats": caveats,
-    }
+    return build_record(
+        run_id=run_id or str(uuid.uuid4()),
+        timestamp=timestamp,
+        engine_version=__version__,
+        python=platform.python_version(),
+        key_id=key_id,
+        system=spec.system.to_dict(),
+        fingerprints=fingerprints,
+        run_start=run_start,
+        tests=tests,
+        verdict=e.verdict.value,
+        exit_code=e.exit_code,
+        counts=counts,
+        control_mapping=load_controls().to_record(),
+        claims=claims,
+        caveats=caveats,
+    )
 
 
 def run_fingerprints(e: Evaluation) -> dict[str, Any]:

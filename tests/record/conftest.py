@@ -100,6 +100,7 @@ def make_predicate() -> dict[str, Any]:
                 "threshold": {"op": ">=", "value": 0.85},
                 "confusion": [[400, 50], [100, 250]],
                 "flags": [True, False],
+                "details": {"correct": 650, "with_prediction": 800, "missing_prediction": 0},
             },
             {"record_type": "run_end", "worst_verdict": "FAIL"},
         ],

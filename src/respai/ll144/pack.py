@@ -583,7 +583,7 @@ def _cells_csv(body: Mapping[str, Any], count_key: str) -> str:
 
 def _engine_json(engine_code: Mapping[str, Any]) -> dict[str, Any]:
     from respai import __version__
-    from respai.evaluate import ENGINE_NAME
+    from respai.record.model import ENGINE_NAME
 
     return {
         "engine": {"name": ENGINE_NAME, "version": __version__},

@@ -31,9 +31,11 @@ from typing import Any
 
 from respai import __version__
 from respai.controls import load_controls
-from respai.evaluate import CLAIMS_DOES_NOT_STATE, CLAIMS_STATES, ENGINE_NAME
+from respai.evaluate import CLAIMS_DOES_NOT_STATE, CLAIMS_STATES
 from respai.ll144.audit import LL144Result
 from respai.ll144.tables import LINE, TABLES, CategoryRow, CategoryTable, Finding
+from respai.record.model import Predicate, TestRecord, test_record
+from respai.record.model import build_predicate as build_record
 from respai.types import Interval
 
 __all__ = [
@@ -125,7 +127,7 @@ def _finding_details(f: Finding | None) -> dict[str, Any]:
 
 def _test_record(
     result: LL144Result, table: CategoryTable, row: CategoryRow, controls: Sequence[Any]
-) -> dict[str, Any]:
+) -> TestRecord:
     finding = next((f for f in table.findings if f.category == row.category), None)
     ll = result.ll144
     below = None if row.impact_ratio is None else row.impact_ratio < LINE
@@ -140,21 +142,20 @@ def _test_record(
             f"impact ratio at or above {LINE + ll.margin:g} (the screening line {LINE:g} "
             f"plus margin {ll.margin:g}): no statistical finding"
         )
-    rec: dict[str, Any] = {
-        "record_type": "test",
-        "test_id": TEST_ID,
-        "test_key": f"ll144:{table.name}:{row.category}",
-        "grouping": list(_GROUPING[table.name]),
-        "value": row.impact_ratio,
-        "value_meaning": f"impact ratio: the category's {result.rate_name} over the best "
+    return test_record(
+        test_id=TEST_ID,
+        test_key=f"ll144:{table.name}:{row.category}",
+        grouping=list(_GROUPING[table.name]),
+        value=row.impact_ratio,
+        value_meaning=f"impact ratio: the category's {result.rate_name} over the best "
         "kept category's",
-        "interval": None,
-        "threshold": None,
-        "verdict": VERDICT,
-        "reason": reason,
-        "method": "ll144 impact ratio (6 RCNY § 5-301); one-sided Fisher exact test "
+        interval=None,
+        threshold=None,
+        verdict=VERDICT,
+        reason=reason,
+        method="ll144 impact ratio (6 RCNY § 5-301); one-sided Fisher exact test "
         "against the top category with exact power",
-        "details": {
+        details={
             "table": table.name,
             "category": row.category,
             "sex": row.sex,
@@ -170,11 +171,11 @@ def _test_record(
             "below_screening_line": below,
             **_finding_details(finding),
         },
-        "supports": list(controls),
-    }
-    if row.impact_ratio is None:
-        rec["undefined_reason"] = _undefined_reason(row, table)
-    return rec
+        supports=controls,
+        undefined_reason=None
+        if row.impact_ratio is not None
+        else _undefined_reason(row, table),
+    )
 
 
 def ll144_counts(result: LL144Result) -> dict[str, Any]:
@@ -264,7 +265,7 @@ def ll144_caveats(result: LL144Result) -> list[str]:
     return out
 
 
-def ll144_tests(result: LL144Result) -> list[dict[str, Any]]:
+def ll144_tests(result: LL144Result) -> list[TestRecord]:
     """One test record per category with applicants, sex table first."""
     controls = [c.to_dict() for c in load_controls().for_test(TEST_ID)]
     return [
@@ -325,7 +326,7 @@ def ll144_predicate(
     timestamp: str,
     run_id: str | None = None,
     pack_files: Sequence[Mapping[str, Any]] | None = None,
-) -> dict[str, Any]:
+) -> Predicate:
     """The record (the Statement's predicate) of an LL144 audit; ids are added on sealing.
 
     Parameters
@@ -350,41 +351,27 @@ def ll144_predicate(
     dict
         A predicate that :func:`respai.record.validate_predicate` accepts once sealed.
     """
-    run = run_id or str(uuid.uuid4())
     tests = ll144_tests(result)
     spec = result.spec
-    run_start = {
-        "record_type": "run_start",
-        "kind": "respai.ll144",
-        "planned_tests": [t["test_key"] for t in tests],
-        "spec": {"name": spec.path.name if spec.path else None, "sha256": spec.sha256},
-        **ll144_run_start(result),
-    }
-    run_end = {"record_type": "run_end", "verdict": VERDICT, "exit_code": result.exit_code}
-    system = spec.system.to_dict()
-    out: dict[str, Any] = {
-        "schema_version": "1.0",
-        "run_id": run,
-        "timestamp": timestamp,
-        "engine": {
-            "name": ENGINE_NAME,
-            "version": __version__,
-            "python": platform.python_version(),
+    return build_record(
+        run_id=run_id or str(uuid.uuid4()),
+        timestamp=timestamp,
+        engine_version=__version__,
+        python=platform.python_version(),
+        key_id=key_id,
+        kind="respai.ll144",
+        system=spec.system.to_dict(),
+        fingerprints=fingerprints,
+        run_start={
+            "spec": {"name": spec.path.name if spec.path else None, "sha256": spec.sha256},
+            **ll144_run_start(result),
         },
-        "key_id": key_id,
-        "kind": "respai.ll144",
-        "system": system,
-        "fingerprints": dict(fingerprints),
-        "verdict": VERDICT,
-        "records": [run_start, *tests, run_end],
-        "counts": ll144_counts(result),
-        "control_mapping": load_controls().to_record(),
-        "claims": {
-            "states": list(LL144_CLAIMS_STATES),
-            "does_not_state": list(LL144_CLAIMS_DOES_NOT_STATE),
-        },
-        "caveats": ll144_caveats(result),
-    }
-    if pack_files is not None:
-        out["pack"] = {"files": [dict(f) for f in pack_files]}
-    return out
+        tests=tests,
+        verdict=VERDICT,
+        exit_code=result.exit_code,
+        counts=ll144_counts(result),
+        control_mapping=load_controls().to_record(),
+        claims={"states": LL144_CLAIMS_STATES, "does_not_state": LL144_CLAIMS_DOES_NOT_STATE},
+        caveats=ll144_caveats(result),
+        extra=None if pack_files is None else {"pack": {"files": [dict(f) for f in pack_files]}},
+    )

@@ -1,0 +1,354 @@
+"""The evidence record's shape as types, and the one builder every command uses.
+
+The record (the in-toto Statement's predicate) is JSON; these TypedDicts say what each
+part holds, so the code that fills a record is checked by mypy and the JSON Schema
+(``record.schema.json``) is checked against them by the tests: the keys of each details
+type below are the ``properties`` of its ``$defs`` entry, and its required keys are the
+schema's ``required``. :func:`test_record` builds every test record (battery tests, group
+rules, LL144 categories), :func:`build_predicate` every record, so there is one place
+that decides the record's layout.
+
+Like the rest of :mod:`respai.record`, this module imports no statistics, rules or
+dataframe code: the caller turns its results into these plain types. (No ``from
+__future__ import annotations`` here: TypedDict reads ``NotRequired`` from the evaluated
+annotations.)
+"""
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, NotRequired, TypedDict
+
+__all__ = [
+    "ENGINE_NAME",
+    "DETAILS_TYPES",
+    "AccuracyDetails",
+    "AucDetails",
+    "ClassBalanceDetails",
+    "CompletenessDetails",
+    "EngineInfo",
+    "GroupRuleDetails",
+    "IntervalJSON",
+    "LL144Details",
+    "Predicate",
+    "RateRow",
+    "SpreadDetails",
+    "StabilityDetails",
+    "TestRecord",
+    "build_predicate",
+    "test_record",
+]
+
+ENGINE_NAME = "respai-evidence-engine"
+"""The engine name every record carries beside its version."""
+
+Verdict = Literal["PASS", "FAIL", "INSUFFICIENT_EVIDENCE", "MANUAL_REVIEW"]
+
+
+class IntervalJSON(TypedDict):
+    """An interval as every record and JSON output writes it (``Interval.to_json``)."""
+
+    lo: float
+    hi: float
+    method: str
+    confidence: float
+
+
+# -- details per test kind ----------------------------------------------------------------
+
+
+class AccuracyDetails(TypedDict):
+    """``accuracy``: correct decisions over cases with a prediction."""
+
+    correct: int
+    with_prediction: int
+    missing_prediction: int
+
+
+class AucDetails(TypedDict):
+    """``auc``: the overall AUC and each group's, from the rank sums in ``counts``."""
+
+    overall: dict[str, Any]
+    per_group: dict[str, list[dict[str, Any]]]
+    cases_without_score: int
+
+
+class RateRow(TypedDict):
+    """One group's rate in a spread test: counts, rate and both intervals."""
+
+    group: str
+    cases: int
+    numerator: int
+    denominator: int
+    rate: float | None
+    interval_95: IntervalJSON | None
+    interval_simultaneous: IntervalJSON | None
+
+
+class SpreadDetails(TypedDict):
+    """``impact_ratio``, ``selection_rate_diff``, ``equal_opportunity_diff``."""
+
+    groups: list[RateRow]
+    rate: str
+    min_group: NotRequired[str | None]
+    max_group: NotRequired[str | None]
+
+
+class CompletenessDetails(TypedDict):
+    """``completeness``: empty cells of the evaluation table, per column."""
+
+    cells: int
+    columns: int
+    empty_cells: int
+    empty_by_column: dict[str, int]
+
+
+class ClassBalanceDetails(TypedDict):
+    """``class_balance``: cases labelled 0 and 1."""
+
+    labelled_0: int
+    labelled_1: int
+
+
+class StabilityDetails(TypedDict, total=False):
+    """``perturbation_stability``: the trials and shares (empty without model access)."""
+
+    stable: int
+    cases: int
+    share: float | None
+    interval_95: IntervalJSON | None
+    per_group: dict[str, list[dict[str, Any]]]
+    features: list[str]
+    perturbed_columns: list[str]
+    zero_sd_columns: list[str]
+    unperturbed_columns: list[str]
+    noise_fraction_of_sd: float
+    trials: int
+    seed: int
+    block_rows: int
+    rng: str
+    numpy_version: str
+    column_stats: list[dict[str, Any]]
+    model: dict[str, Any] | None
+
+
+class GroupRuleDetails(TypedDict):
+    """``group_rule``: a declared rule's groups, bounds, left-out cases and threshold."""
+
+    id: str
+    rate: str
+    attribute: list[str]
+    alpha: float
+    alpha_per_group: float
+    min_cell: int
+    interval_method: str
+    threshold: dict[str, Any]
+    groups: list[dict[str, Any]]
+    gap_bounds: dict[str, float] | None
+    small_cells: list[dict[str, Any]]
+    left_out: dict[str, Any]
+    reason: str
+    reason_code: str
+    verdict: str
+
+
+class LL144Details(TypedDict):
+    """``ll144_impact_ratio``: one category of one LL144 table, and its finding."""
+
+    table: str
+    category: str
+    sex: str | None
+    race: str | None
+    applicants: int
+    selected: NotRequired[int]
+    scored_above_median: NotRequired[int]
+    rate: float | None
+    rate_interval: IntervalJSON | None
+    share_of_known: float | None
+    excluded: bool
+    compared_with: str | None
+    screening_line: float
+    below_screening_line: bool | None
+    finding: str | None
+    finding_sentence: str | None
+    p_value_fisher_one_sided: float | None
+    significant: bool | None
+    power: float | None
+    n_for_power: int | None
+
+
+DETAILS_TYPES: Mapping[str, type] = {
+    "accuracy": AccuracyDetails,
+    "auc": AucDetails,
+    "impact_ratio": SpreadDetails,
+    "selection_rate_diff": SpreadDetails,
+    "equal_opportunity_diff": SpreadDetails,
+    "completeness": CompletenessDetails,
+    "class_balance": ClassBalanceDetails,
+    "perturbation_stability": StabilityDetails,
+    "group_rule": GroupRuleDetails,
+    "ll144_impact_ratio": LL144Details,
+}
+"""The details type of each test kind (``test_id``); the schema has one ``$defs`` each."""
+
+
+# -- records -------------------------------------------------------------------------------
+
+
+class TestRecord(TypedDict):
+    """One test's result, as the record carries it (before chaining adds the ids)."""
+
+    record_type: Literal["test"]
+    test_id: str
+    test_key: str
+    grouping: list[str] | None
+    value: float | None
+    value_meaning: NotRequired[str]
+    interval: IntervalJSON | None
+    threshold: dict[str, Any] | None
+    verdict: Verdict
+    uncertain: NotRequired[bool]
+    reason: str
+    method: str
+    details: Mapping[str, Any]
+    supports: list[dict[str, Any]]
+    undefined_reason: NotRequired[str]
+
+
+class EngineInfo(TypedDict):
+    """The engine that made a record: name, version and the Python it ran on."""
+
+    name: str
+    version: str
+    python: str
+
+
+class Predicate(TypedDict):
+    """A whole record (the Statement's predicate), before :func:`~respai.record.seal`."""
+
+    schema_version: str
+    run_id: str
+    timestamp: str
+    engine: EngineInfo
+    key_id: str
+    kind: NotRequired[str]
+    system: dict[str, Any]
+    fingerprints: dict[str, Any]
+    verdict: Verdict
+    records: list[dict[str, Any]]
+    counts: dict[str, Any]
+    control_mapping: dict[str, Any]
+    claims: dict[str, list[str]]
+    caveats: list[str]
+    pack: NotRequired[dict[str, Any]]
+
+
+def test_record(
+    *,
+    test_id: str,
+    test_key: str,
+    grouping: Sequence[str] | None,
+    value: float | None,
+    interval: IntervalJSON | Mapping[str, Any] | None,
+    threshold: Mapping[str, Any] | None,
+    verdict: str,
+    reason: str,
+    method: str,
+    details: Mapping[str, Any],
+    supports: Sequence[Mapping[str, Any]],
+    undefined_reason: str | None = None,
+    uncertain: bool | None = None,
+    value_meaning: str | None = None,
+) -> TestRecord:
+    """One test record; the only constructor of one.
+
+    A ``value`` of ``None`` must come with its ``undefined_reason`` (an undefined result
+    is ``null`` with a reason, never 0 or NaN).
+
+    Raises
+    ------
+    ValueError
+        When ``value`` is ``None`` and no ``undefined_reason`` is given.
+    """
+    if value is None and not undefined_reason:
+        raise ValueError(f"test {test_key}: an undefined value needs its reason")
+    rec: dict[str, Any] = {
+        "record_type": "test",
+        "test_id": test_id,
+        "test_key": test_key,
+        "grouping": None if grouping is None else list(grouping),
+        "value": value,
+    }
+    if value_meaning is not None:
+        rec["value_meaning"] = value_meaning
+    rec |= {
+        "interval": None if interval is None else dict(interval),
+        "threshold": None if threshold is None else dict(threshold),
+        "verdict": verdict,
+    }
+    if uncertain is not None:
+        rec["uncertain"] = uncertain
+    rec |= {
+        "reason": reason,
+        "method": method,
+        "details": dict(details),
+        "supports": [dict(s) for s in supports],
+    }
+    if undefined_reason is not None:
+        rec["undefined_reason"] = undefined_reason
+    return rec  # type: ignore[return-value]
+
+
+def build_predicate(
+    *,
+    run_id: str,
+    timestamp: str,
+    engine_version: str,
+    python: str,
+    key_id: str,
+    system: Mapping[str, Any],
+    fingerprints: Mapping[str, Any],
+    run_start: Mapping[str, Any],
+    tests: Sequence[TestRecord],
+    verdict: str,
+    exit_code: int,
+    counts: Mapping[str, Any],
+    control_mapping: Mapping[str, Any],
+    claims: Mapping[str, Sequence[str]],
+    caveats: Sequence[str],
+    kind: str | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> Predicate:
+    """A whole record from its parts: the one place that lays a record out.
+
+    ``run_start`` holds the run's own fields (spec, policy, settings, per-block details);
+    ``planned_tests`` is filled in from ``tests``, and the ``run_end`` record from
+    ``verdict`` and ``exit_code``. ``kind`` names a focused run (``"respai.ll144"``);
+    ``extra`` adds top-level fields the schema allows (``pack``).
+    """
+    start: dict[str, Any] = {"record_type": "run_start"}
+    if kind is not None:
+        start["kind"] = kind
+    start["planned_tests"] = [t["test_key"] for t in tests]
+    start |= dict(run_start)
+    end = {"record_type": "run_end", "verdict": verdict, "exit_code": exit_code}
+    out: dict[str, Any] = {
+        "schema_version": "1.0",
+        "run_id": run_id,
+        "timestamp": timestamp,
+        "engine": {"name": ENGINE_NAME, "version": engine_version, "python": python},
+        "key_id": key_id,
+    }
+    if kind is not None:
+        out["kind"] = kind
+    out |= {
+        "system": dict(system),
+        "fingerprints": dict(fingerprints),
+        "verdict": verdict,
+        "records": [start, *(dict(t) for t in tests), end],
+        "counts": dict(counts),
+        "control_mapping": dict(control_mapping),
+        "claims": {k: list(v) for k, v in claims.items()},
+        "caveats": list(caveats),
+    }
+    if extra:
+        out |= dict(extra)
+    return out  # type: ignore[return-value]
