@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from respai import __version__
-from respai.battery import BATTERY, DEFAULT_THRESHOLDS, Decision, TestResult, Threshold
+from respai.battery import BATTERY, DEFAULT_THRESHOLDS, Decision, TestId, TestResult, Threshold
 from respai.battery import run_battery as _run_battery
 from respai.controls import load_controls
 from respai.counts import Counts
@@ -156,10 +156,10 @@ def evaluate(
     score = (ev.score if ev else None) or parsed.fairness.probability
     if ev is None or not ev.explicit_tests:
         # without a score column the default battery leaves AUC out (and says so)
-        tests = BATTERY if score else tuple(t for t in BATTERY if t != "auc")
+        tests = BATTERY if score else tuple(t for t in BATTERY if t != TestId.AUC)
     else:
         tests = ev.tests
-        if "auc" in tests and score is None:
+        if TestId.AUC in tests and score is None:
             origin = str(parsed.path) if parsed.path else "spec"
             raise SpecError(
                 f"{origin}: evaluation.tests: lists auc, but there is no score column.",
@@ -194,7 +194,7 @@ def evaluate(
         fingerprint: Mapping[str, Any] | None = hashing.result()
     thresholds = thresholds_for(pol)
     battery = _run_battery(fairness.counts, tests, thresholds, fairness.spec.alpha)
-    if model is not None and ev is not None and "perturbation_stability" in tests:
+    if model is not None and ev is not None and TestId.PERTURBATION_STABILITY in tests:
         from respai.load import case_batches
         from respai.robustness import perturbation_stability
 
@@ -211,8 +211,9 @@ def evaluate(
             seed=ev.seed or 0,
             on_batch=on_batch,
         )
-        measured = stability.test_result(thresholds["perturbation_stability"])
-        battery = tuple(measured if t.test_id == "perturbation_stability" else t for t in battery)
+        measured = stability.test_result(thresholds[TestId.PERTURBATION_STABILITY])
+        stable = TestId.PERTURBATION_STABILITY
+        battery = tuple(measured if t.test_id == stable else t for t in battery)
     audit = None
     if parsed.ll144 is not None:
         from respai.ll144.audit import run_ll144
@@ -273,7 +274,7 @@ def _rule_record(r: RuleResult) -> TestRecord:
     value, undefined = _rule_value(r)
     detail = rule_dict(r)
     return test_record(
-        test_id="group_rule",
+        test_id=TestId.GROUP_RULE,
         test_key=f"rule:{r.rule.id}",
         grouping=list(r.rule.attributes),
         value=value,
@@ -286,7 +287,7 @@ def _rule_record(r: RuleResult) -> TestRecord:
         reason=r.reason,
         method=detail["interval_method"],
         details=detail,
-        supports=[c.to_dict() for c in load_controls().for_test("group_rule")],
+        supports=[c.to_dict() for c in load_controls().for_test(TestId.GROUP_RULE)],
         undefined_reason=undefined,
     )
 

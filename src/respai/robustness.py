@@ -33,7 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from respai import stats
-from respai.battery import TestResult, Threshold, decide
+from respai.battery import TestId, TestResult, Threshold, decide
 from respai.errors import InputError
 from respai.model import LoadedModel, wrap_model
 from respai.types import Interval, Undefined, Verdict
@@ -186,7 +186,7 @@ class StabilityResult:
         if self.share is None:
             reason = "there are no cases to perturb"
             return TestResult(
-                "perturbation_stability",
+                TestId.PERTURBATION_STABILITY,
                 None,
                 None,
                 None,
@@ -200,7 +200,7 @@ class StabilityResult:
             )
         verdict, uncertain, reason = decide(self.share, self.interval, threshold)
         return TestResult(
-            "perturbation_stability",
+            TestId.PERTURBATION_STABILITY,
             None,
             self.share,
             self.interval,

@@ -18,7 +18,7 @@ finding (code and sentence), the one-sided Fisher p-value, the power and the cel
 needed for 80% power go in each record's ``details``. The top-level ``counts`` hold every
 table's raw counts and the unknowns, so anyone can recompute every ratio from the record.
 
-This module prints nothing, writes nothing and signs nothing: :mod:`respai.ll144.pack`
+This module prints nothing, writes nothing and signs nothing: :mod:`respai.pack`
 does that.
 """
 
@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from respai import __version__
+from respai.battery import TestId
 from respai.controls import load_controls
 from respai.evaluate import CLAIMS_DOES_NOT_STATE, CLAIMS_STATES
 from respai.ll144.audit import LL144Result
@@ -48,7 +49,7 @@ __all__ = [
     "ll144_predicate",
 ]
 
-TEST_ID = "ll144_impact_ratio"
+TEST_ID = TestId.LL144_IMPACT_RATIO
 """The ``test_id`` of every test record (and the control mapping's key)."""
 
 VERDICT = "MANUAL_REVIEW"

@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal, NotRequired, TypedDict
 
 __all__ = [
-    "ENGINE_NAME",
     "DETAILS_TYPES",
+    "ENGINE_NAME",
     "AccuracyDetails",
     "AucDetails",
     "ClassBalanceDetails",

@@ -16,7 +16,7 @@ from rich.text import Text
 from respai.evaluate import Evaluation
 from respai.fairness import FairnessResult
 from respai.rules import RuleResult
-from respai.tables import GroupRow, Measure
+from respai.tables import METRICS, GroupRow, Measure
 from respai.types import Interval, Verdict
 
 __all__ = ["print_fairness", "render_evaluation", "render_fairness"]
@@ -27,14 +27,8 @@ _STYLE = {
     Verdict.INSUFFICIENT_EVIDENCE: "bold yellow",
     Verdict.MANUAL_REVIEW: "bold cyan",
 }
-_SHORT = {
-    "selection_rate": "selection",
-    "tpr": "TPR",
-    "fpr": "FPR",
-    "fnr": "FNR",
-    "error_rate": "error",
-    "precision": "precision",
-}
+#: The per-group table's short column names, from the metric registry.
+_SHORT = {key: rate.short for key, rate in METRICS.items()}
 
 
 def _iv(iv: Interval | None) -> str:
