@@ -13,12 +13,8 @@ from typing import Any
 import pytest
 import yaml
 
-from respai.cli import cli, main
+from respai.cli import main
 from respai.ll144.audit import LL144Result, run_ll144
-from respai.ll144.command import ll144_command
-
-if "ll144" not in cli.commands:  # the CLI registers it with one line; tests need it now
-    cli.add_command(ll144_command)
 
 TODAY = dt.date(2026, 12, 1)
 

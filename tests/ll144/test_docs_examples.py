@@ -66,11 +66,8 @@ def _in_folder(folder: Path) -> Iterator[None]:
 
 
 def _respai(*args: str) -> tuple[int, str, str]:
-    from respai.cli import cli, main
-    from respai.ll144.command import ll144_command
+    from respai.cli import main
 
-    if "ll144" not in cli.commands:
-        cli.add_command(ll144_command)
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(list(args))

@@ -14,17 +14,8 @@ from typing import Any
 
 import pytest
 
-from respai.cli import cli
-from respai.ll144.pack import (
-    MANIFEST,
-    PACK_FILES,
-    PackResult,
-    build_pack,
-    pack_command,
-    reproduce_command,
-    reproduce_pack,
-)
 from respai.ll144.seal import ll144_fingerprints, ll144_predicate
+from respai.pack import MANIFEST, PACK_FILES, PackResult, build_pack, reproduce_pack
 from respai.record import (
     KeyRing,
     engine_code_fingerprint,
@@ -34,10 +25,6 @@ from respai.record import (
     verify_envelope,
 )
 from respai.sealing import create_signing_key
-
-for command in (pack_command, reproduce_command):  # the CLI registers them with one line
-    if command.name not in cli.commands:
-        cli.add_command(command)
 
 BLOCK = {
     "kind": "selection",

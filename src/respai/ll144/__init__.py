@@ -4,7 +4,7 @@ The pipeline follows the rest of respai: :mod:`respai.ll144.load` opens the deci
 optionally a self-identification file joined on an id) and runs one engine count pass;
 :mod:`respai.ll144.tables` and :mod:`respai.ll144.diagnosis` are pure functions of those
 integer counts; :mod:`respai.ll144.summary` renders the published summary; and
-:mod:`respai.ll144.command` is the thin ``respai ll144`` command.
+:mod:`respai.cli.ll144` is the thin ``respai ll144`` command.
 
 Heavy modules load only when used, so importing this package stays cheap.
 """

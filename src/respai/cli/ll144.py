@@ -1,23 +1,24 @@
-"""The ``respai ll144`` command: run the audit, print it, write its files.
+"""``respai ll144``: run the NYC Local Law 144 bias audit, print it, write its files.
 
 A thin layer: parse the options, call :func:`respai.ll144.audit.run_ll144`, write the
-output folder, print the tables to standard error and the JSON to standard output. Errors
-(:class:`respai.errors.Error`) reach the CLI's one error path, which prints one paragraph
-and exits 2. Heavy modules load inside the command, so ``respai --help`` stays fast.
+output folder, print the tables to standard error and the JSON to standard output. With
+``--out``, a bad key or ``--out`` is reported before the data is read, and the run is
+signed and appended to the ledger.
 """
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 
 import click
 
+from respai.cli import output
+from respai.cli.app import cli
+
 __all__ = ["ll144_command"]
 
 
-@click.command("ll144")
+@cli.command("ll144")
 @click.argument("spec", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Write the result as JSON to stdout.")
 @click.option(
@@ -63,8 +64,6 @@ def ll144_command(
     mark: findings are stated, not gated), 2 for a bad spec or bad input (nothing is
     written then).
     """
-    from rich.console import Console
-
     from respai.ll144.audit import run_ll144
     from respai.ll144.output import ll144_output, seal_ll144
     from respai.ll144.terminal import render_ll144
@@ -76,7 +75,7 @@ def ll144_command(
         found = find_signing_key(key)
         staged = ll144_output(out)
     result = run_ll144(spec, policy=None if policy is None else load_policy(policy))
-    console = Console(stderr=True, markup=False, emoji=False, highlight=False)
+    console = output.console()
     sealed = None
     if staged is not None:
         sk = found or create_signing_key()
@@ -96,8 +95,5 @@ def ll144_command(
             + (f"; run appended to the ledger {sealed.ledger}" if sealed.ledger else "")
         )
     if as_json:
-        sys.stdout.write(json.dumps(result.to_dict(), indent=2, ensure_ascii=False,
-                                    allow_nan=False))
-        sys.stdout.write("\n")
-        sys.stdout.flush()
+        output.emit_json(result.to_dict())
     raise SystemExit(result.exit_code)

@@ -1,15 +1,27 @@
-"""What ``respai verify`` does: pick the keys, run the checks, word the findings."""
+"""``respai verify``: pick the keys, check a record or a ledger, word the findings.
+
+The keys are ``--key`` (one public key), else the union of every ``--keys`` file, else
+the user's own ``keys.json``. Each check is one line on standard error (``ok`` or
+``FAIL``, its name and what it found); ``--json`` writes the same checks to standard
+output. Exit code 0 when every check passes, 1 when one fails.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import click
+
+from respai.cli import output
+from respai.cli.app import cli
 from respai.errors import InputError
-from respai.record import KeyRing, default_key_dir, load_public_key, verify_envelope
 
-__all__ = ["key_ring", "verify_ledger_cli", "verify_record_cli"]
+if TYPE_CHECKING:
+    from respai.record import KeyRing
+
+__all__ = ["key_ring", "verify"]
 
 
 def key_ring(pub: Path | None, keys_json: Sequence[Path] = ()) -> tuple[KeyRing, str]:
@@ -36,6 +48,8 @@ def key_ring(pub: Path | None, keys_json: Sequence[Path] = ()) -> tuple[KeyRing,
     KeyMaterialError
         When a key file cannot be read.
     """
+    from respai.record import KeyRing, default_key_dir, load_public_key
+
     if pub is not None and keys_json:
         raise InputError(
             f"give --key or --keys, not both (got --key {pub} and --keys "
@@ -70,8 +84,10 @@ def _read(record: Path) -> bytes:
         ) from None
 
 
-def verify_record_cli(record: Path, ring: KeyRing) -> tuple[list[str], dict[str, Any], bool]:
+def _check_record(record: Path, ring: KeyRing) -> tuple[list[str], dict[str, Any], bool]:
     """Verify one record file: lines for people, a JSON payload, and the outcome."""
+    from respai.record import verify_envelope
+
     report = verify_envelope(_read(record), ring)
     lines = [f"{'ok  ' if c.ok else 'FAIL'}  {c.name}: {c.detail}" for c in report.checks]
     lines.append(
@@ -87,7 +103,7 @@ def verify_record_cli(record: Path, ring: KeyRing) -> tuple[list[str], dict[str,
     return lines, payload, report.ok
 
 
-def verify_ledger_cli(folder: Path, ring: KeyRing) -> tuple[list[str], dict[str, Any], bool]:
+def _check_ledger(folder: Path, ring: KeyRing) -> tuple[list[str], dict[str, Any], bool]:
     """Verify a whole ledger folder: every run, the links between runs, the checkpoints."""
     from respai.ledger import verify_ledger
 
@@ -100,3 +116,46 @@ def verify_ledger_cli(folder: Path, ring: KeyRing) -> tuple[list[str], dict[str,
     lines = list(report.lines())
     lines.append(f"{folder}: " + ("ledger verified" if report.ok else "ledger NOT verified"))
     return lines, report.to_json(), report.ok
+
+
+@cli.command()
+@click.argument("record", required=False, type=click.Path(path_type=Path))
+@click.option(
+    "--key", "pub", type=click.Path(path_type=Path), help="Public key (SPKI PEM) to verify with."
+)
+@click.option(
+    "--keys",
+    "keys_json",
+    type=click.Path(path_type=Path),
+    multiple=True,
+    help="keys.json listing published keys and their validity windows; repeat to trust "
+    "the keys of several (the ring is their union).",
+)
+@click.option(
+    "--ledger",
+    type=click.Path(path_type=Path),
+    help="Verify a whole ledger folder instead of one record.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Write the checks as JSON to stdout.")
+def verify(
+    record: Path | None,
+    pub: Path | None,
+    keys_json: tuple[Path, ...],
+    ledger: Path | None,
+    as_json: bool,
+) -> None:
+    """Check a signed RECORD (or a --ledger): signature, ids, chain, brackets, schema."""
+    if record is None and ledger is None:
+        raise click.UsageError("give a RECORD file or --ledger DIR.")
+    ring, ring_source = key_ring(pub, keys_json)
+    if ledger is not None:
+        lines, payload, ok = _check_ledger(ledger, ring)
+    else:
+        assert record is not None
+        lines, payload, ok = _check_record(record, ring)
+    output.echo(f"keys: {ring_source}")
+    for line in lines:
+        output.echo(line)
+    if as_json:
+        output.emit_json(payload)
+    raise SystemExit(0 if ok else 1)

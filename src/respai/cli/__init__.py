@@ -1,0 +1,41 @@
+"""The ``respai`` command line: parse, call the library, render, exit.
+
+This is the only package that prints or exits. People-facing text goes to standard
+error, machine output (``--json``) to standard output through the one emitter
+:func:`respai.cli.output.emit_json`. Every :class:`respai.errors.Error` is caught once,
+in :func:`respai.cli.app.main`, and becomes one paragraph on standard error and exit
+code 2. Heavy modules are imported inside the commands so ``respai --help`` starts fast.
+
+One module per command (or small family of commands), each adding its command to the
+group :data:`respai.cli.app.cli`:
+
+- :mod:`respai.cli.fairness`: ``respai fairness``
+- :mod:`respai.cli.evaluate`: ``respai evaluate``
+- :mod:`respai.cli.verify`: ``respai verify``
+- :mod:`respai.cli.ledger`: ``respai log``, ``respai compare``
+- :mod:`respai.cli.keys`: ``respai keys new``
+- :mod:`respai.cli.report`: ``respai report``, ``respai sample-page``
+- :mod:`respai.cli.demo`: ``respai demo``
+- :mod:`respai.cli.ll144`: ``respai ll144``
+- :mod:`respai.cli.pack`: ``respai pack``, ``respai reproduce``
+"""
+
+from __future__ import annotations
+
+from respai.cli import (  # each adds its commands to the group
+    demo,
+    evaluate,
+    fairness,
+    keys,
+    ledger,
+    ll144,
+    pack,
+    report,
+    verify,
+)
+from respai.cli.app import cli, main
+
+__all__ = ["COMMAND_MODULES", "cli", "main"]
+
+COMMAND_MODULES = (fairness, evaluate, verify, ledger, keys, report, demo, ll144, pack)
+"""The modules whose import adds the commands to :data:`cli`."""

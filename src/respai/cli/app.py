@@ -1,0 +1,94 @@
+"""The ``respai`` click group and :func:`main`, the one place that catches errors.
+
+Every command module of this package adds its command to :data:`cli`. :func:`main` runs
+the group and turns whatever a command raises into an exit code: a
+:class:`respai.errors.Error` becomes one paragraph on standard error and its exit code
+(2 for bad input or a bad spec), a usage error click's message and 2, anything else an
+"internal error" paragraph and 70 (``RESPAI_DEBUG=1`` re-raises it). A command that
+finishes raises ``SystemExit`` with its verdict's exit code.
+
+The options several commands share (:data:`ENGINE_OPTION`, :data:`QUIET_OPTION`) are
+defined here once. Nothing heavy is imported at module level, so ``respai --help``
+starts fast.
+"""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from respai import __version__
+from respai.cli.output import echo
+from respai.errors import Error
+
+__all__ = ["ENGINE_OPTION", "EXIT_INTERNAL", "EXIT_USAGE", "QUIET_OPTION", "cli", "main"]
+
+EXIT_USAGE = 2
+"""Exit code of a usage error, bad input or a bad spec."""
+
+EXIT_INTERNAL = 70
+"""Exit code of a bug in respai (an exception that is not a :class:`respai.errors.Error`)."""
+
+
+ENGINE_OPTION = click.option(
+    "--engine",
+    type=click.Choice(["duckdb", "spark"]),
+    default="duckdb",
+    show_default=True,
+    help="Where the count pass over the cases file runs: embedded DuckDB, or Spark "
+    "(local, or the cluster named by RESPAI_SPARK_MASTER).",
+)
+QUIET_OPTION = click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="respai")
+def cli() -> None:
+    """Evidence about an AI system's decisions that an outsider can check.
+
+    Exit codes: 0 PASS, 1 FAIL, 2 usage or input error, 3 INSUFFICIENT_EVIDENCE,
+    4 MANUAL_REVIEW. The worst verdict of the run decides.
+    """
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line and return the exit code (never raises).
+
+    Parameters
+    ----------
+    argv
+        The arguments after ``respai``; ``None`` reads them from ``sys.argv``.
+
+    Returns
+    -------
+    int
+        The command's exit code; 2 for a usage or input error, 130 when interrupted,
+        70 for a bug in respai.
+    """
+    try:
+        cli.main(args=argv, prog_name="respai", standalone_mode=False)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 0
+    except click.exceptions.Abort:
+        echo("respai: aborted.")
+        return EXIT_USAGE
+    except click.exceptions.ClickException as exc:
+        exc.show()
+        return EXIT_USAGE
+    except Error as exc:
+        echo(f"respai: error: {exc.diagnostics()}")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        echo("respai: interrupted.")
+        return 130
+    except Exception as exc:
+        if os.environ.get("RESPAI_DEBUG"):
+            raise
+        echo(
+            f"respai: internal error ({type(exc).__name__}: {exc}). This is a bug in "
+            "respai, not in your input; please report it. Set RESPAI_DEBUG=1 to see the "
+            "traceback."
+        )
+        return EXIT_INTERNAL
+    return 0

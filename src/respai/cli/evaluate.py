@@ -1,0 +1,121 @@
+"""``respai evaluate``: the battery and the group rules of a spec, sealed in a signed record.
+
+The key and the ``--out`` folder are checked before the data is read; a key is created
+only once the evaluation succeeded. The summary is rendered twice: into ``summary.txt``
+(inside the sealed output, at a fixed width) and onto standard error.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from respai.cli import output
+from respai.cli.app import ENGINE_OPTION, QUIET_OPTION, cli
+
+__all__ = ["evaluate"]
+
+
+@cli.command()
+@click.argument("spec", type=click.Path(path_type=Path))
+@click.option(
+    "--policy",
+    type=click.Path(path_type=Path),
+    help="Policy file: thresholds and decision rules per test.",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=Path("respai-out"),
+    show_default=True,
+    help="Folder for record.json, summary.txt and the public key.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Write the result as JSON to stdout.")
+@click.option(
+    "--key",
+    type=click.Path(path_type=Path),
+    help="Ed25519 private key (PKCS#8 PEM); passphrase from RESPAI_KEY_PASSPHRASE or a prompt.",
+)
+@click.option(
+    "--ledger",
+    type=click.Path(path_type=Path),
+    default=Path(".respai"),
+    show_default=True,
+    help="Append-only ledger the run is chained into.",
+)
+@click.option(
+    "--no-ledger",
+    is_flag=True,
+    help="Do not append to a ledger (the record then starts its own chain).",
+)
+@click.option(
+    "--trust-model-code",
+    is_flag=True,
+    help="Allow a pickle/joblib model file to load. Loading it runs code from the file; "
+    "the record states that it was allowed.",
+)
+@QUIET_OPTION
+@ENGINE_OPTION
+def evaluate(
+    spec: Path,
+    policy: Path | None,
+    out: Path,
+    as_json: bool,
+    key: Path | None,
+    ledger: Path,
+    no_ledger: bool,
+    trust_model_code: bool,
+    quiet: bool,
+    engine: str,
+) -> None:
+    """Run the RESPAI battery and the group rules of SPEC and write a signed record."""
+    import io
+
+    from respai.evaluate import evaluate as run_evaluation
+    from respai.render.terminal import render_evaluation
+    from respai.sealing import (
+        create_signing_key,
+        evaluate_output,
+        find_signing_key,
+        seal_evaluation,
+    )
+
+    found = find_signing_key(key)  # a bad key is reported before the data is read
+    staged = evaluate_output(out)  # so is an --out that may not be replaced
+    from respai.progress import progress
+
+    with progress("evaluating", quiet=quiet) as bar:
+        result = run_evaluation(
+            spec,
+            policy=policy,
+            trust_model_code=trust_model_code,
+            on_batch=lambda done, total: bar.update(done, total),
+            engine=engine,
+        )
+    sk = found or create_signing_key()  # created only once the evaluation succeeded
+    if sk.created:
+        output.echo(
+            f"respai: no signing key was configured, so a new one was created: "
+            f"{sk.path} (key id {sk.key_id}). Its public key and keys.json are beside "
+            "it; publish them so others can verify your records."
+        )
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    record_file = out.resolve() / "record.json"
+    render_evaluation(
+        result,
+        Console(file=buffer, markup=False, emoji=False, highlight=False, width=120),
+        record_path=str(record_file),
+        key_id=sk.key_id,
+    )
+    sealed = seal_evaluation(
+        result, sk, out=staged, summary=buffer.getvalue(), ledger=None if no_ledger else ledger
+    )
+    render_evaluation(
+        result, output.console(), record_path=str(sealed.record_path), key_id=sk.key_id
+    )
+    if as_json:
+        output.emit_json(sealed.summary_json())
+    raise SystemExit(result.exit_code)

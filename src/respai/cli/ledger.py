@@ -1,0 +1,63 @@
+"""``respai log`` and ``respai compare``: read the runs of a ledger (no verification)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from respai.cli import output
+from respai.cli.app import cli
+
+__all__ = ["compare", "log"]
+
+
+@cli.command()
+@click.option(
+    "--ledger",
+    type=click.Path(path_type=Path),
+    default=Path(".respai"),
+    show_default=True,
+    help="The ledger folder.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Write the runs as JSON to stdout.")
+def log(ledger: Path, as_json: bool) -> None:
+    """List the runs in a ledger, oldest first (no verification: use respai verify)."""
+    from respai.ledger import list_runs, log_lines
+
+    if not ledger.is_dir():
+        raise click.UsageError(f"no ledger at {ledger}; respai evaluate creates one.")
+    runs = list_runs(ledger)
+    for line in log_lines(runs):
+        output.echo(line)
+    if as_json:
+        output.emit_json({"ledger": str(ledger), "runs": [r.to_json() for r in runs]})
+
+
+@cli.command(context_settings={"ignore_unknown_options": True})
+@click.argument("a")
+@click.argument("b")
+@click.option(
+    "--ledger",
+    type=click.Path(path_type=Path),
+    default=Path(".respai"),
+    show_default=True,
+    help="Ledger to look runs up in (by run id, seq or -1).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Write the comparison as JSON.")
+def compare(a: str, b: str, ledger: Path, as_json: bool) -> None:
+    """Show what changed between two records A and B of the same system.
+
+    A and B are record files, or run ids, seq numbers or -1 / -2 (newest, the one
+    before) in the ledger. Compare does not verify: run respai verify first.
+    """
+    from respai.compare import compare_records
+    from respai.ledger import find_run, read_run
+
+    comparison = compare_records(
+        read_run(find_run(ledger, a)), read_run(find_run(ledger, b)), labels=(a, b)
+    )
+    for line in comparison.lines():
+        output.echo(line)
+    if as_json:
+        output.emit_json(comparison.to_dict())
