@@ -24,12 +24,13 @@ import contextlib
 import os
 import shutil
 import tempfile
+import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from respai.errors import InputError
 
-__all__ = ["StagedFolder", "fsync_dir", "shared_mode", "write_file"]
+__all__ = ["StagedFolder", "atomic_write", "fsync_dir", "shared_mode", "write_file"]
 
 
 def shared_mode(mode: int) -> int:
@@ -64,8 +65,29 @@ def _write_new(path: Path, data: bytes, mode: int) -> None:
     os.chmod(path, mode)
 
 
+def atomic_write(
+    path: Path, data: bytes, *, mode: int | None = None, tmp_prefix: str | None = None
+) -> Path:
+    """Write ``path`` so that it holds all of ``data`` or keeps what it held; OSError on failure.
+
+    The data goes to a new temporary file in the same folder (named ``tmp_prefix`` plus a
+    random part, by default ``.<name>.<random>.tmp``), is flushed to disk, renamed over
+    ``path``, and the folder is flushed. ``mode`` defaults to 0644 less the umask.
+    """
+    stem = tmp_prefix if tmp_prefix is not None else f".{path.name}."
+    tmp = path.parent / f"{stem}{uuid.uuid4().hex}{'' if tmp_prefix else '.tmp'}"
+    try:
+        _write_new(tmp, data, shared_mode(0o666) if mode is None else mode)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    fsync_dir(path.parent)
+    return path
+
+
 def write_file(path: Path | str, data: bytes | str, *, mode: int | None = None) -> Path:
-    """Write one file atomically: the old content or the new, never a mix.
+    """Write one file a user asked for, atomically: the old content or the new, never a mix.
 
     Parameters
     ----------
@@ -87,22 +109,11 @@ def write_file(path: Path | str, data: bytes | str, *, mode: int | None = None) 
     raw = data.encode("utf-8") if isinstance(data, str) else data
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        os.close(fd)
-        tmp = Path(tmp_name)
-        try:
-            tmp.unlink()
-            _write_new(tmp, raw, shared_mode(0o666) if mode is None else mode)
-            os.replace(tmp, path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        return atomic_write(path, raw, mode=mode)
     except OSError as exc:
         raise InputError(
             f"cannot write {path}: {exc.strerror or exc}.", "Choose a path you can write to."
         ) from None
-    fsync_dir(path.parent)
-    return path
 
 
 class StagedFolder:

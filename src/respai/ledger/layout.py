@@ -13,13 +13,12 @@ Nothing here verifies a signature: these are the files as they are.
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
-import uuid
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from respai import io
 from respai.ledger.checkpoint import check_origin
 from respai.ledger.errors import CheckpointError, LedgerError, LedgerFormatError
 from respai.record import RecordError, envelope_payload, loads_strict
@@ -95,30 +94,13 @@ def run_file_name(first_seq: int, run_id: str) -> str:
     return f"{first_seq:012d}-{safe_run_id(run_id)}.json"
 
 
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def atomic_write(directory: Path, name: str, data: bytes) -> Path:
-    """Write ``directory/name`` so that it either holds all of ``data`` or does not exist."""
-    final = directory / name
-    tmp = directory / f"{TMP_PREFIX}{uuid.uuid4().hex}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, final)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    _fsync_dir(directory)
-    return final
+    """Write ``directory/name`` so that it either holds all of ``data`` or does not exist.
+
+    The one atomic writer (:func:`respai.io.atomic_write`), with the ledger's own
+    temporary names (``.tmp-*``), which verification reports when a crash leaves one.
+    """
+    return io.atomic_write(directory / name, data, mode=0o644, tmp_prefix=TMP_PREFIX)
 
 
 def rel(directory: Path, path: Path) -> str:

@@ -31,6 +31,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PublicKey,
 )
 
+from respai.io import atomic_write
 from respai.record.chain import digest_id, is_digest_id
 from respai.record.errors import KeyMaterialError, RecordError
 from respai.record.times import format_timestamp, now_utc, parse_timestamp
@@ -177,16 +178,10 @@ def _read_keys_json(path: Path) -> dict[str, Any]:
 
 
 def _write_keys_json(path: Path, data: dict[str, Any]) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     try:
-        with tmp.open("w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        atomic_write(path, text.encode("utf-8"))
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         raise KeyMaterialError(f"Cannot write {path}: {exc.strerror}.") from None
 
 
