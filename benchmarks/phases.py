@@ -40,8 +40,8 @@ def timed(owner: Any, name: str, phase: str) -> None:
 
 timed(engine, "open_file", "open the file (DuckDB view, header checks)")
 timed(engine, "count_cube", "count pass (DuckDB GROUP BY)")
-timed(engine._RankStream, "add", "AUC: numpy fold per group")
-timed(engine, "_unpacked", "AUC: unpack the codes (numpy)")
+timed(engine.ranks._RankStream, "add", "AUC: numpy fold per group")
+timed(engine.ranks, "_unpacked", "AUC: unpack the codes (numpy)")
 timed(engine, "rank_sums", "AUC pass, all of it")
 timed(evaluate, "evaluate", "evaluate: load + battery + rules (+ hashing overlapped)")
 timed(sealing, "seal_evaluation", "record: build, canonicalise, sign, write, report")

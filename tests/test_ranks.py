@@ -21,6 +21,7 @@ from sklearn.metrics import roc_auc_score
 
 from respai import engine, stats
 from respai.counts import RankSums
+from respai.engine import ranks
 from respai.errors import InputError
 from respai.load import load_counts
 from respai.spec import parse_fairness
@@ -113,7 +114,7 @@ def test_ties_across_stream_batches(
 ) -> None:
     # a tie block longer than a batch must be held back whole, whatever the batch size
     rows = make_rows(11, 200, 4, 0.1)
-    monkeypatch.setattr(engine, "_STREAM_ROWS", batch)
+    monkeypatch.setattr(ranks, "_STREAM_ROWS", batch)
     assert flat(ranks_on(cases_writer, "duckdb-parquet", rows, tmp_path)) == expected(rows)
 
 
@@ -125,8 +126,8 @@ def test_window_path_on_duckdb_equals_the_stream(cases_writer: Any, tmp_path: Pa
     args: tuple[Any, ...] = ("score", "label", {0: 0, 1: 1}, ["sex", "grp"], codes)
     groupings = [(), (0,), (1,), (0, 1)]
     streamed = engine.rank_sums(source, *args, [2, 3], groupings)
-    frame = engine._coded(source, *args)
-    assert engine._rank_windows(frame, groupings) == streamed
+    frame = ranks._coded(source, *args)
+    assert ranks._rank_windows(frame, groupings) == streamed
 
 
 def test_auc_and_delong_follow_from_the_sums() -> None:
@@ -152,7 +153,7 @@ def test_auc_and_delong_follow_from_the_sums() -> None:
 def test_split_squares_are_exact(xs: list[int]) -> None:
     hi = [x >> 16 for x in xs]
     lo = [x & 0xFFFF for x in xs]
-    got = engine._square(
+    got = ranks._square(
         sum(h * h for h in hi), sum(h * v for h, v in zip(hi, lo, strict=True)),
         sum(v * v for v in lo),
     )

@@ -21,11 +21,11 @@ import numpy as np
 import pytest
 
 from respai import engine
+from respai.engine.spark import is_remote
 from respai.evaluate import build_predicate, evaluate
 from respai.fairness import evaluate_fairness
 from respai.load import load_counts
 from respai.progress import file_is_large, progress
-from respai.spark import is_remote
 from respai.spec import load_spec
 
 N = 3000
@@ -121,7 +121,7 @@ def spark() -> Iterator[Any]:
             pytest.fail("pyspark is not installed, but CI must run the Spark tests "
                         '(pip install -e ".[test]" installs it)')
         pytest.skip("pyspark is not installed")
-    from respai.spark import spark_session
+    from respai.engine.spark import spark_session
 
     session = spark_session("local[2]")
     yield session
@@ -213,7 +213,7 @@ def test_the_record_is_identical_on_spark(spark: Any, files: dict[str, Path],
 
     monkeypatch.setattr(engine, "open_spark_file", spy)
     ran = evaluate(spec, engine="spark")  # the session of this module is the active one
-    assert opened and all(engine._is_spark(s._frame.to_native()) for s in opened)
+    assert opened and all(engine.values.is_spark(s._frame.to_native()) for s in opened)
     theirs = build_predicate(ran, timestamp="2026-06-01T12:00:00Z", run_id="run-spark", **fixed)
     for p in (duck, theirs):
         p.pop("run_id")

@@ -55,8 +55,8 @@ def open_cases(
     """Open the cases: a DataFrame as given, else the spec's file on the chosen engine.
 
     ``engine_name`` is ``"duckdb"`` (the default: out of core, embedded) or ``"spark"``
-    (the file is read by Spark, local or on a cluster; see :mod:`respai.spark`). The label,
-    prediction, unit and attribute columns are read as text on both.
+    (the file is read by Spark, local or on a cluster; see :mod:`respai.engine.spark`).
+    The label, prediction, unit and attribute columns are read as text on both.
     """
     if data is not None:
         return engine.open_frame(data)
@@ -137,6 +137,7 @@ def load_counts(
     if score is not None:
         overall, per = _rank_sums(spec, source, gate, cube, score)
         counts = replace(counts, overall_ranks=overall, ranks=per)
+    source.check_unchanged()  # the counts are of one state of the file
     return Loaded(counts, source.description, source.path, tuple(source.columns))
 
 

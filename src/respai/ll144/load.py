@@ -15,14 +15,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from respai import engine
 from respai.eeo1 import AXES, AXIS_TITLES, Normalizer, known_spellings
 from respai.errors import InputError, SpecError, did_you_mean
 from respai.load import has_control, normal_value, show_value, value_text
-from respai.record.fingerprint import file_fingerprint
 from respai.spec import LL144Spec, Spec
 
 __all__ = ["AuditData", "Cell", "InputFile", "Reconciliation", "load_audit_data"]
@@ -402,7 +400,9 @@ class _Gate:
     def _file(role: str, side: engine.Source, rows: int) -> InputFile | None:
         if side.path is None:
             return None
-        return InputFile(role, str(side.path), file_fingerprint(Path(side.path)), rows)
+        fingerprint = side.fingerprint()  # from the file counted, checked unchanged
+        assert fingerprint is not None
+        return InputFile(role, str(side.path), fingerprint, rows)
 
     # -- values --------------------------------------------------------------------
 

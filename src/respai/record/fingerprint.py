@@ -18,6 +18,7 @@ from respai.record.canonical import canonical_bytes
 
 __all__ = [
     "MEDIA_TYPES",
+    "descriptor_fingerprint",
     "engine_code_fingerprint",
     "file_fingerprint",
     "manifest_digest",
@@ -50,6 +51,15 @@ def _sha256_file(path: Path) -> tuple[str, int]:
         while chunk := fh.read(CHUNK):
             digest.update(chunk)
             size += len(chunk)
+    return digest.hexdigest(), size
+
+
+def _sha256_descriptor(fd: int) -> tuple[str, int]:
+    digest = hashlib.sha256()
+    size = 0
+    while chunk := os.pread(fd, CHUNK, size):
+        digest.update(chunk)
+        size += len(chunk)
     return digest.hexdigest(), size
 
 
@@ -113,6 +123,34 @@ def file_fingerprint(path: Path) -> dict[str, Any]:
     return {
         "name": path.name,
         "media_type": MEDIA_TYPES.get(path.suffix.lower(), "application/octet-stream"),
+        "size_bytes": size,
+        "sha256": digest,
+    }
+
+
+def descriptor_fingerprint(fd: int, name: str) -> dict[str, Any]:
+    """Return ``{name, media_type, size_bytes, sha256}`` of the file open as ``fd``.
+
+    The same fingerprint as :func:`file_fingerprint` gives for the file's path, but read
+    from an open descriptor with ``pread`` (from byte 0, leaving its offset alone), so it
+    is the very file another reader of that descriptor sees, and it may run on a thread.
+
+    Parameters
+    ----------
+    fd
+        An open, readable descriptor of a regular file.
+    name
+        The file's base name as the user named it (it also gives the media type).
+
+    Returns
+    -------
+    dict
+        The fingerprint.
+    """
+    digest, size = _sha256_descriptor(fd)
+    return {
+        "name": name,
+        "media_type": MEDIA_TYPES.get(Path(name).suffix.lower(), "application/octet-stream"),
         "size_bytes": size,
         "sha256": digest,
     }

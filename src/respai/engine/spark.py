@@ -1,9 +1,12 @@
 """Spark: the session, and reading a cases file into a Spark DataFrame.
 
 The count pass itself is the same narwhals pass as for every other engine
-(:mod:`respai.engine`); this module only starts Spark and reads files the way DuckDB
-reads them, so the integer counts are the same:
+(:mod:`respai.engine.counts`); this module only starts Spark and reads files the way
+DuckDB reads them, so the integer counts are the same:
 
+- the path is read literally: its glob characters (``*``, ``?``, brackets, braces, the
+  backslash) are escaped, so ``cases[12].csv`` is that one file, as in DuckDB, never
+  ``cases1.csv`` and ``cases2.csv``.
 - CSV: a header row, ``"`` quotes doubled inside a value (RFC 4180), an empty cell is
   missing, the columns the spec names (attributes, label, prediction, unit) are read as
   text and the other columns get Spark's inferred types; a value that does not fit its
@@ -24,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from respai.engine.files import literal_pattern
 from respai.errors import InputError
 
 __all__ = ["is_remote", "read_spark_file", "spark_session"]
@@ -134,7 +138,8 @@ def read_spark_file(
     ----------
     path
         A local path or a URI Spark can read (``s3a://bucket/cases.parquet``,
-        ``hdfs://...``); a folder of part files is read as one table.
+        ``hdfs://...``); a folder of part files is read as one table. The path is read
+        literally, never as a glob pattern.
     fmt
         ``"csv"``, ``"jsonl"`` or ``"parquet"``.
     delimiter
@@ -151,12 +156,13 @@ def read_spark_file(
         Lazy: nothing but the CSV schema inference has scanned the file yet.
     """
     spark = session if session is not None else spark_session()
-    where = os.fspath(path)
+    given = os.fspath(path)
+    where = literal_pattern(given)  # Spark (Hadoop) would expand * ? [ ] { } as a glob
     if fmt == "parquet":
         return spark.read.parquet(where)
     if fmt == "jsonl":
         frame = spark.read.option("mode", "FAILFAST").json(where)
-        first = _first_json_keys(where)
+        first = _first_json_keys(given)
         if first:  # Spark sorts JSON fields by name; keep the file's order, as DuckDB does
             order = [c for c in first if c in frame.columns]
             order += [c for c in frame.columns if c not in order]

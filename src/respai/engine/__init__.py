@@ -1,0 +1,90 @@
+"""The engine layer: the only code that talks to a dataframe engine.
+
+Files (CSV, JSONL, Parquet) are opened lazily in DuckDB, out of core; DataFrames from the
+Python API (pandas, polars, pyarrow, and lazy frames narwhals knows, PySpark among them)
+are wrapped with narwhals; a file can also be read by Spark. Either way the same narwhals
+expressions run the count pass where the data lives, and only a small table of integer
+counts comes back to Python. A user's file is opened once and read literally (never as a
+glob pattern), and the fingerprint the record carries is read from that same open file.
+
+Nothing outside this package imports duckdb, narwhals, pyarrow or pyspark: callers get
+plain Python values. The modules, one concept each:
+
+- :mod:`~respai.engine.source`: :class:`Source`, :class:`JoinedSource`, :class:`CubeRow`,
+  the file formats;
+- :mod:`~respai.engine.files`: :class:`LocalFile`, the file opened once (literal paths,
+  its fingerprint, the check that it did not change);
+- :mod:`~respai.engine.opening`: the DuckDB connection, :func:`open_file`,
+  :func:`open_frame`, :func:`open_join`, :func:`open_spark_file`;
+- :mod:`~respai.engine.diagnosis`: why a file could not be read, by file and line;
+- :mod:`~respai.engine.counts`: the count passes, :func:`count_cube` and
+  :func:`group_counts`;
+- :mod:`~respai.engine.lookups`: where a value is, for error messages;
+- :mod:`~respai.engine.finite`: refusing NaN and infinite scores and probabilities;
+- :mod:`~respai.engine.ranks`: the rank AUC's integer sums, :func:`rank_sums`;
+- :mod:`~respai.engine.batches`: the cases in batches, :func:`iter_batches`;
+- :mod:`~respai.engine.values`: results back as plain Python values;
+- :mod:`~respai.engine.spark`: the Spark session and reading a file with Spark.
+"""
+
+from __future__ import annotations
+
+from respai.engine.batches import iter_batches
+from respai.engine.counts import count_cube, group_counts
+from respai.engine.files import LocalFile
+from respai.engine.lookups import (
+    all_null,
+    duplicate_unit,
+    first_non_number,
+    lines_of,
+    locate,
+    locate_where,
+)
+from respai.engine.opening import (
+    MEMORY_ENV,
+    MEMORY_LIMIT,
+    open_file,
+    open_frame,
+    open_join,
+    open_spark_file,
+)
+from respai.engine.ranks import RankParts, rank_sums
+from respai.engine.source import (
+    JOINED_FLAGS,
+    MICRO,
+    CubeRow,
+    JoinedSource,
+    Source,
+    file_format,
+)
+from respai.engine.spark import is_remote, read_spark_file, spark_session
+
+__all__ = [
+    "JOINED_FLAGS",
+    "MEMORY_ENV",
+    "MEMORY_LIMIT",
+    "MICRO",
+    "CubeRow",
+    "JoinedSource",
+    "LocalFile",
+    "RankParts",
+    "Source",
+    "all_null",
+    "count_cube",
+    "duplicate_unit",
+    "file_format",
+    "first_non_number",
+    "group_counts",
+    "is_remote",
+    "iter_batches",
+    "lines_of",
+    "locate",
+    "locate_where",
+    "open_file",
+    "open_frame",
+    "open_join",
+    "open_spark_file",
+    "rank_sums",
+    "read_spark_file",
+    "spark_session",
+]

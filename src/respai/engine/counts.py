@@ -1,0 +1,184 @@
+"""The count passes: one ``GROUP BY`` where the data lives, integer counts back.
+
+:func:`count_cube` is the one pass behind the fairness counts and the battery: cases per
+cell of the declared attributes, label and prediction (and probability bin), with the
+integer sums the calibration needs. :func:`group_counts` is the LL144 pass: cases per
+distinct combination of columns (a score as the last key). Both run the same narwhals
+expressions on DuckDB, Spark or an in-memory DataFrame; a failure while scanning a file
+becomes one message naming the file and line (:func:`scan_error`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import duckdb
+import narwhals as nw
+
+from respai.engine.diagnosis import read_error, shorten
+from respai.engine.finite import check_finite_frame, check_not_a_number
+from respai.engine.source import MICRO, NUMERIC, CubeRow, JoinedSource, Source
+from respai.engine.values import fetch, is_null, plain
+from respai.errors import InputError
+
+__all__ = ["count_cube", "group_counts", "scan_error"]
+
+_VALUE = "__respai_value"
+
+
+def count_cube(
+    source: Source,
+    keys: Sequence[str],
+    probability: str | None,
+    bins: int,
+    count_non_null: Sequence[str] = (),
+) -> list[CubeRow]:
+    """Run the one count pass: ``GROUP BY keys [, probability bin]`` with counts.
+
+    Every aggregate is an integer except the probability minimum and maximum, which the
+    gate uses to check the range.
+
+    Parameters
+    ----------
+    source
+        The opened cases.
+    keys
+        The grouped columns (attributes, label, prediction).
+    probability
+        The probability column, binned into ``bins`` bins and summed in millionths.
+    bins
+        How many probability bins.
+    count_non_null
+        Further columns whose non-empty cells are counted per cell (for completeness).
+
+    Returns
+    -------
+    list of CubeRow
+        One per non-empty cell.
+
+    Raises
+    ------
+    InputError
+        When the engine fails while scanning (a bad value deep in a file).
+    """
+    frame = source._frame
+    group_exprs: list[Any] = [nw.col(k) for k in keys]
+    aggs: list[Any] = [nw.len().alias("__n")]
+    extra = [nw.col(c).count().alias(f"__nn{i}") for i, c in enumerate(count_non_null)]
+    if probability is not None:
+        p = nw.col(probability)
+        if source.kinds[probability] != NUMERIC:
+            p = p.cast(nw.Float64)  # an all-empty column reads as text; load checks that
+        # bin keys stay floats (whole numbers): an integer cast fails on pandas' NaN
+        scaled = (p * bins).floor().clip(upper_bound=bins - 1)
+        micro = (p * MICRO).floor().fill_null(0).cast(nw.Int64)
+        # derived columns first, so every aggregation is a simple one on every engine
+        try:
+            frame = frame.with_columns(
+                scaled.alias("__bin"), micro.alias("__micro"), p.alias("__p")
+            )
+        except Exception:
+            if source._con is not None:
+                raise
+            check_finite_frame(source, probability)  # eager frames fail here on NaN
+            raise
+        group_exprs.append(nw.col("__bin"))
+        aggs += [
+            nw.col("__p").count().alias("__pn"),
+            nw.col("__micro").sum().alias("__ps"),
+            nw.col("__p").min().alias("__pmin"),
+            nw.col("__p").max().alias("__pmax"),
+        ]
+    aggs += extra
+    try:
+        grouped = frame.group_by(*group_exprs, drop_null_keys=False).agg(*aggs)
+        rows = fetch(grouped)
+    except duckdb.Error as exc:
+        if source.file is None:
+            raise
+        if probability is not None:
+            check_not_a_number(source, probability, exc)
+        raise read_error(source.file, exc) from None
+    except Exception:
+        # a DataFrame engine refused the integer sums: name a NaN or infinite probability
+        if probability is not None:
+            check_finite_frame(source, probability)
+        raise
+    width = len(keys)
+    n_extra = len(extra)
+    out: list[CubeRow] = []
+    for row in rows:
+        non_null = tuple(int(v) for v in row[len(row) - n_extra :]) if n_extra else ()
+        body = row[: len(row) - n_extra] if n_extra else row
+        if probability is None:
+            out.append(
+                CubeRow(tuple(body[:width]), None, int(body[width]), 0, 0, None, None, non_null)
+            )
+            continue
+        pbin, n, pn, ps, pmin, pmax = body[width:]
+        out.append(
+            CubeRow(
+                keys=tuple(body[:width]),
+                prob_bin=None if is_null(pbin) else int(pbin),
+                n=int(n),
+                prob_n=int(pn),
+                prob_sum=0 if is_null(ps) else int(ps),
+                prob_min=None if is_null(pmin) else float(pmin),
+                prob_max=None if is_null(pmax) else float(pmax),
+                non_null=non_null,
+            )
+        )
+    return out
+
+
+def group_counts(
+    source: Source, keys: Sequence[str], *, value: str | None = None
+) -> list[tuple[tuple[Any, ...], int]]:
+    """Count cases per distinct combination of ``keys`` (and of ``value``, as a number).
+
+    One ``GROUP BY`` pass where the data lives. With ``value`` (a score column), its
+    value cast to a float is the last key, so each group is one cell of a histogram.
+    Keys come back as raw Python values (``None`` for an empty cell).
+
+    Raises
+    ------
+    InputError
+        When the engine fails while scanning (a bad value deep in a file).
+    """
+    frame = source._frame
+    group_exprs: list[Any] = [nw.col(k) for k in keys]
+    try:
+        if value is not None:
+            v = nw.col(value)
+            if source.kinds[value] != NUMERIC:
+                v = v.cast(nw.Float64)  # an all-empty column reads as text
+            frame = frame.with_columns(v.alias(_VALUE))
+            group_exprs.append(nw.col(_VALUE))
+        grouped = frame.group_by(*group_exprs, drop_null_keys=False).agg(
+            nw.len().alias("__respai_n")
+        )
+        rows = fetch(grouped)
+    except duckdb.Error as exc:
+        raise scan_error(source, exc) from None
+    width = len(group_exprs)
+    return [(tuple(plain(v) for v in row[:width]), int(row[width])) for row in rows]
+
+
+def scan_error(source: Source, exc: Exception) -> InputError:
+    """Name the file and line behind a failed scan (each side of a join on its own)."""
+    if source.file is not None:
+        return read_error(source.file, exc)
+    if isinstance(source, JoinedSource):
+        for side in (source.left, source.right):
+            try:
+                count_cube(side, side.columns, None, 1)
+            except InputError as named:
+                return named
+            except duckdb.Error as side_exc:  # pragma: no cover - count_cube names it
+                if side.file is not None:
+                    return read_error(side.file, side_exc)
+    return InputError(
+        f"cannot scan {source.description}: {shorten(str(exc))}.",
+        "Check that the files are well formed.",
+    )
