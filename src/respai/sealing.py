@@ -340,7 +340,7 @@ def seal_evaluation(
     """
     from cryptography.hazmat.primitives import serialization
 
-    from respai.evaluate import build_predicate, run_fingerprints
+    from respai.evidence import build_predicate, run_fingerprints
     from respai.record import format_timestamp, now_utc, seal
 
     staged = out if isinstance(out, StagedFolder) else evaluate_output(out)

@@ -32,7 +32,7 @@ from typing import Any
 from respai import __version__
 from respai.battery import TestId
 from respai.controls import load_controls
-from respai.evaluate import CLAIMS_DOES_NOT_STATE, CLAIMS_STATES
+from respai.evidence import CLAIMS_DOES_NOT_STATE, CLAIMS_STATES
 from respai.ll144.audit import LL144Result
 from respai.ll144.tables import LINE, TABLES, CategoryRow, CategoryTable, Finding
 from respai.record.model import Predicate, TestRecord, test_record
