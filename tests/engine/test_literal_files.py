@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import redirect_stdout
 from io import StringIO
 from pathlib import Path
@@ -213,3 +213,22 @@ def test_the_descriptor_stays_open_while_the_view_can_run(tmp_path: Path) -> Non
     with (tmp_path / "other.csv").open("rb"):
         rows = frame.select("id").to_native().fetchall()
     assert len(rows) == 60
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[Any]:
+    """A local Spark session (skipped without pyspark; ``tests/test_spark.py`` makes CI run it)."""
+    pytest.importorskip("pyspark")
+    yield engine.spark_session("local[1]")
+
+
+@pytest.mark.parametrize("literal", list(PATTERNS))
+def test_spark_reads_only_the_literal_file(spark: Any, tmp_path: Path, literal: str) -> None:
+    # Spark (Hadoop) expands * ? [ ] { } too: the path reaches it escaped
+    path = _folder(tmp_path, literal, PATTERNS[literal])
+    source = engine.open_spark_file(path, None, ",", ["sex"], spark)
+    cube = engine.count_cube(source, ["sex", "label", "prediction"], None, 1)
+    assert sum(c.n for c in cube) == 60
+    fingerprint = source.fingerprint()
+    assert fingerprint is not None
+    assert fingerprint["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
