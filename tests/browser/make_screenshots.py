@@ -69,7 +69,7 @@ def main() -> None:
     """Write report-top.png, report-chart.png, report-tampered.png and sample-page.png."""
     from playwright.sync_api import sync_playwright
 
-    from respai.render.html import render_report
+    from respai.render.report import render_report
     from respai.render.sample_page import sample_page_html
 
     IMG.mkdir(parents=True, exist_ok=True)

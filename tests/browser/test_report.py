@@ -17,7 +17,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from respai.record import canonical_bytes, key_id, sign_envelope
 from respai.record.keys import public_key_raw
-from respai.render.html import embed_json, render_report, render_report_file
+from respai.render.inline import embed_json
+from respai.render.report import render_report, render_report_file
 
 MadeRecord = Any  # conftest.MadeRecord: envelope, public_key_raw, folder, statement()
 

@@ -16,9 +16,8 @@ asked to.
 
 from __future__ import annotations
 
-import html
-
-from respai.render.html import asset_text, csp_hash
+from respai.render.escape import html_text
+from respai.render.inline import asset_text, csp_hash
 
 __all__ = ["sample_page_html"]
 
@@ -47,5 +46,5 @@ def sample_page_html() -> str:
     )
     head, rest = asset_text("sample_assets", "sample.html").split("/*@CSS@*/", 1)
     middle, tail = rest.split("/*@SCRIPT@*/", 1)
-    head = head.replace("@CSP@", html.escape(csp, quote=True))
+    head = head.replace("@CSP@", html_text(csp))
     return head + css + middle + script + tail
