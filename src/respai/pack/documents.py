@@ -10,12 +10,13 @@ the platform; spec text that goes into Markdown is escaped and kept on one line.
 
 from __future__ import annotations
 
-import html
 import json
 import platform
 import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
+
+from respai.render.escape import markdown_text
 
 if TYPE_CHECKING:
     from respai.ll144.audit import LL144Result
@@ -41,7 +42,7 @@ def json_text(doc: Any) -> str:
 
 def _md(text: object) -> str:
     """Spec text for a Markdown file: no HTML, no line breaks."""
-    return html.escape(str(text), quote=False).replace("\n", " ")
+    return markdown_text(text)
 
 
 
