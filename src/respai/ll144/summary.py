@@ -10,18 +10,20 @@ with the interpretation choices printed beside the tables and any warning (a joi
 lost rows, an audit more than a year old) at the top.
 
 The HTML page has inline CSS, no scripts and no external resources, and every piece of
-data text in it goes through :func:`html.escape`.
+data text in it goes through :func:`respai.render.escape.html_text`; the Markdown through
+:func:`respai.render.escape.markdown_text`.
 """
 
 from __future__ import annotations
 
 import csv
-import html
 import io
 from collections.abc import Iterable, Sequence
 
 from respai.ll144.audit import LL144Result
 from respai.ll144.tables import TABLES, CategoryRow, CategoryTable
+from respai.render.escape import html_text as _e
+from respai.render.escape import markdown_text as _md
 
 __all__ = ["summary_csv", "summary_html", "summary_markdown", "tables_csv"]
 
@@ -179,11 +181,6 @@ def _footer(res: LL144Result, digest: str) -> str:
 # --- Markdown ---------------------------------------------------------------------------
 
 
-def _md(text: str) -> str:
-    """Text for a Markdown table cell: pipes and line breaks cannot break the table."""
-    return html.escape(text, quote=False).replace("|", "\\|").replace("\n", " ")
-
-
 def _md_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
     lines = ["| " + " | ".join(_md(h) for h in headers) + " |",
              "|" + "|".join("---" for _ in headers) + "|"]
@@ -249,10 +246,6 @@ white-space:nowrap}
 font-weight:600}
 .muted{color:#57606a;font-size:.9rem}
 """.strip()
-
-
-def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
 
 
 def _html_table(headers: Sequence[str], rows: Iterable[Sequence[str]],
