@@ -214,3 +214,55 @@ def test_the_runs_alpha_reaches_the_ll144_tests(
     start = _predicate(work / "out" / "record.json")["records"][0]
     assert start["ll144"]["settings"]["alpha"] == (alpha or 0.05)
     assert start["settings"]["alpha"] == (alpha or 0.05)
+
+
+def _split_self_id(folder: Path) -> None:
+    """decisions.csv without the categories, self_id.csv with them (a few rows unmatched)."""
+    with (folder / "cases.csv").open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.reader(fh))
+    header, body = rows[0], rows[1:]
+    with (folder / "decisions.csv").open("w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows([header[:4], *(r[:4] for r in body)])
+    with (folder / "self_id.csv").open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow([header[0], header[4], header[5]])
+        w.writerows([r[0], r[4], r[5]] for i, r in enumerate(body) if i % 50 != 7)
+        w.writerow(["nobody", "Female", "Asian"])  # self-ID without a decision
+    spec = SPEC.replace(
+        "  cases: cases.csv\n",
+        "  cases: decisions.csv\n  demographics: self_id.csv\n  join_on: applicant_id\n",
+    )
+    (folder / "spec.yaml").write_text(spec, encoding="utf-8")
+
+
+def test_the_demographics_join_works_in_fairness_and_evaluate(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import hashlib
+
+    import pandas as pd
+
+    _split_self_id(work)
+    decisions = pd.read_csv(work / "decisions.csv", dtype=str)
+    self_id = pd.read_csv(work / "self_id.csv", dtype=str)
+    merged = decisions.merge(self_id, on="applicant_id", how="left")
+    expected = {
+        sex: int(((merged["sex"] == sex) & (merged["label"] == "1")).sum())
+        for sex in ("Female", "Male")
+    }
+    code = main(["fairness", "spec.yaml", "--json"])
+    result = json.loads(capsys.readouterr().out)
+    assert code == result["exit_code"] != 2
+    rule = result["rules"][0]
+    assert {g["group"]: g["cases"] for g in rule["groups"]} == expected  # FNR: labelled 1
+    assert rule["left_out"]["by_reason"] == {"sex: missing": int(merged["sex"].isna().sum())}
+    code = main(["evaluate", "spec.yaml", "--out", "out"])
+    pred = _predicate(work / "out" / "record.json")
+    assert code == pred["records"][-1]["exit_code"]
+    fps = pred["fingerprints"]
+    for role, name in (("dataset", "decisions.csv"), ("demographics", "self_id.csv")):
+        assert fps[role]["sha256"] == hashlib.sha256((work / name).read_bytes()).hexdigest()
+    assert pred["counts"]["cases"] == len(decisions)  # the self-ID-only row is no case
+    rec = pred["counts"]["ll144"]["reconciliation"]
+    assert rec["self_id_without_decision"] == 1
+    assert rec["decisions_without_self_id"] == int(merged["sex"].isna().sum())

@@ -59,6 +59,8 @@ class Evaluation:
     dataset_fingerprint: Mapping[str, Any] | None = None
     #: The LL144 tables of the spec's ``ll144:`` block, when it declares one.
     ll144: LL144Result | None = None
+    #: Fingerprints of the other input files, by role (``demographics``).
+    other_fingerprints: Mapping[str, Any] | None = None
 
     @property
     def exit_code(self) -> int:
@@ -155,18 +157,18 @@ def evaluate(
     # (hashlib releases the GIL), from the file the engine opened (None: object storage)
     from concurrent.futures import ThreadPoolExecutor
 
-    from respai.load import open_cases
-    from respai.spec import apply_policy
+    from respai.load import open_inputs
 
-    source = open_cases(apply_policy(parsed.fairness, pol), None, engine, [score] if score else [])
+    parsed.fairness  # noqa: B018 - a spec without fairness: is refused before any file opens
+    inputs = open_inputs(parsed, engine_name=engine, score=score)
     with ThreadPoolExecutor(max_workers=1) as pool:
-        hashing = pool.submit(source.fingerprint)
+        hashing = pool.submit(inputs.fingerprints)
         try:
-            fairness = run_rules(parsed, pol, source, score=score, engine_name=engine)
+            fairness = run_rules(parsed, pol, inputs.decided, score=score, engine_name=engine)
         except BaseException:
             hashing.cancel()
             raise
-        fingerprint: Mapping[str, Any] | None = hashing.result()
+        fingerprints: Mapping[str, Any] = hashing.result()
     thresholds = thresholds_for(pol)
     battery = _run_battery(fairness.counts, tests, thresholds, fairness.spec.alpha)
     if model is not None and ev is not None and TestId.PERTURBATION_STABILITY in tests:
@@ -193,12 +195,12 @@ def evaluate(
     if parsed.ll144 is not None:
         from respai.ll144.audit import run_ll144
 
-        audit = run_ll144(parsed, policy=pol)
+        audit = run_ll144(parsed, policy=pol, inputs=inputs)
     verdicts = [*(t.verdict for t in battery), *(r.verdict for r in fairness.rules)]
     if audit is not None and audit.tables:
         verdicts.append(Verdict.MANUAL_REVIEW)  # LL144 findings are judged, not gated
     verdict = worst(verdicts)
-    source.check_unchanged()  # the file counted and hashed is still the file named
+    inputs.check_unchanged()  # the files counted and hashed are still the files named
     return Evaluation(
         parsed,
         pol,
@@ -208,6 +210,7 @@ def evaluate(
         score,
         verdict,
         None if model is None else model.to_record(),
-        fingerprint,
+        fingerprints.get("dataset"),
         audit,
+        {k: v for k, v in fingerprints.items() if k != "dataset"},
     )

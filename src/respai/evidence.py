@@ -261,9 +261,9 @@ def build_predicate(
 def run_fingerprints(e: Evaluation) -> dict[str, Any]:
     """The record's ``fingerprints``: every input file the run read, the model, the code.
 
-    ``dataset`` is the cases file (hashed from the bytes the engine counted). When the
-    ``ll144:`` block reads other files (a self-identification file joined on an id, or a
-    decisions file other than the cases file), each is listed under its role.
+    ``dataset`` is the cases file, ``demographics`` the self-identification file when the
+    spec joins one; each is hashed from the descriptor the engine read, and every block
+    of the run (group rules, battery, LL144 tables) counted those same files.
     """
     from respai.record import engine_code_fingerprint, file_fingerprint
 
@@ -274,10 +274,5 @@ def run_fingerprints(e: Evaluation) -> dict[str, Any]:
         "model": None if e.model is None else e.model.get("fingerprint"),
         "engine_code": engine_code_fingerprint(),
     }
-    if e.ll144 is not None:
-        for f in e.ll144.data.reconciliation.files:
-            if f.fingerprint.get("sha256") != out["dataset"].get("sha256"):
-                out["demographics" if f.role != "decisions" else "ll144_decisions"] = dict(
-                    f.fingerprint
-                )
+    out |= {k: dict(v) for k, v in (e.other_fingerprints or {}).items()}
     return out

@@ -13,7 +13,7 @@ from typing import Any
 
 from respai import __version__
 from respai.counts import Counts
-from respai.load import load_counts
+from respai.load import load_counts, open_inputs
 from respai.rules import RuleResult, evaluate_rule
 from respai.spec import (
     FairnessSpec,
@@ -161,6 +161,8 @@ def run_rules(
     ``engine_name`` runs the count pass over a file on ``"duckdb"`` or ``"spark"``.
     """
     fairness = apply_policy(parsed.fairness, pol)
+    if data is None:  # the spec's files, the self-identification file joined when declared
+        data = open_inputs(parsed, engine_name=engine_name, score=score).decided
     loaded = load_counts(fairness, data, score=score, engine_name=engine_name)
     counts = loaded.counts
     rules = tuple(evaluate_rule(rule, fairness, counts) for rule in fairness.rules)

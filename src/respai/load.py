@@ -20,9 +20,10 @@ from typing import Any
 from respai import engine
 from respai.counts import Counts, RankSums, Row, build_counts
 from respai.errors import InputError, did_you_mean
-from respai.spec import FairnessSpec
+from respai.spec import FairnessSpec, Spec
 
 __all__ = [
+    "Inputs",
     "Loaded",
     "case_batches",
     "has_control",
@@ -77,6 +78,175 @@ def open_cases(
         )
     read = [*spec.columns(), *extra_columns]
     return engine.open_file(spec.cases, spec.format, spec.delimiter, text, read)
+
+
+@dataclass(frozen=True, slots=True)
+class Inputs:
+    """The input files of one run, each opened once, shared by every block.
+
+    ``cases`` is the cases (decisions) file; with ``data.demographics``, ``demographics``
+    is the self-identification file and ``joined`` the two joined on ``data.join_on``
+    (FULL OUTER JOIN, so the LL144 reconciliation can count unmatched rows on each side).
+    ``origin`` names the file each declared column is read from.
+    """
+
+    cases: engine.Source
+    demographics: engine.Source | None = None
+    joined: engine.JoinedSource | None = None
+    origin: Mapping[str, engine.Source] | None = None
+
+    @property
+    def decided(self) -> engine.Source:
+        """The cases the group rules and the battery count: rows with a decision."""
+        return self.cases if self.joined is None else engine.decided_rows(self.joined)
+
+    def fingerprints(self) -> dict[str, Any]:
+        """Each file's fingerprint (from the descriptor counted), by role."""
+        out: dict[str, Any] = {}
+        for role, side in (("dataset", self.cases), ("demographics", self.demographics)):
+            found = None if side is None else side.fingerprint()
+            if found is not None:
+                out[role] = found
+        return out
+
+    def check_unchanged(self) -> None:
+        """Refuse the run when any input file changed since it was opened."""
+        self.cases.check_unchanged()
+        if self.demographics is not None:
+            self.demographics.check_unchanged()
+
+
+def _roles(spec: Spec, score: str | None) -> tuple[list[str], list[str], list[str]]:
+    """Columns the run reads: ``(demographic, outputs, text)`` over every block.
+
+    Demographic columns (the fairness attributes, LL144 sex and race) are read from the
+    self-identification file when it has them; the tool's outputs from the cases file.
+    """
+    demographic: list[str] = []
+    outputs: list[str] = []
+    text: list[str] = []
+    fb = spec.fairness_block
+    if fb is not None:
+        demographic += list(fb.attributes)
+        outputs += [fb.label, fb.prediction]
+        outputs += [c for c in (fb.probability, fb.unit, score) if c]
+        text += [*fb.attributes, fb.label, fb.prediction, *([fb.unit] if fb.unit else [])]
+    ll = spec.ll144
+    if ll is not None:
+        demographic += [ll.sex, ll.race]
+        outputs += [c for c in (ll.selected, ll.score) if c] + list(ll.stages)
+        text += [ll.sex, ll.race, *ll.stages, *([ll.selected] if ll.selected else [])]
+    ds = spec.data
+    text += [c for c in (ds.id, ds.join_on) if c]
+    return (
+        list(dict.fromkeys(demographic)),
+        [c for c in dict.fromkeys(outputs) if c not in demographic],
+        list(dict.fromkeys(text)),
+    )
+
+
+def open_inputs(
+    spec: Spec,
+    *,
+    data: Any = None,
+    engine_name: str = "duckdb",
+    score: str | None = None,
+) -> Inputs:
+    """Open a run's input files once: the cases, and the self-identification file joined.
+
+    Every block of the run (group rules, battery, LL144 tables) counts these same open
+    files, so what the record fingerprints is what every block counted.
+
+    Raises
+    ------
+    InputError
+        When a file cannot be opened, or a join is asked of a DataFrame or of Spark.
+    """
+    fb = spec.fairness_block
+    ds = spec.data
+    demographic, outputs, text = _roles(spec, score)
+    if ds.demographics is not None and data is not None:
+        raise InputError(
+            "a DataFrame was given, but the spec joins data.demographics: the join reads "
+            "two files.",
+            "Join the self-ID to the DataFrame yourself, or run on the files.",
+        )
+    if ds.demographics is not None and engine_name == "spark":
+        raise InputError(
+            "the spec joins data.demographics, and the self-identification join runs in "
+            "DuckDB only.",
+            "Run without --engine spark, or join the two files before the run.",
+        )
+    if data is not None:
+        return Inputs(engine.open_frame(data))
+    cases_path = ds.cases if ds.cases is not None else (fb.cases if fb is not None else None)
+    if cases_path is None:
+        raise InputError(
+            "the spec names no cases file and no DataFrame was given.",
+            "Set fairness.cases (or data.cases) to the file of decided cases.",
+        )
+    fmt = fb.format if fb is not None and ds.format is None else ds.format
+    delimiter = fb.delimiter if fb is not None else ds.delimiter
+    if engine_name == "spark":
+        return Inputs(engine.open_spark_file(cases_path, fmt, delimiter, text))
+    if engine_name != "duckdb":
+        raise InputError(
+            f"'{engine_name}' is not an engine." + did_you_mean(engine_name, ENGINES),
+            f"Use one of {', '.join(ENGINES)}.",
+        )
+    cases = engine.open_file(cases_path, fmt, delimiter, text, [*text, *outputs])
+    if ds.demographics is None:
+        return Inputs(cases)
+    assert ds.join_on is not None
+    right = engine.open_file(ds.demographics, None, delimiter, text)
+    origin: dict[str, engine.Source] = {}
+    for column in [*demographic, *outputs]:
+        order = [right, cases] if column in demographic else [cases, right]
+        found = next((side for side in order if column in side.kinds), None)
+        if found is not None:
+            origin[column] = found
+    for side in (cases, right):
+        _check_join_id(side, ds.join_on)
+    joined = engine.open_join(
+        cases,
+        right,
+        ds.join_on,
+        [c for c, side in origin.items() if side is cases],
+        [c for c, side in origin.items() if side is right],
+        left_format=fmt,
+        delimiter=delimiter,
+        text_columns=text,
+    )
+    return Inputs(cases, right, joined, origin)
+
+
+def _check_join_id(side: engine.Source, column: str) -> None:
+    """The join key: present, never empty, and unique in each file."""
+    if column not in side.kinds:
+        raise InputError(
+            f"{side.description} has no column '{column}' (the id column to join the two "
+            f"files, data.join_on). Its columns are: {_list(side.columns)}.",
+            did_you_mean(column, side.columns).strip() or "Fix data.join_on.",
+        )
+    empty = engine.lines_of(side, column, None, 1)
+    if empty:
+        raise InputError(
+            f"{side.description}: the id column '{column}' is empty on {side.row_word} "
+            f"{empty[0]}; every row needs an id to join the two files.",
+            "Fill in the id, or drop the row from the export.",
+        )
+    dup = engine.duplicate_unit(side, column)
+    if dup is not None:
+        value, n = dup
+        lines = engine.lines_of(side, column, value, 2)
+        where = f" on {side.row_word}s {lines[0]} and {lines[1]}" if len(lines) == 2 else ""
+        raise InputError(
+            f"{side.description}: the id {show_value(value_text(value))} appears {n} times"
+            f"{where} in column '{column}'; each person must appear once, or the join would "
+            "count one person several times.",
+            "Remove the duplicate rows (keep the decision that was actually made), then "
+            "run again.",
+        )
 
 
 def load_counts(

@@ -43,6 +43,7 @@ from respai.engine.lookups import (
 from respai.engine.opening import (
     MEMORY_ENV,
     MEMORY_LIMIT,
+    decided_rows,
     open_file,
     open_frame,
     open_join,
@@ -71,6 +72,7 @@ __all__ = [
     "Source",
     "all_null",
     "count_cube",
+    "decided_rows",
     "duplicate_unit",
     "file_format",
     "first_non_number",

@@ -282,6 +282,19 @@ def open_join(
     )
 
 
+def decided_rows(joined: JoinedSource) -> JoinedSource:
+    """The rows of a join that come from the left (decisions) file, lazily.
+
+    A self-identification row with no decision is not a case: the group rules and the
+    battery count cases, so they read this view; the LL144 reconciliation reads the whole
+    join and counts such rows on their own.
+    """
+    frame = joined._frame.filter(nw.col(IN_LEFT).fill_null(False))
+    assert joined._con is not None
+    return JoinedSource(joined.description, frame, joined._con, joined.left, joined.right,
+                        joined.on)
+
+
 def open_spark_file(
     path: str | Path,
     declared_format: str | None = None,

@@ -30,6 +30,7 @@ from respai.ll144.diagnosis import (
 )
 from respai.ll144.load import AuditData, load_audit_data
 from respai.ll144.tables import TABLES, CategoryRow, CategoryTable, Finding, build_tables
+from respai.load import Inputs
 from respai.record.canonical import canonical_bytes
 from respai.spec import DEFAULT_ALPHA, LL144Spec, Policy, Spec, load_spec
 from respai.types import Interval, Undefined
@@ -138,6 +139,7 @@ def run_ll144(
     data: Any = None,
     today: dt.date | None = None,
     policy: Policy | None = None,
+    inputs: Inputs | None = None,
 ) -> LL144Result:
     """Run the LL144 bias audit declared by ``spec``.
 
@@ -153,6 +155,9 @@ def run_ll144(
     policy
         A policy whose ``alpha`` sets the Fisher tests' significance level (see
         :func:`ll144_alpha`).
+    inputs
+        The run's input files, already opened, when the audit is one block of a run
+        (:func:`respai.evaluate.evaluate`): the tables count the files every block counts.
 
     Raises
     ------
@@ -170,7 +175,7 @@ def run_ll144(
             f"{origin}: ll144: is required by respai ll144 but missing.",
             "Add an ll144: block with kind, sex, race and selected: or score:.",
         )
-    audit_data = load_audit_data(parsed, data)
+    audit_data = load_audit_data(parsed, data, inputs=inputs)
     median: float | None = None
     hist: dict[tuple[str | None, str | None], dict[float, int]] = {}
     if ll.kind == "scoring":

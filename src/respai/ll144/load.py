@@ -20,7 +20,7 @@ from typing import Any
 from respai import engine
 from respai.eeo1 import AXES, AXIS_TITLES, Normalizer, known_spellings
 from respai.errors import InputError, SpecError, did_you_mean
-from respai.load import has_control, normal_value, show_value, value_text
+from respai.load import Inputs, has_control, normal_value, show_value, value_text
 from respai.spec import LL144Spec, Spec
 
 __all__ = ["AuditData", "Cell", "InputFile", "Reconciliation", "load_audit_data"]
@@ -112,7 +112,7 @@ class AuditData:
     description: str
 
 
-def load_audit_data(spec: Spec, data: Any = None) -> AuditData:
+def load_audit_data(spec: Spec, data: Any = None, *, inputs: Inputs | None = None) -> AuditData:
     """Open, join, count and validate the data of an LL144 spec.
 
     Parameters
@@ -122,6 +122,10 @@ def load_audit_data(spec: Spec, data: Any = None) -> AuditData:
     data
         A DataFrame (pandas, polars, pyarrow, ...) to use instead of ``data.cases``
         (single-file audits only).
+    inputs
+        The run's input files, already opened (:func:`respai.load.open_inputs`), when the
+        audit is one block of a larger run: the LL144 tables then count the very files
+        the other blocks counted and the record fingerprints.
 
     Raises
     ------
@@ -139,6 +143,10 @@ def load_audit_data(spec: Spec, data: Any = None) -> AuditData:
             "Add an ll144: block with kind, sex, race and selected: or score:.",
         )
     ds = spec.data
+    if inputs is not None:
+        gate = _Gate(spec, ll, inputs.cases, [])
+        gate.right, gate.joined = inputs.demographics, inputs.joined
+        return gate.run()
     text = [ll.sex, ll.race, *ll.stages]
     if ll.selected:
         text.append(ll.selected)
@@ -183,6 +191,8 @@ class _Gate:
         self.ll = ll
         self.left = left
         self.right: engine.Source | None = None
+        #: The join, when the run opened it already (see :func:`respai.load.open_inputs`).
+        self.joined: engine.JoinedSource | None = None
         self.text = text
         self.normalizers = {
             axis: Normalizer(axis, ll.categories.get(axis, {}), ll.unknown_values) for axis in AXES
@@ -288,22 +298,27 @@ class _Gate:
         joined = False
         if ds.demographics is not None:
             assert ds.join_on is not None
-            self.right = engine.open_file(ds.demographics, None, ds.delimiter, self.text)
+            if self.right is None:
+                self.right = engine.open_file(ds.demographics, None, ds.delimiter, self.text)
             self._place_columns()
             self._check_id(self.left, ds.join_on, "to join the two files")
             self._check_id(self.right, ds.join_on, "to join the two files")
-            take_left = [c for c in ll.columns() if self.origin_of[c] is self.left]
-            take_right = [c for c in ll.columns() if self.origin_of[c] is self.right]
-            source: engine.Source = engine.open_join(
-                self.left,
-                self.right,
-                ds.join_on,
-                take_left,
-                take_right,
-                left_format=ds.format,
-                delimiter=ds.delimiter,
-                text_columns=self.text,
-            )
+            source: engine.Source
+            if self.joined is not None:
+                source = self.joined
+            else:
+                take_left = [c for c in ll.columns() if self.origin_of[c] is self.left]
+                take_right = [c for c in ll.columns() if self.origin_of[c] is self.right]
+                source = engine.open_join(
+                    self.left,
+                    self.right,
+                    ds.join_on,
+                    take_left,
+                    take_right,
+                    left_format=ds.format,
+                    delimiter=ds.delimiter,
+                    text_columns=self.text,
+                )
             joined = True
         else:
             self._place_columns()
