@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from respai import battery, metrics, tables
 from respai.controls import load_controls
 from respai.counts import Cell
-from respai.render.html import render_report
+from respai.render.report import render_report
 from respai.rules import rate_counts
 
 ROOT = Path(__file__).resolve().parents[1]

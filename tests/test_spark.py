@@ -22,7 +22,8 @@ import pytest
 
 from respai import engine
 from respai.engine.spark import is_remote
-from respai.evaluate import build_predicate, evaluate
+from respai.evaluate import evaluate
+from respai.evidence import build_predicate
 from respai.fairness import evaluate_fairness
 from respai.load import load_counts
 from respai.progress import file_is_large, progress

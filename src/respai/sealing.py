@@ -359,7 +359,7 @@ def seal_evaluation(
 
     def files(envelope: Mapping[str, Any]) -> dict[str, str | bytes]:
         from respai.record.keys import public_key_raw
-        from respai.render.html import render_report
+        from respai.render.report import render_report
 
         return {
             "record.json": envelope_bytes(envelope),

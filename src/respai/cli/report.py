@@ -30,7 +30,7 @@ __all__ = ["report", "sample_page"]
 )
 def report(record: Path, output: Path, pub: Path | None) -> None:
     """Render a signed RECORD as a self-contained HTML report that verifies itself."""
-    from respai.render.html import render_report_file
+    from respai.render.report import render_report_file
     from respai.sealing import write_file
 
     write_file(output, render_report_file(record, pub))

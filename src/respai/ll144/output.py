@@ -105,7 +105,7 @@ def seal_ll144(
     from respai.ll144.seal import ll144_fingerprints, ll144_predicate
     from respai.record import engine_code_fingerprint, format_timestamp, now_utc, seal
     from respai.record.keys import public_key_raw
-    from respai.render.html import render_report
+    from respai.render.report import render_report
     from respai.sealing import envelope_bytes, seal_run
 
     fingerprints = ll144_fingerprints(res, engine_code_fingerprint())

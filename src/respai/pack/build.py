@@ -281,7 +281,7 @@ def build_pack(
         )
         envelope = seal(predicate, None, sk.key, sk.key_id, prev_record_id=prev, start_seq=start)
         from respai.record.keys import public_key_raw
-        from respai.render.html import render_report
+        from respai.render.report import render_report
 
         last: dict[str, bytes] = {
             "record.json": envelope_bytes(envelope),
