@@ -266,3 +266,34 @@ def test_the_demographics_join_works_in_fairness_and_evaluate(
     rec = pred["counts"]["ll144"]["reconciliation"]
     assert rec["self_id_without_decision"] == 1
     assert rec["decisions_without_self_id"] == int(merged["sex"].isna().sum())
+
+
+@pytest.mark.parametrize("joined", [False, True])
+def test_one_scan_counts_the_rules_and_the_ll144_tables(
+    work: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    joined: bool,
+) -> None:
+    from respai import engine
+
+    if joined:
+        _split_self_id(work)
+    assert main(["ll144", "spec.yaml", "--json"]) == 0
+    alone = json.loads(capsys.readouterr().out)
+    calls: list[str] = []
+    for name in ("count_cube", "group_counts", "count_cube_and_groups"):
+        real = getattr(engine, name)
+
+        def spy(*args: Any, _real: Any = real, _name: str = name, **kwargs: Any) -> Any:
+            calls.append(_name)
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(engine, name, spy)
+    main(["evaluate", "spec.yaml", "--out", "out"])
+    assert calls == ["count_cube_and_groups"]  # one scan; the AUC's sort is its own pass
+    tables = _predicate(work / "out" / "record.json")["counts"]["ll144"]["tables"]
+    def counts(rows: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:
+        return {r["category"]: (r["applicants"], r["selected"]) for r in rows}
+
+    for name, table in tables.items():
+        assert counts(table["rows"]) == counts(alone["tables"][name]["rows"])
+        assert table["unknown"] == alone["tables"][name]["unknown"]

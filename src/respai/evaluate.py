@@ -10,7 +10,7 @@ and writes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,6 +26,8 @@ from respai.types import Verdict, worst
 
 if TYPE_CHECKING:
     from respai.ll144.audit import LL144Result
+    from respai.ll144.load import AuditData
+    from respai.load import CountPass, Inputs
 
 __all__ = ["Evaluation", "evaluate", "thresholds_for"]
 
@@ -161,10 +163,13 @@ def evaluate(
 
     parsed.fairness  # noqa: B018 - a spec without fairness: is refused before any file opens
     inputs = open_inputs(parsed, engine_name=engine, score=score)
+    count, tallied = _one_scan(parsed, inputs)
     with ThreadPoolExecutor(max_workers=1) as pool:
         hashing = pool.submit(inputs.fingerprints)
         try:
-            fairness = run_rules(parsed, pol, inputs.decided, score=score, engine_name=engine)
+            fairness = run_rules(
+                parsed, pol, inputs.decided, score=score, engine_name=engine, count=count
+            )
         except BaseException:
             hashing.cancel()
             raise
@@ -195,7 +200,7 @@ def evaluate(
     if parsed.ll144 is not None:
         from respai.ll144.audit import run_ll144
 
-        audit = run_ll144(parsed, policy=pol, inputs=inputs)
+        audit = run_ll144(parsed, policy=pol, inputs=inputs, audit_data=tallied())
     verdicts = [*(t.verdict for t in battery), *(r.verdict for r in fairness.rules)]
     if audit is not None and audit.tables:
         verdicts.append(Verdict.MANUAL_REVIEW)  # LL144 findings are judged, not gated
@@ -214,3 +219,43 @@ def evaluate(
         audit,
         {k: v for k, v in fingerprints.items() if k != "dataset"},
     )
+
+
+def _one_scan(
+    spec: Spec, inputs: Inputs
+) -> tuple[CountPass | None, Callable[[], AuditData | None]]:
+    """The count pass of a run whose spec has an ``ll144:`` block: one scan for both.
+
+    Returns the count pass for the group rules (``None``: the default one) and a getter
+    for the LL144 block's counts that the same scan tallied. The LL144 columns and ids
+    are checked first, before anything is scanned.
+    """
+    if spec.ll144 is None:
+        return None, lambda: None
+    from respai import engine
+    from respai.ll144.load import plan_audit
+
+    plan = plan_audit(spec, inputs)
+    found: dict[str, AuditData] = {}
+
+    def count(
+        source: engine.Source,
+        keys: Sequence[str],
+        probability: str | None,
+        bins: int,
+        non_null: Sequence[str],
+    ) -> list[engine.CubeRow]:
+        cube, rows = engine.count_cube_and_groups(
+            plan.source,
+            keys,
+            probability,
+            bins,
+            non_null,
+            plan.keys,
+            value=plan.value,
+            cube_left_only=inputs.joined is not None,
+        )
+        found["audit"] = plan.finish(rows)
+        return cube
+
+    return count, lambda: found.get("audit")

@@ -13,7 +13,7 @@ from typing import Any
 
 from respai import __version__
 from respai.counts import Counts
-from respai.load import load_counts, open_inputs
+from respai.load import CountPass, load_counts, open_inputs
 from respai.rules import RuleResult, evaluate_rule
 from respai.spec import (
     FairnessSpec,
@@ -154,16 +154,18 @@ def run_rules(
     *,
     score: str | None = None,
     engine_name: str = "duckdb",
+    count: CountPass | None = None,
 ) -> FairnessResult:
     """Load, count and decide the declared rules of an already parsed spec.
 
     ``score`` asks the load for the AUC's rank sums too (used by the battery);
-    ``engine_name`` runs the count pass over a file on ``"duckdb"`` or ``"spark"``.
+    ``engine_name`` runs the count pass over a file on ``"duckdb"`` or ``"spark"``;
+    ``count`` replaces the count pass (see :func:`respai.load.load_counts`).
     """
     fairness = apply_policy(parsed.fairness, pol)
     if data is None:  # the spec's files, the self-identification file joined when declared
         data = open_inputs(parsed, engine_name=engine_name, score=score).decided
-    loaded = load_counts(fairness, data, score=score, engine_name=engine_name)
+    loaded = load_counts(fairness, data, score=score, engine_name=engine_name, count=count)
     counts = loaded.counts
     rules = tuple(evaluate_rule(rule, fairness, counts) for rule in fairness.rules)
     tables = {g.name: group_table(g) for g in counts.groupings.values()}

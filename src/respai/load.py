@@ -23,6 +23,7 @@ from respai.errors import InputError, did_you_mean
 from respai.spec import FairnessSpec, Spec
 
 __all__ = [
+    "CountPass",
     "Inputs",
     "Loaded",
     "case_batches",
@@ -45,6 +46,11 @@ class Loaded:
 
 
 ENGINES = ("duckdb", "spark")
+
+CountPass = Callable[
+    [engine.Source, Sequence[str], str | None, int, Sequence[str]], list[engine.CubeRow]
+]
+"""The count pass's signature: ``(source, keys, probability, bins, count_non_null)``."""
 
 
 def open_cases(
@@ -255,6 +261,7 @@ def load_counts(
     *,
     score: str | None = None,
     engine_name: str = "duckdb",
+    count: CountPass | None = None,
 ) -> Loaded:
     """Open the cases, validate them once, and count them in one engine pass.
 
@@ -269,6 +276,10 @@ def load_counts(
         scored cases and gathers the AUC's rank sums per group (``Counts.ranks``).
     engine_name
         ``"duckdb"`` or ``"spark"`` for a cases file (see :func:`open_cases`).
+    count
+        The count pass to run once the columns are checked (default
+        :func:`respai.engine.count_cube`): a run that also tallies the LL144 tables
+        passes one that counts both in the same scan.
 
     Raises
     ------
@@ -294,7 +305,8 @@ def load_counts(
     keys = [*spec.attributes, spec.label, spec.prediction]
     bins = spec.calibration_bins if spec.probability else None
     extra = [c for c in (spec.unit, score) if c is not None and c != spec.probability]
-    cube = engine.count_cube(source, keys, spec.probability, spec.calibration_bins, extra)
+    passes = count or engine.count_cube
+    cube = passes(source, keys, spec.probability, spec.calibration_bins, extra)
     gate = _Gate(spec, source)
     rows = [gate.row(c) for c in cube]
     if not rows:

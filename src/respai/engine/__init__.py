@@ -30,7 +30,7 @@ plain Python values. The modules, one concept each:
 from __future__ import annotations
 
 from respai.engine.batches import iter_batches
-from respai.engine.counts import count_cube, group_counts
+from respai.engine.counts import count_cube, count_cube_and_groups, group_counts
 from respai.engine.files import LocalFile
 from respai.engine.lookups import (
     all_null,
@@ -72,6 +72,7 @@ __all__ = [
     "Source",
     "all_null",
     "count_cube",
+    "count_cube_and_groups",
     "decided_rows",
     "duplicate_unit",
     "file_format",

@@ -18,11 +18,11 @@ import narwhals as nw
 
 from respai.engine.diagnosis import read_error, shorten
 from respai.engine.finite import check_finite_frame, check_not_a_number
-from respai.engine.source import MICRO, NUMERIC, CubeRow, JoinedSource, Source
-from respai.engine.values import fetch, is_null, plain
+from respai.engine.source import IN_LEFT, MICRO, NUMERIC, CubeRow, JoinedSource, Source
+from respai.engine.values import fetch, is_null, plain, quote
 from respai.errors import InputError
 
-__all__ = ["count_cube", "group_counts", "scan_error"]
+__all__ = ["count_cube", "count_cube_and_groups", "group_counts", "scan_error"]
 
 _VALUE = "__respai_value"
 
@@ -182,3 +182,129 @@ def scan_error(source: Source, exc: Exception) -> InputError:
         f"cannot scan {source.description}: {shorten(str(exc))}.",
         "Check that the files are well formed.",
     )
+
+
+def count_cube_and_groups(
+    source: Source,
+    keys: Sequence[str],
+    probability: str | None,
+    bins: int,
+    count_non_null: Sequence[str],
+    group_keys: Sequence[str],
+    *,
+    value: str | None = None,
+    cube_left_only: bool = False,
+) -> tuple[list[CubeRow], list[tuple[tuple[Any, ...], int]]]:
+    """:func:`count_cube` and :func:`group_counts` from one scan of the data.
+
+    When a run evaluates the group rules and the LL144 tables of one spec, both tallies
+    come from the same open file(s) in one pass: on DuckDB, one ``GROUP BY GROUPING
+    SETS`` query, whose two sets are exactly the two passes' ``GROUP BY`` (the results
+    are the same integers). Elsewhere (an in-memory DataFrame, Spark) the two passes run
+    one after the other over the same source.
+
+    Parameters
+    ----------
+    source
+        The opened cases; with ``cube_left_only``, a :class:`JoinedSource` whose rows
+        without a decision (left side) are left out of the cube but not of the groups.
+    keys, probability, bins, count_non_null
+        As for :func:`count_cube`.
+    group_keys, value
+        As ``keys`` and ``value`` of :func:`group_counts`.
+    cube_left_only
+        Count only the rows of the left (decisions) file in the cube.
+
+    Raises
+    ------
+    InputError
+        When the engine fails while scanning (a bad value deep in a file).
+    """
+    if source._con is None or (cube_left_only and not isinstance(source, JoinedSource)):
+        from respai.engine.opening import decided_rows
+
+        cube_source = (
+            decided_rows(source) if cube_left_only and isinstance(source, JoinedSource)
+            else source
+        )
+        return (
+            count_cube(cube_source, keys, probability, bins, count_non_null),
+            group_counts(source, group_keys, value=value),
+        )
+    q = quote
+    derived = ["1 AS __respai_a"]
+    if probability is not None:
+        p = q(probability)
+        if source.kinds[probability] != NUMERIC:
+            p = f"CAST({p} AS DOUBLE)"
+        scaled, top = f"FLOOR({p} * {bins})", float(bins - 1)
+        derived += [
+            f"{p} AS __respai_p",
+            f"CASE WHEN {scaled} > {top} THEN {top} ELSE {scaled} END AS __respai_bin",
+            f"CAST(COALESCE(FLOOR({p} * {MICRO}), 0) AS BIGINT) AS __respai_micro",
+        ]
+    if value is not None:
+        v = q(value) if source.kinds[value] == NUMERIC else f"CAST({q(value)} AS DOUBLE)"
+        derived.append(f"{v} AS __respai_v")
+    cube_cols = [*((IN_LEFT,) if cube_left_only else ()), *keys]
+    binned = ["__respai_bin"] if probability is not None else []
+    cube_set = [*cube_cols, *binned, "__respai_a"]
+    group_set = [*group_keys, *(["__respai_v"] if value is not None else [])]
+    columns = list(dict.fromkeys([*cube_set, *group_set]))
+    aggs = ["COUNT(*) AS __respai_n"]
+    if probability is not None:
+        aggs += [
+            "COUNT(__respai_p)",
+            "SUM(__respai_micro)",
+            "MIN(__respai_p)",
+            "MAX(__respai_p)",
+        ]
+    aggs += [f"COUNT({q(c)})" for c in count_non_null]
+    sql = (
+        f"SELECT {', '.join(q(c) for c in columns)}, GROUPING(__respai_a) AS __respai_set, "
+        + ", ".join(aggs)
+        + f" FROM (SELECT *, {', '.join(derived)} FROM cases) "
+        + "GROUP BY GROUPING SETS (("
+        + ", ".join(q(c) for c in cube_set)
+        + "), ("
+        + ", ".join(q(c) for c in group_set)
+        + "))"
+    )
+    try:
+        rows = source._con.execute(sql).fetchall()
+    except duckdb.Error as exc:
+        if probability is not None:
+            check_not_a_number(source, probability, exc)
+        raise scan_error(source, exc) from None
+    at = {c: i for i, c in enumerate(columns)}
+    first = len(columns) + 1
+    cube: list[CubeRow] = []
+    groups: list[tuple[tuple[Any, ...], int]] = []
+    n_extra = len(count_non_null)
+    for row in rows:
+        if row[len(columns)] == 1:  # the LL144 set
+            groups.append((tuple(plain(row[at[c]]) for c in group_set), int(row[first])))
+            continue
+        if cube_left_only and not row[at[IN_LEFT]]:
+            continue
+        body = row[first:]
+        non_null = tuple(int(x) for x in body[len(body) - n_extra :]) if n_extra else ()
+        key = tuple(row[at[c]] for c in keys)
+        if probability is None:
+            cube.append(CubeRow(key, None, int(body[0]), 0, 0, None, None, non_null))
+            continue
+        pbin = row[at["__respai_bin"]]
+        n, pn, ps, pmin, pmax = body[:5]
+        cube.append(
+            CubeRow(
+                keys=key,
+                prob_bin=None if is_null(pbin) else int(pbin),
+                n=int(n),
+                prob_n=int(pn),
+                prob_sum=0 if is_null(ps) else int(ps),
+                prob_min=None if is_null(pmin) else float(pmin),
+                prob_max=None if is_null(pmax) else float(pmax),
+                non_null=non_null,
+            )
+        )
+    return cube, groups

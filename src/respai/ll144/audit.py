@@ -140,6 +140,7 @@ def run_ll144(
     today: dt.date | None = None,
     policy: Policy | None = None,
     inputs: Inputs | None = None,
+    audit_data: AuditData | None = None,
 ) -> LL144Result:
     """Run the LL144 bias audit declared by ``spec``.
 
@@ -158,6 +159,9 @@ def run_ll144(
     inputs
         The run's input files, already opened, when the audit is one block of a run
         (:func:`respai.evaluate.evaluate`): the tables count the files every block counts.
+    audit_data
+        The audit's validated counts, when the run counted them already (in the same
+        scan as the group rules; see :func:`respai.ll144.load.plan_audit`).
 
     Raises
     ------
@@ -175,7 +179,8 @@ def run_ll144(
             f"{origin}: ll144: is required by respai ll144 but missing.",
             "Add an ll144: block with kind, sex, race and selected: or score:.",
         )
-    audit_data = load_audit_data(parsed, data, inputs=inputs)
+    if audit_data is None:
+        audit_data = load_audit_data(parsed, data, inputs=inputs)
     median: float | None = None
     hist: dict[tuple[str | None, str | None], dict[float, int]] = {}
     if ll.kind == "scoring":

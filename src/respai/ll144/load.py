@@ -23,7 +23,15 @@ from respai.errors import InputError, SpecError, did_you_mean
 from respai.load import Inputs, has_control, normal_value, show_value, value_text
 from respai.spec import LL144Spec, Spec
 
-__all__ = ["AuditData", "Cell", "InputFile", "Reconciliation", "load_audit_data"]
+__all__ = [
+    "AuditData",
+    "AuditPlan",
+    "Cell",
+    "InputFile",
+    "Reconciliation",
+    "load_audit_data",
+    "plan_audit",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +120,47 @@ class AuditData:
     description: str
 
 
+@dataclass(frozen=True, slots=True)
+class AuditPlan:
+    """An LL144 audit checked and ready to count: the source, the keys, the score column.
+
+    :meth:`finish` turns the rows of the count pass (``(key values, n)`` per distinct
+    combination of ``keys`` and ``value``) into the validated :class:`AuditData`, so a run
+    can count the LL144 tallies in the same scan as the group rules
+    (:func:`respai.engine.count_cube_and_groups`).
+    """
+
+    gate: _Gate
+    source: engine.Source
+    keys: tuple[str, ...]
+    value: str | None
+    joined: bool
+
+    def finish(self, rows: list[tuple[tuple[Any, ...], int]]) -> AuditData:
+        """Validate the counted values and build the cells and the reconciliation."""
+        return self.gate.build(self.source, rows, self.joined)
+
+
+def plan_audit(spec: Spec, inputs: Inputs) -> AuditPlan:
+    """Check an LL144 block against the run's opened files, before any scan.
+
+    Raises
+    ------
+    SpecError, InputError
+        As :func:`load_audit_data`, for the checks made before counting.
+    """
+    ll = spec.ll144
+    if ll is None:
+        origin = str(spec.path) if spec.path is not None else "spec"
+        raise SpecError(
+            f"{origin}: ll144: is required by respai ll144 but missing.",
+            "Add an ll144: block with kind, sex, race and selected: or score:.",
+        )
+    gate = _Gate(spec, ll, inputs.cases, [])
+    gate.right, gate.joined = inputs.demographics, inputs.joined
+    return gate.plan()
+
+
 def load_audit_data(spec: Spec, data: Any = None, *, inputs: Inputs | None = None) -> AuditData:
     """Open, join, count and validate the data of an LL144 spec.
 
@@ -144,9 +193,8 @@ def load_audit_data(spec: Spec, data: Any = None, *, inputs: Inputs | None = Non
         )
     ds = spec.data
     if inputs is not None:
-        gate = _Gate(spec, ll, inputs.cases, [])
-        gate.right, gate.joined = inputs.demographics, inputs.joined
-        return gate.run()
+        plan = plan_audit(spec, inputs)
+        return plan.finish(engine.group_counts(plan.source, plan.keys, value=plan.value))
     text = [ll.sex, ll.race, *ll.stages]
     if ll.selected:
         text.append(ll.selected)
@@ -294,6 +342,12 @@ class _Gate:
     # -- the pass ----------------------------------------------------------------------
 
     def run(self) -> AuditData:
+        """Check the columns, count in one pass, and build the validated cells."""
+        plan = self.plan()
+        return plan.finish(engine.group_counts(plan.source, plan.keys, value=plan.value))
+
+    def plan(self) -> AuditPlan:
+        """Check the columns and the ids (no scan yet): what the count pass must group."""
         ll, ds = self.ll, self.spec.data
         joined = False
         if ds.demographics is not None:
@@ -328,7 +382,12 @@ class _Gate:
         self._check_score()
         columns = [c for c in ll.columns() if c != ll.score]  # once each, score apart
         keys = [*(engine.JOINED_FLAGS if joined else ()), *columns]
-        rows = engine.group_counts(source, keys, value=ll.score)
+        return AuditPlan(self, source, tuple(keys), ll.score, joined)
+
+    def build(
+        self, source: engine.Source, rows: list[tuple[tuple[Any, ...], int]], joined: bool
+    ) -> AuditData:
+        """The validated cells and the reconciliation from the count pass's rows."""
         if not rows:
             raise InputError(
                 f"{source.description} has a header but no rows.",
