@@ -33,8 +33,8 @@ if len(args) > 1:
     con.execute(f"SET threads = {int(args[1])}")
 quoted = path.replace("'", "''")
 reader = f"read_csv('{quoted}')" if path.endswith(".csv") else f"read_parquet('{quoted}')"
-score = ("" if no_score else "least(floor(score * 10), 9) AS bin, ")
-micro = ("0" if no_score else "sum(CAST(floor(score * 1000000) AS BIGINT))")
+score = "" if no_score else "least(floor(score * 10), 9) AS bin, "
+micro = "0" if no_score else "sum(CAST(floor(score * 1000000) AS BIGINT))"
 rows = con.execute(
     f"SELECT label, prediction, sex, race, age_band, {score}count(*) AS n, "
     f"{micro} AS micro FROM {reader} GROUP BY ALL"
@@ -48,14 +48,18 @@ if "--sort" in flags:
     )
     sorted_rows = sum(b.num_rows for b in ordered.to_arrow_reader(1_000_000))
 T_SORT = time.perf_counter()
-print(json.dumps({
-    "peer": "duckdb-floor",
-    "duckdb": duckdb.__version__,
-    "score": not no_score,
-    "rows": int(sum(r[-2] for r in rows)),
-    "cube_rows": len(rows),
-    "import_s": round(T_IMPORT - T0, 3),
-    "scan_groupby_s": round(T_SCAN - T_IMPORT, 3),
-    "sorted_rows": sorted_rows,
-    "sort_stream_s": round(T_SORT - T_SCAN, 3),
-}))
+print(
+    json.dumps(
+        {
+            "peer": "duckdb-floor",
+            "duckdb": duckdb.__version__,
+            "score": not no_score,
+            "rows": int(sum(r[-2] for r in rows)),
+            "cube_rows": len(rows),
+            "import_s": round(T_IMPORT - T0, 3),
+            "scan_groupby_s": round(T_SCAN - T_IMPORT, 3),
+            "sorted_rows": sorted_rows,
+            "sort_stream_s": round(T_SORT - T_SCAN, 3),
+        }
+    )
+)

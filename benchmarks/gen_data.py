@@ -78,8 +78,9 @@ def chunk(seed: int, k: int, start: int, n: int) -> pa.Table:
     )
 
 
-def generate(rows: int, out: Path, formats: tuple[str, ...] = ("parquet", "csv"),
-             seed: int = SEED) -> dict[str, Path]:
+def generate(
+    rows: int, out: Path, formats: tuple[str, ...] = ("parquet", "csv"), seed: int = SEED
+) -> dict[str, Path]:
     """Write ``cases_<rows>.<fmt>`` under ``out`` (skipping files already complete)."""
     out.mkdir(parents=True, exist_ok=True)
     paths = {fmt: out / f"cases_{rows}.{fmt}" for fmt in formats}
@@ -94,8 +95,9 @@ def generate(rows: int, out: Path, formats: tuple[str, ...] = ("parquet", "csv")
         table = chunk(seed, k, start, n)
         if not writers:
             if "parquet" in tmp:
-                writers["parquet"] = pq.ParquetWriter(tmp["parquet"], table.schema,
-                                                      compression="snappy")
+                writers["parquet"] = pq.ParquetWriter(
+                    tmp["parquet"], table.schema, compression="snappy"
+                )
             if "csv" in tmp:
                 writers["csv"] = pcsv.CSVWriter(tmp["csv"], table.schema)
         for w in writers.values():
@@ -113,14 +115,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=float, required=True, help="row count, e.g. 1e7")
     ap.add_argument("--out", type=Path, required=True, help="output folder (not in the repo)")
-    ap.add_argument("--formats", nargs="+", default=["parquet", "csv"],
-                    choices=["parquet", "csv"])
+    ap.add_argument("--formats", nargs="+", default=["parquet", "csv"], choices=["parquet", "csv"])
     ap.add_argument("--seed", type=int, default=SEED)
     a = ap.parse_args()
     t0 = time.perf_counter()
     paths = generate(int(a.rows), a.out, tuple(a.formats), a.seed)
-    print(f"{int(a.rows)} rows in {time.perf_counter() - t0:.1f} s: "
-          + ", ".join(str(p) for p in paths.values()))
+    print(
+        f"{int(a.rows)} rows in {time.perf_counter() - t0:.1f} s: "
+        + ", ".join(str(p) for p in paths.values())
+    )
 
 
 if __name__ == "__main__":

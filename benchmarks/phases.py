@@ -50,7 +50,8 @@ with contextlib.suppress(SystemExit):  # the command exits with the verdict's co
     cli.main(["evaluate", *sys.argv[1:], "--quiet"])
 total = time.perf_counter() - T0
 SPENT["AUC: DuckDB sort and Arrow stream (rest of the AUC pass)"] = (
-    SPENT["AUC pass, all of it"] - SPENT["AUC: numpy fold per group"]
+    SPENT["AUC pass, all of it"]
+    - SPENT["AUC: numpy fold per group"]
     - SPENT["AUC: unpack the codes (numpy)"]
 )
 print(f"\n| phase | s |\n|---|---:|\n| imports | {T_IMPORT - T0:.2f} |", file=sys.stderr)

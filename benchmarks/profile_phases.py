@@ -28,8 +28,10 @@ PHASES: list[tuple[str, str]] = [
     ("AUC pass: numpy fold per group", r"^_RankStream\.|^_sum_squares |^_unpacked "),
     ("gate: value checks per cube cell and score row (Python)", r"^_Gate\.|^build_counts "),
     ("AUC pass: code maps (Python, per cube cell)", r"^_rank_sums \(respai/load\.py"),
-    ("battery: AUC DeLong from rank sums",
-     r"^auc_from_rank_sums|^_auc_entry|^auc \(respai/battery"),
+    (
+        "battery: AUC DeLong from rank sums",
+        r"^auc_from_rank_sums|^_auc_entry|^auc \(respai/battery",
+    ),
     ("battery: other tests", r"^run_battery "),
     ("group rules and tables", r"^run_rules \(respai/fairness.*:1[5-9]\d|^evaluate_rule"),
     ("terminal render", r"^render_evaluation "),

@@ -16,10 +16,29 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 START, END = "<!-- generated:start -->", "<!-- generated:end -->"
-ORDER = ["floor", "floor-noscore", "floor-sort", "respai-full", "respai-noscore", "spark",
-         "respai-spark", "aequitas", "fairlearn", "aif360", "holisticai"]
-OPTIONAL = {"floor-noscore", "floor-sort", "spark", "respai-spark", "aequitas", "fairlearn",
-            "aif360", "holisticai"}
+ORDER = [
+    "floor",
+    "floor-noscore",
+    "floor-sort",
+    "respai-full",
+    "respai-noscore",
+    "spark",
+    "respai-spark",
+    "aequitas",
+    "fairlearn",
+    "aif360",
+    "holisticai",
+]
+OPTIONAL = {
+    "floor-noscore",
+    "floor-sort",
+    "spark",
+    "respai-spark",
+    "aequitas",
+    "fairlearn",
+    "aif360",
+    "holisticai",
+}
 NAMES = {
     "floor": "DuckDB floor (one GROUP BY)",
     "floor-noscore": "DuckDB floor without the score column",
@@ -70,10 +89,13 @@ def tables(data: dict[str, Any]) -> str:
     for n, fmt in sizes:
         here = [r for r in rows if r["n"] == n and r["fmt"] == fmt]
         file_mb = here[0].get("file_mb")
-        lines += [f"### {n:,} rows, {fmt} ({file_mb:,} MB)", "",
-                  "| run | command | wall s (peak MB) | wall vs floor | peak vs floor "
-                  "| wall vs no-score floor |",
-                  "|---:|---|---:|---:|---:|---:|"]
+        lines += [
+            f"### {n:,} rows, {fmt} ({file_mb:,} MB)",
+            "",
+            "| run | command | wall s (peak MB) | wall vs floor | peak vs floor "
+            "| wall vs no-score floor |",
+            "|---:|---|---:|---:|---:|---:|",
+        ]
         runs = sorted({r.get("run", 0) for r in here})
         for run in runs:
             mine = {r["role"]: r for r in here if r.get("run", 0) == run}
@@ -84,7 +106,8 @@ def tables(data: dict[str, Any]) -> str:
                     continue
                 lines.append(
                     f"| {run} | {NAMES[role]} | {_cell(r)} | {_ratio(r, floor, 'wall_s')} | "
-                    f"{_ratio(r, floor, 'peak_rss_mb')} | {_ratio(r, floor0, 'wall_s')} |")
+                    f"{_ratio(r, floor, 'peak_rss_mb')} | {_ratio(r, floor0, 'wall_s')} |"
+                )
         for run in runs:
             mine = {r["role"]: r for r in here if r.get("run", 0) == run}
             for peer in ("aequitas", "fairlearn", "aif360", "holisticai"):
@@ -94,13 +117,16 @@ def tables(data: dict[str, Any]) -> str:
                     lines.append(
                         f"Run {run}, {peer} / respai (wall): full "
                         f"{_ratio(p, mine.get('respai-full'), 'wall_s')}, no score "
-                        f"{_ratio(p, mine.get('respai-noscore'), 'wall_s')}.")
+                        f"{_ratio(p, mine.get('respai-noscore'), 'wall_s')}."
+                    )
         lines.append("")
     helps = [r for r in res if r["label"] == "respai --help"]
     if helps and helps[-1].get("ok"):
         h = helps[-1]
-        lines.append(f"`respai --help`: {h['wall_s']:.2f} s median of {h['ok']} runs "
-                     f"({', '.join(f'{x:.2f}' for x in h['wall_s_all'])}).")
+        lines.append(
+            f"`respai --help`: {h['wall_s']:.2f} s median of {h['ok']} runs "
+            f"({', '.join(f'{x:.2f}' for x in h['wall_s_all'])})."
+        )
     return "\n".join(lines) + "\n"
 
 

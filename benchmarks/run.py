@@ -50,7 +50,10 @@ from typing import Any
 #: Peer scripts of ``../shared/bench/scripts`` and their run counts (``None``: ``--runs``;
 #: the slow ones run once). Each runs in ``<venv-prefix><name>`` when that exists.
 PEERS: list[tuple[str, int | None]] = [
-    ("aequitas", None), ("fairlearn", 1), ("aif360", 1), ("holisticai", 1),
+    ("aequitas", None),
+    ("fairlearn", 1),
+    ("aif360", 1),
+    ("holisticai", 1),
 ]
 
 HERE = Path(__file__).resolve().parent
@@ -89,13 +92,15 @@ def _tree_rss_kb(root: int) -> int:
     return total
 
 
-def run_once(cmd: list[str], timeout: float, cap_mb: float,
-             env: dict[str, str] | None = None) -> dict[str, Any]:
+def run_once(
+    cmd: list[str], timeout: float, cap_mb: float, env: dict[str, str] | None = None
+) -> dict[str, Any]:
     """Run ``cmd`` under /usr/bin/time -v; stop it over ``cap_mb`` or ``timeout``."""
     with tempfile.TemporaryFile("w+") as err, tempfile.TemporaryFile("w+") as out:
         t0 = time.perf_counter()
-        p = subprocess.Popen(["/usr/bin/time", "-v", *cmd], stdout=out, stderr=err,
-                             env=env, start_new_session=True)
+        p = subprocess.Popen(
+            ["/usr/bin/time", "-v", *cmd], stdout=out, stderr=err, env=env, start_new_session=True
+        )
         stopped = None
         peak_seen = 0
         while p.poll() is None:
@@ -104,8 +109,9 @@ def run_once(cmd: list[str], timeout: float, cap_mb: float,
             peak_seen = max(peak_seen, kb)
             elapsed = time.perf_counter() - t0
             if kb > cap_mb * 1024:
-                stopped = (f"stopped at {kb / 1024:,.0f} MB (cap {cap_mb:,.0f} MB) "
-                           f"after {elapsed:.0f} s")
+                stopped = (
+                    f"stopped at {kb / 1024:,.0f} MB (cap {cap_mb:,.0f} MB) after {elapsed:.0f} s"
+                )
             elif elapsed > timeout:
                 stopped = f"stopped after {timeout:.0f} s (time limit)"
             if stopped:
@@ -118,11 +124,11 @@ def run_once(cmd: list[str], timeout: float, cap_mb: float,
         stderr, stdout = err.read(), out.read()
     row: dict[str, Any] = {"rc": p.returncode}
     if stopped:
-        row.update(error=stopped, wall_s=round(wall_outer, 2),
-                   peak_rss_mb=round(peak_seen / 1024))
+        row.update(error=stopped, wall_s=round(wall_outer, 2), peak_rss_mb=round(peak_seen / 1024))
         return row
-    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)",
-                     stderr)
+    wall = re.search(
+        r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", stderr
+    )
     rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", stderr)
     if wall and rss:
         h, m, s = wall.groups()
@@ -142,9 +148,16 @@ def run_once(cmd: list[str], timeout: float, cap_mb: float,
     return row
 
 
-def measure(label: str, cmd: list[str], runs: int, timeout: float, cap_mb: float,
-            env: dict[str, str] | None = None, slow: float = 120.0,
-            **meta: Any) -> dict[str, Any]:
+def measure(
+    label: str,
+    cmd: list[str],
+    runs: int,
+    timeout: float,
+    cap_mb: float,
+    env: dict[str, str] | None = None,
+    slow: float = 120.0,
+    **meta: Any,
+) -> dict[str, Any]:
     rows = []
     for _ in range(runs):
         row = run_once(cmd, timeout, cap_mb, env)
@@ -166,8 +179,9 @@ def measure(label: str, cmd: list[str], runs: int, timeout: float, cap_mb: float
         out["peak_rss_mb_at_stop"] = rows[-1].get("peak_rss_mb")
         if "stderr_tail" in rows[-1]:
             out["stderr_tail"] = rows[-1]["stderr_tail"]
-    shown = (f"{out['wall_s']:.2f} s, {out['peak_rss_mb']:,.0f} MB" if ok
-             else f"FAILED: {out['error']}")
+    shown = (
+        f"{out['wall_s']:.2f} s, {out['peak_rss_mb']:,.0f} MB" if ok else f"FAILED: {out['error']}"
+    )
     print(f"  {label}: {shown}", flush=True)
     return out
 
@@ -190,12 +204,16 @@ def write_specs(data: Path, n: int, fmt: str, path: Path) -> dict[str, Path]:
 
 
 def machine() -> dict[str, Any]:
-    info: dict[str, Any] = {"nproc": os.cpu_count(), "python": platform.python_version(),
-                            "platform": platform.platform()}
+    info: dict[str, Any] = {
+        "nproc": os.cpu_count(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+    }
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as fh:
-            model = next((ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")),
-                         None)
+            model = next(
+                (ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")), None
+            )
         info["cpu"] = model
         with open("/proc/meminfo", encoding="utf-8") as fh:
             kb = int(next(ln for ln in fh if ln.startswith("MemTotal")).split()[1])
@@ -230,8 +248,9 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=1800, help="time limit per run (s)")
     ap.add_argument("--skip", nargs="*", default=[], help="labels (prefixes) to skip")
     ap.add_argument("--only", nargs="*", default=[], help="run only these labels (prefixes)")
-    ap.add_argument("--slow", type=float, default=120.0,
-                    help="a command slower than this (s) runs once")
+    ap.add_argument(
+        "--slow", type=float, default=120.0, help="a command slower than this (s) runs once"
+    )
     ap.add_argument("--append", action="store_true", help="add to the existing results file")
     ap.add_argument("--results", type=Path, default=HERE / "results.json")
     a = ap.parse_args()
@@ -254,10 +273,14 @@ def main() -> None:
 
     def add(label: str, cmd: list[str], runs: int | None = None, **meta: Any) -> None:
         if want(label):
-            results.append(measure(label, cmd, runs or a.runs, a.timeout, a.cap_mb, env,
-                                   a.slow, run=run, **meta))
-            a.results.write_text(json.dumps({"machine": info, "results": results}, indent=1),
-                                 encoding="utf-8")
+            results.append(
+                measure(
+                    label, cmd, runs or a.runs, a.timeout, a.cap_mb, env, a.slow, run=run, **meta
+                )
+            )
+            a.results.write_text(
+                json.dumps({"machine": info, "results": results}, indent=1), encoding="utf-8"
+            )
 
     add("respai --help", [RESPAI, "--help"], runs=max(5, a.runs), n=0, fmt="-")
     for n in sizes:
@@ -270,26 +293,57 @@ def main() -> None:
             specs = write_specs(a.data, n, fmt, path)
             out = str(a.data / f"out_{n}_{fmt}")
             meta = {"n": n, "fmt": fmt, "file_mb": round(path.stat().st_size / 2**20)}
-            add(f"floor {fmt} N={n}", [PY, str(HERE / "floor.py"), str(path)], role="floor",
-                **meta)
-            add(f"floor, no score {fmt} N={n}",
-                [PY, str(HERE / "floor.py"), str(path), "--no-score"], role="floor-noscore",
-                **meta)
-            add(f"floor + sort {fmt} N={n}", [PY, str(HERE / "floor.py"), str(path), "--sort"],
-                role="floor-sort", **meta)
-            add(f"respai evaluate {fmt} N={n}",
+            add(
+                f"floor {fmt} N={n}", [PY, str(HERE / "floor.py"), str(path)], role="floor", **meta
+            )
+            add(
+                f"floor, no score {fmt} N={n}",
+                [PY, str(HERE / "floor.py"), str(path), "--no-score"],
+                role="floor-noscore",
+                **meta,
+            )
+            add(
+                f"floor + sort {fmt} N={n}",
+                [PY, str(HERE / "floor.py"), str(path), "--sort"],
+                role="floor-sort",
+                **meta,
+            )
+            add(
+                f"respai evaluate {fmt} N={n}",
                 [RESPAI, "evaluate", str(specs["full"]), "--no-ledger", "--out", out],
-                role="respai-full", **meta)
-            add(f"respai evaluate, no score {fmt} N={n}",
+                role="respai-full",
+                **meta,
+            )
+            add(
+                f"respai evaluate, no score {fmt} N={n}",
                 [RESPAI, "evaluate", str(specs["noscore"]), "--no-ledger", "--out", out],
-                role="respai-noscore", **meta)
+                role="respai-noscore",
+                **meta,
+            )
             if a.spark and fmt == "parquet":
-                add(f"spark evaluate_fairness {fmt} N={n}",
+                add(
+                    f"spark evaluate_fairness {fmt} N={n}",
                     [PY, str(HERE / "spark_evaluate.py"), str(specs["noscore"]), str(path)],
-                    runs=1, role="spark", **meta)
-                add(f"respai evaluate --engine spark, no score {fmt} N={n}",
-                    [RESPAI, "evaluate", str(specs["noscore"]), "--engine", "spark",
-                     "--no-ledger", "--out", out], runs=1, role="respai-spark", **meta)
+                    runs=1,
+                    role="spark",
+                    **meta,
+                )
+                add(
+                    f"respai evaluate --engine spark, no score {fmt} N={n}",
+                    [
+                        RESPAI,
+                        "evaluate",
+                        str(specs["noscore"]),
+                        "--engine",
+                        "spark",
+                        "--no-ledger",
+                        "--out",
+                        out,
+                    ],
+                    runs=1,
+                    role="respai-spark",
+                    **meta,
+                )
             if a.peers and fmt == "parquet" and SHARED.is_dir():
                 for peer, runs in PEERS:
                     runs = runs or a.runs
@@ -298,8 +352,13 @@ def main() -> None:
                     if not py.exists() or not script.exists():
                         print(f"  {peer}: not run ({py} or {script} missing)", flush=True)
                         continue
-                    add(f"{peer} {fmt} N={n}", [str(py), str(script), str(path)], runs=runs,
-                        role=peer, **meta)
+                    add(
+                        f"{peer} {fmt} N={n}",
+                        [str(py), str(script), str(path)],
+                        runs=runs,
+                        role=peer,
+                        **meta,
+                    )
     print(f"wrote {a.results}; make the table with: {PY} {HERE / 'report.py'}")
 
 

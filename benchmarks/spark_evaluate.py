@@ -30,7 +30,14 @@ text = [*f.attributes, f.label, f.prediction, *([f.unit] if f.unit else [])]
 source = engine.open_spark_file(path, None, f.delimiter, text, session)
 result = evaluate_fairness(spec, source)
 T_DONE = time.perf_counter()
-print(json.dumps({"engine": "spark", "verdict": result.verdict.value,
-                  "cases": result.counts.total,
-                  "session_s": round(T_SESSION - T0, 2),
-                  "evaluate_s": round(T_DONE - T_SESSION, 2)}))
+print(
+    json.dumps(
+        {
+            "engine": "spark",
+            "verdict": result.verdict.value,
+            "cases": result.counts.total,
+            "session_s": round(T_SESSION - T0, 2),
+            "evaluate_s": round(T_DONE - T_SESSION, 2),
+        }
+    )
+)

@@ -61,8 +61,10 @@ def main() -> None:
         sys.exit(f"no COMPAS file at {source}; pass its path as the first argument")
     work = Path(tempfile.mkdtemp(prefix="respai-compas-"))
     try:
-        with source.open(newline="", encoding="utf-8") as fh, \
-                (work / "compas.csv").open("w", newline="", encoding="utf-8") as out:
+        with (
+            source.open(newline="", encoding="utf-8") as fh,
+            (work / "compas.csv").open("w", newline="", encoding="utf-8") as out,
+        ):
             reader = csv.reader(fh)
             header = next(reader)
             seen: set[str] = set()
@@ -74,18 +76,25 @@ def main() -> None:
             writer.writerow(renamed)
             writer.writerows(reader)
         (work / "compas.yaml").write_text(SPEC, encoding="utf-8")
-        run = subprocess.run([sys.executable, "-m", "respai", "ll144", "compas.yaml",
-                              "--out", "audit"], cwd=work, capture_output=True, text=True,
-                             check=False, env={"COLUMNS": "100", "PATH": "/usr/bin:/bin"})
+        run = subprocess.run(
+            [sys.executable, "-m", "respai", "ll144", "compas.yaml", "--out", "audit"],
+            cwd=work,
+            capture_output=True,
+            text=True,
+            check=False,
+            env={"COLUMNS": "100", "PATH": "/usr/bin:/bin"},
+        )
         if run.returncode != 0:
             sys.exit(f"respai ll144 exited {run.returncode}:\n{run.stderr}")
         text = run.stderr.replace(str(work), "<work>")
         (OUT / "ll144-compas.yaml").write_text(SPEC, encoding="utf-8")
         (OUT / "ll144-compas.txt").write_text(
-            "$ respai ll144 compas.yaml --out audit\n" + text, encoding="utf-8")
+            "$ respai ll144 compas.yaml --out audit\n" + text, encoding="utf-8"
+        )
         md = (work / "audit" / "summary.md").read_text(encoding="utf-8")
-        (OUT / "ll144-compas-summary.txt").write_text(md.replace(str(work), "<work>"),
-                                                     encoding="utf-8")
+        (OUT / "ll144-compas-summary.txt").write_text(
+            md.replace(str(work), "<work>"), encoding="utf-8"
+        )
         print(f"wrote {OUT / 'll144-compas.txt'} and the summary")
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -541,9 +541,7 @@ def signed_records(work: Path) -> None:
     for name in ("loan_screen.csv", "loan_screen.yaml"):
         scrub.keep_file(work / "respai-demo" / name)
     home = work / "keys"
-    with _environment(
-        RESPAI_HOME=str(home), RESPAI_KEY_PASSPHRASE=None, XDG_CONFIG_HOME=None
-    ):
+    with _environment(RESPAI_HOME=str(home), RESPAI_KEY_PASSPHRASE=None, XDG_CONFIG_HOME=None):
         evaluate_examples(work, home, scrub)
         statement = record_examples(work, scrub)
         battery_worked(statement["predicate"])
@@ -602,8 +600,16 @@ def evaluate_examples(work: Path, home: Path, scrub: Scrub) -> None:
     gated = Run(
         work,
         "respai evaluate respai-demo/battery.yaml --policy gate.yaml --no-ledger --out gated",
-        [*cmd, "evaluate", "respai-demo/battery.yaml", "--policy", "gate.yaml",
-         "--no-ledger", "--out", "gated"],
+        [
+            *cmd,
+            "evaluate",
+            "respai-demo/battery.yaml",
+            "--policy",
+            "gate.yaml",
+            "--no-ledger",
+            "--out",
+            "gated",
+        ],
         1,
     )
     _write("evaluate-policy.txt", scrub(gated.transcript()))
@@ -735,15 +741,21 @@ def battery_worked(predicate: dict[str, Any]) -> None:
     positives, negatives = ranks["scored_labelled_1"], ranks["scored_labelled_0"]
     twice_u = int(ranks["twice_u"])
     found = stats.auc_from_rank_sums(
-        positives, negatives, twice_u, int(ranks["positive_placement_squares"]),
+        positives,
+        negatives,
+        twice_u,
+        int(ranks["positive_placement_squares"]),
         int(ranks["negative_placement_squares"]),
     )
     assert found is not None
     value, iv, se = found
     record = tests["auc"]
     assert iv is not None and se is not None
-    if (value, iv.lo, iv.hi) != (record["value"], record["interval"]["lo"],
-                                 record["interval"]["hi"]):
+    if (value, iv.lo, iv.hi) != (
+        record["value"],
+        record["interval"]["lo"],
+        record["interval"]["hi"],
+    ):
         sys.exit("gen_docs_examples: the worked AUC differs from the record")
     lines += [
         "",
@@ -876,8 +888,12 @@ def rotation(work: Path, scrub: Scrub) -> None:
 
     def evaluate(key: str, out: str, expect: int = 1) -> None:
         shown = f"respai evaluate {SPEC} --key {key} --no-ledger --out {out}"
-        run = Run(work, shown, [*cmd, "evaluate", SPEC, "--key", key, "--no-ledger",
-                                "--out", out], expect)
+        run = Run(
+            work,
+            shown,
+            [*cmd, "evaluate", SPEC, "--key", key, "--no-ledger", "--out", out],
+            expect,
+        )
         last = run.stderr.rstrip("\n").splitlines()[-1]
         parts.append(f"$ {shown}\n…\n{last}\n$ echo $?\n{run.code}\n")
 
@@ -887,8 +903,9 @@ def rotation(work: Path, scrub: Scrub) -> None:
         parts.append(run.transcript())
 
     def new_key(label: str) -> str:
-        run = Run(work, "respai keys new --dir rotation",
-                  [*cmd, "keys", "new", "--dir", "rotation"], 0)
+        run = Run(
+            work, "respai keys new --dir rotation", [*cmd, "keys", "new", "--dir", "rotation"], 0
+        )
         kid = _listed_keys(work / "rotation")[-1]
         scrub.key(kid, label)
         parts.append(run.transcript())
@@ -910,8 +927,10 @@ def rotation(work: Path, scrub: Scrub) -> None:
     _write("keys-rotation.txt", scrub("\n".join(parts)))
 
     data = json.loads((work / "rotation" / "keys.json").read_text(encoding="utf-8"))
-    windows = [{k: e[k] for k in ("key_id", "not_before", "not_after", "revoked_at")}
-               for e in data["keys"]]
+    windows = [
+        {k: e[k] for k in ("key_id", "not_before", "not_after", "revoked_at")}
+        for e in data["keys"]
+    ]
     _write("keys-rotation.json", scrub(_json({"keys": windows})))
 
     parts.clear()

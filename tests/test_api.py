@@ -22,11 +22,15 @@ def file_result() -> respai.FairnessResult:
 
 
 @pytest.mark.parametrize("kind", ["pandas", "polars", "pyarrow"])
-def test_frame_gives_the_same_result_as_the_file(kind: str,
-                                                 file_result: respai.FairnessResult) -> None:
+def test_frame_gives_the_same_result_as_the_file(
+    kind: str, file_result: respai.FairnessResult
+) -> None:
     df = pd.read_csv(SAMPLES / "loan_screen.csv", dtype={"sex": "string"})
-    native = {"pandas": df, "polars": pl.from_pandas(df),
-              "pyarrow": pa.Table.from_pandas(df, preserve_index=False)}[kind]
+    native = {
+        "pandas": df,
+        "polars": pl.from_pandas(df),
+        "pyarrow": pa.Table.from_pandas(df, preserve_index=False),
+    }[kind]
     spec = respai.load_spec(SAMPLES / "loan_screen.yaml")
     result = evaluate_fairness(spec, native)
     assert result.counts.groupings == file_result.counts.groupings
@@ -39,7 +43,9 @@ def test_frame_gives_the_same_result_as_the_file(kind: str,
 
 def test_spec_object_without_yaml() -> None:
     spec = FairnessSpec(
-        label="y", prediction="p", attributes={"g": ("a", "b")},
+        label="y",
+        prediction="p",
+        attributes={"g": ("a", "b")},
         rules=(Rule(id="sel", rate=Rate.SELECTION, attributes=("g",), max_group_gap=0.9),),
         min_cell=5,
     )
@@ -51,15 +57,15 @@ def test_spec_object_without_yaml() -> None:
 
 def test_not_a_frame_is_an_input_error() -> None:
     with pytest.raises(InputError, match="cannot read a list"):
-        evaluate_fairness({"label": "y", "prediction": "p", "attributes": {"g": ["a"]}},
-                          [1, 2, 3])
+        evaluate_fairness({"label": "y", "prediction": "p", "attributes": {"g": ["a"]}}, [1, 2, 3])
 
 
 def test_missing_column_in_frame_is_named() -> None:
     df = pd.DataFrame({"y": [1], "predictions": [1], "g": ["a"]})
     with pytest.raises(InputError, match="no column 'prediction'") as info:
         evaluate_fairness(
-            {"label": "y", "prediction": "prediction", "attributes": {"g": ["a"]}}, df)
+            {"label": "y", "prediction": "prediction", "attributes": {"g": ["a"]}}, df
+        )
     assert "Did you mean 'predictions'?" in info.value.diagnostics()
 
 

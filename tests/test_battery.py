@@ -68,25 +68,30 @@ def test_battery_matches_references(seed: int, n: int, ties: bool) -> None:
         s = np.round(s, 1)
     g = rng.choice(["a", "b", "c"], n)
     counts = counts_from_arrays(y, p, s, g)
-    results = {r.key: r for r in run_battery(counts, list(DEFAULT_THRESHOLDS),
-                                             DEFAULT_THRESHOLDS)}
+    results = {r.key: r for r in run_battery(counts, list(DEFAULT_THRESHOLDS), DEFAULT_THRESHOLDS)}
     assert results["accuracy"].value == pytest.approx(accuracy_score(y, p), abs=1e-12)
     if 0 < y.sum() < n:
         assert results["auc"].value == pytest.approx(roc_auc_score(y, s), abs=1e-12)
         _, se = brute_delong(y, s)
-        assert results["auc"].details["overall"]["standard_error"] == pytest.approx(se,
-                                                                                  rel=1e-9)
-    frame = MetricFrame(metrics={"sr": selection_rate, "tpr": true_positive_rate},
-                        y_true=y, y_pred=p, sensitive_features=g)
+        assert results["auc"].details["overall"]["standard_error"] == pytest.approx(se, rel=1e-9)
+    frame = MetricFrame(
+        metrics={"sr": selection_rate, "tpr": true_positive_rate},
+        y_true=y,
+        y_pred=p,
+        sensitive_features=g,
+    )
     if len(frame.by_group) == 3 and (frame.by_group["sr"] > 0).any():
         assert results["impact_ratio:g"].value == pytest.approx(
-            demographic_parity_ratio(y, p, sensitive_features=g), abs=1e-12)
+            demographic_parity_ratio(y, p, sensitive_features=g), abs=1e-12
+        )
         assert results["selection_rate_diff:g"].value == pytest.approx(
-            demographic_parity_difference(y, p, sensitive_features=g), abs=1e-12)
+            demographic_parity_difference(y, p, sensitive_features=g), abs=1e-12
+        )
     tpr_defined = all(((g == k) & (y == 1)).any() for k in "abc")
     if tpr_defined:
         assert results["equal_opportunity_diff:g"].value == pytest.approx(
-            equal_opportunity_difference(y, p, sensitive_features=g), abs=1e-12)
+            equal_opportunity_difference(y, p, sensitive_features=g), abs=1e-12
+        )
     for key in ("impact_ratio:g", "selection_rate_diff:g"):
         r = results[key]
         if r.value is not None:
@@ -115,8 +120,7 @@ def test_undefined_values_are_insufficient_evidence() -> None:
     s = np.array([0.1, 0.2, 0.3, 0.4])
     g = np.array(["a", "a", "b", "b"])
     counts = counts_from_arrays(y, p, s, g)
-    res = {r.key: r for r in run_battery(counts, list(DEFAULT_THRESHOLDS),
-                                         DEFAULT_THRESHOLDS)}
+    res = {r.key: r for r in run_battery(counts, list(DEFAULT_THRESHOLDS), DEFAULT_THRESHOLDS)}
     assert res["auc"].value is None and res["auc"].verdict is Verdict.INSUFFICIENT_EVIDENCE
     assert res["auc"].undefined is not None
     # group c is declared but has no cases
@@ -131,17 +135,24 @@ def test_auc_delong_toy_example() -> None:
     assert auc == pytest.approx(8.5 / 9)
 
 
-@pytest.mark.parametrize(("value", "iv", "decision", "want"), [
-    (0.85, (0.82, 0.88), Decision.ESTIMATE, (Verdict.PASS, False)),
-    (0.85, (0.75, 0.90), Decision.ESTIMATE, (Verdict.PASS, True)),
-    (0.75, (0.70, 0.85), Decision.ESTIMATE, (Verdict.FAIL, True)),
-    (0.85, (0.75, 0.90), Decision.INTERVAL, (Verdict.INSUFFICIENT_EVIDENCE, True)),
-    (0.85, (0.81, 0.90), Decision.INTERVAL, (Verdict.PASS, False)),
-    (0.70, (0.60, 0.79), Decision.INTERVAL, (Verdict.FAIL, False)),
-    (None, None, Decision.ESTIMATE, (Verdict.INSUFFICIENT_EVIDENCE, False)),
-])
-def test_decision_table(value: float | None, iv: tuple[float, float] | None,
-                        decision: Decision, want: tuple[Verdict, bool]) -> None:
+@pytest.mark.parametrize(
+    ("value", "iv", "decision", "want"),
+    [
+        (0.85, (0.82, 0.88), Decision.ESTIMATE, (Verdict.PASS, False)),
+        (0.85, (0.75, 0.90), Decision.ESTIMATE, (Verdict.PASS, True)),
+        (0.75, (0.70, 0.85), Decision.ESTIMATE, (Verdict.FAIL, True)),
+        (0.85, (0.75, 0.90), Decision.INTERVAL, (Verdict.INSUFFICIENT_EVIDENCE, True)),
+        (0.85, (0.81, 0.90), Decision.INTERVAL, (Verdict.PASS, False)),
+        (0.70, (0.60, 0.79), Decision.INTERVAL, (Verdict.FAIL, False)),
+        (None, None, Decision.ESTIMATE, (Verdict.INSUFFICIENT_EVIDENCE, False)),
+    ],
+)
+def test_decision_table(
+    value: float | None,
+    iv: tuple[float, float] | None,
+    decision: Decision,
+    want: tuple[Verdict, bool],
+) -> None:
     t = Threshold(">=", 0.80, "test", decision)
     interval = None if iv is None else Interval(iv[0], iv[1], "x", 0.95)
     assert decide(value, interval, t)[:2] == want
@@ -151,10 +162,12 @@ def test_decision_table(value: float | None, iv: tuple[float, float] | None,
 
 
 def test_run_battery_runs_each_registry_entry_in_order() -> None:
-    rows = [Row((k, k), (None, None), y, p, None, 5)
-            for k in "abc" for y in (0, 1) for p in (0, 1)]
-    counts = build_counts(rows, {"g": ["a", "b", "c"], "h": ["a", "b", "c"]},
-                          [("g",), ("h",)], None)
+    rows = [
+        Row((k, k), (None, None), y, p, None, 5) for k in "abc" for y in (0, 1) for p in (0, 1)
+    ]
+    counts = build_counts(
+        rows, {"g": ["a", "b", "c"], "h": ["a", "b", "c"]}, [("g",), ("h",)], None
+    )
     counts = replace(counts, null_cells={"label": 0})
     results = run_battery(counts, list(reversed(battery.BATTERY)), DEFAULT_THRESHOLDS)
     want = [
@@ -169,10 +182,14 @@ def test_run_battery_runs_each_registry_entry_in_order() -> None:
 
 
 def test_group_rates_are_the_registry_rate() -> None:
-    cells = {("a",): Cell(tp=3, fp=2, tn=4, fn=1, missing_pos=2, missing_neg=1),
-             ("b",): Cell(tp=1, fp=5, tn=2, fn=6, missing_neg=3)}
-    counts = replace(build_counts([], {"g": ["a", "b"]}, [("g",)], None), groupings={
-        ("g",): Grouping(("g",), cells, None, {})})
+    cells = {
+        ("a",): Cell(tp=3, fp=2, tn=4, fn=1, missing_pos=2, missing_neg=1),
+        ("b",): Cell(tp=1, fp=5, tn=2, fn=6, missing_neg=3),
+    }
+    counts = replace(
+        build_counts([], {"g": ["a", "b"]}, [("g",)], None),
+        groupings={("g",): Grouping(("g",), cells, None, {})},
+    )
     for entry in battery.REGISTRY.values():
         if not entry.per_grouping:
             continue
@@ -185,8 +202,11 @@ def test_group_rates_are_the_registry_rate() -> None:
 
 def test_a_group_without_predictions_is_named_with_what_it_lacks() -> None:
     # group b has cases, but none with a prediction: its selection rate is over 0 cases
-    rows = [Row(("a",), (None,), 1, 1, None, 4), Row(("a",), (None,), 0, 0, None, 4),
-            Row(("b",), (None,), 1, None, None, 3)]
+    rows = [
+        Row(("a",), (None,), 1, 1, None, 4),
+        Row(("a",), (None,), 0, 0, None, 4),
+        Row(("b",), (None,), 1, None, None, 3),
+    ]
     counts = build_counts(rows, {"g": ["a", "b"]}, [("g",)], None)
     (ratio,) = run_battery(counts, ["impact_ratio"], DEFAULT_THRESHOLDS)
     assert ratio.undefined is not None and ratio.undefined.code == "empty_group"

@@ -15,8 +15,14 @@ SAMPLES = Path(__file__).resolve().parent.parent / "src" / "respai" / "samples"
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "respai", *args], capture_output=True,
-                          text=True, cwd=cwd, check=False, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "respai", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
+        timeout=120,
+    )
 
 
 def test_fairness_json_goes_to_stdout_and_the_summary_to_stderr() -> None:
@@ -41,12 +47,13 @@ def test_without_json_stdout_is_empty(capsys: pytest.CaptureFixture[str]) -> Non
     assert "fnr-crossed" in err and "left out:" in err and "assumptions" in err
 
 
-def test_policy_changes_the_exit_code(tmp_path: Path,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_policy_changes_the_exit_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     policy = tmp_path / "lenient.yaml"
-    policy.write_text("rules:\n  fnr-crossed: {max_group_gap: 1.0}\n"
-                      "  fnr-by-sex: {max_group_gap: 0.2}\n"
-                      "  error-by-age: {worst_group: {max: 0.5}}\n")
+    policy.write_text(
+        "rules:\n  fnr-crossed: {max_group_gap: 1.0}\n"
+        "  fnr-by-sex: {max_group_gap: 0.2}\n"
+        "  error-by-age: {worst_group: {max: 0.5}}\n"
+    )
     code = main(["fairness", str(SAMPLES / "loan_screen.yaml"), "--policy", str(policy)])
     err = " ".join(capsys.readouterr().err.split())  # undo terminal wrapping
     # crossed rule now has a limit of 1.0 but the female x over_60 cell is fine, so
@@ -75,8 +82,15 @@ def test_demo_writes_its_outputs_and_exits_0(tmp_path: Path) -> None:
     proc = run("demo", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     names = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
-    assert names == ["fairness.json", "fairness.txt", "loan_screen.csv", "loan_screen.yaml",
-                     "tables/age_band.csv", "tables/sex.csv", "tables/sex_age_band.csv"]
+    assert names == [
+        "fairness.json",
+        "fairness.txt",
+        "loan_screen.csv",
+        "loan_screen.yaml",
+        "tables/age_band.csv",
+        "tables/sex.csv",
+        "tables/sex_age_band.csv",
+    ]
     assert f"wrote {out}" in proc.stderr
     payload = json.loads((out / "fairness.json").read_text())
     assert payload["source"] == str(out / "loan_screen.csv")
@@ -99,12 +113,17 @@ def test_exit_code_table() -> None:
     from respai import Verdict
 
     assert {v.value: v.exit_code for v in Verdict} == {
-        "PASS": 0, "FAIL": 1, "INSUFFICIENT_EVIDENCE": 3, "MANUAL_REVIEW": 4}
+        "PASS": 0,
+        "FAIL": 1,
+        "INSUFFICIENT_EVIDENCE": 3,
+        "MANUAL_REVIEW": 4,
+    }
 
 
 @pytest.mark.parametrize("target", ["afile", "afile/sub"])
-def test_demo_bad_out_is_a_clear_error(tmp_path: Path, target: str,
-                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_demo_bad_out_is_a_clear_error(
+    tmp_path: Path, target: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "afile").write_text("x")
     code = main(["demo", "--out", str(tmp_path / target)])
     err = capsys.readouterr().err
@@ -120,5 +139,7 @@ def test_nan_probability_in_a_polars_frame_is_named() -> None:
 
     df = pl.DataFrame({"y": [1, 0], "p": [1, 0], "s": [0.5, float("nan")], "g": ["a", "b"]})
     with pytest.raises(InputError, match="probability column 's'"):
-        evaluate_fairness({"label": "y", "prediction": "p", "probability": "s",
-                           "attributes": {"g": ["a", "b"]}}, df)
+        evaluate_fairness(
+            {"label": "y", "prediction": "p", "probability": "s", "attributes": {"g": ["a", "b"]}},
+            df,
+        )

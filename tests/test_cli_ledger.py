@@ -61,14 +61,24 @@ def test_killing_evaluate_mid_run_leaves_a_verifiable_ledger(work: Path) -> None
     first = subprocess.run([*cmd, "o0"], cwd=work, env=env, capture_output=True, check=False)
     assert first.returncode == 1, first.stderr
     for i, delay in enumerate((0.3, 0.8, 1.2, 1.6)):
-        proc = subprocess.Popen([*cmd, f"k{i}"], cwd=work, env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [*cmd, f"k{i}"],
+            cwd=work,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         time.sleep(delay)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-    check = subprocess.run([sys.executable, "-m", "respai", "verify", "--ledger", ".respai",
-                            "--json"], cwd=work, env=env, capture_output=True, text=True,
-                           check=False)
+    check = subprocess.run(
+        [sys.executable, "-m", "respai", "verify", "--ledger", ".respai", "--json"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert check.returncode == 0, check.stderr
     assert json.loads(check.stdout)["ok"] is True
 

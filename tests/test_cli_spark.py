@@ -43,8 +43,9 @@ def test_fairness_on_spark_equals_duckdb() -> None:
 def test_evaluate_on_spark_equals_duckdb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RESPAI_HOME", str(tmp_path / "keys"))
     _, duck = _json("evaluate", str(SPEC), "--no-ledger", "--out", str(tmp_path / "d"))
-    _, spark = _json("evaluate", str(SPEC), "--no-ledger", "--out", str(tmp_path / "s"),
-                     "--engine", "spark")
+    _, spark = _json(
+        "evaluate", str(SPEC), "--no-ledger", "--out", str(tmp_path / "s"), "--engine", "spark"
+    )
     for payload in (duck, spark):
         for key in ("run_id", "timestamp", "record"):
             payload.pop(key)

@@ -62,18 +62,24 @@ def oracle(rows: list[dict[str, Any]]) -> dict[tuple[str, ...], Any]:
     return out
 
 
-row_strategy = st.fixed_dictionaries({
-    "label": st.sampled_from([0, 1]),
-    "prediction": st.sampled_from([0, 1, None]),
-    "score": st.one_of(st.none(), st.sampled_from([0.0, 0.1, 0.2, 0.35, 0.5, 0.61, 0.999, 1.0]),
-                       st.floats(0, 1, allow_nan=False)),
-    "sex": st.sampled_from(["f", "m", None, "x"]),
-    "age": st.sampled_from(["a", "b", "c", None, "zz"]),
-})
+row_strategy = st.fixed_dictionaries(
+    {
+        "label": st.sampled_from([0, 1]),
+        "prediction": st.sampled_from([0, 1, None]),
+        "score": st.one_of(
+            st.none(),
+            st.sampled_from([0.0, 0.1, 0.2, 0.35, 0.5, 0.61, 0.999, 1.0]),
+            st.floats(0, 1, allow_nan=False),
+        ),
+        "sex": st.sampled_from(["f", "m", None, "x"]),
+        "age": st.sampled_from(["a", "b", "c", None, "zz"]),
+    }
+)
 
 
-@settings(max_examples=15, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(rows=st.lists(row_strategy, min_size=1, max_size=60))
 def test_counts_equal_oracle(run_engine: Callable[..., Any], rows: list[dict[str, Any]]) -> None:
     counts = run_engine(SPEC, rows, COLUMNS)
@@ -84,8 +90,9 @@ def test_counts_equal_oracle(run_engine: Callable[..., Any], rows: list[dict[str
         assert dict(got.left_out) == left
         for key, cell in got.groups.items():
             want = cells.get(key, dict.fromkeys(["tp", "fp", "tn", "fn", "mp", "mn"], 0))
-            assert cell == Cell(want["tp"], want["fp"], want["tn"], want["fn"], want["mp"],
-                                want["mn"])
+            assert cell == Cell(
+                want["tp"], want["fp"], want["tn"], want["fn"], want["mp"], want["mn"]
+            )
             want_bins = bins.get(key, [[0, 0, 0] for _ in range(5)])
             assert [list(b) for b in got.calibration[key].bins] == want_bins
         assert set(cells) <= set(got.groups)
@@ -102,8 +109,11 @@ def test_every_declared_group_has_a_row(run_engine: Callable[..., Any]) -> None:
 
 def test_integer_attribute_values_match_declared_text(run_engine: Callable[..., Any]) -> None:
     spec = {"label": "label", "prediction": "prediction", "attributes": {"sex": [1, 2]}}
-    rows = [{"label": 1, "prediction": 0, "sex": 1}, {"label": 0, "prediction": 0, "sex": 2},
-            {"label": 0, "prediction": 1, "sex": 3}]
+    rows = [
+        {"label": 1, "prediction": 0, "sex": 1},
+        {"label": 0, "prediction": 0, "sex": 2},
+        {"label": 0, "prediction": 1, "sex": 3},
+    ]
     counts = run_engine(spec, rows, ["label", "prediction", "sex"])
     sex = counts.groupings[("sex",)]
     assert sex.groups[("1",)] == Cell(fn=1)
@@ -112,11 +122,18 @@ def test_integer_attribute_values_match_declared_text(run_engine: Callable[..., 
 
 
 def test_label_and_prediction_maps(run_engine: Callable[..., Any]) -> None:
-    spec = {"label": "label", "prediction": "prediction", "attributes": {"g": ["u", "v"]},
-            "label_map": {"good": 1, "bad": 0}, "prediction_map": {"yes": 1, "no": 0}}
-    rows = [{"label": "good", "prediction": "yes", "g": "u"},
-            {"label": "bad", "prediction": "yes", "g": "u"},
-            {"label": "good", "prediction": None, "g": "v"}]
+    spec = {
+        "label": "label",
+        "prediction": "prediction",
+        "attributes": {"g": ["u", "v"]},
+        "label_map": {"good": 1, "bad": 0},
+        "prediction_map": {"yes": 1, "no": 0},
+    }
+    rows = [
+        {"label": "good", "prediction": "yes", "g": "u"},
+        {"label": "bad", "prediction": "yes", "g": "u"},
+        {"label": "good", "prediction": None, "g": "v"},
+    ]
     counts = run_engine(spec, rows, ["label", "prediction", "g"])
     g = counts.groupings[("g",)]
     assert g.groups[("u",)] == Cell(tp=1, fp=1)

@@ -44,8 +44,9 @@ def run_evaluate(*args: str) -> tuple[int, dict[str, Any]]:
     return code, json.loads(buf.getvalue())
 
 
-def test_evaluate_writes_a_record_that_verifies(home: Path, tmp_path: Path,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_evaluate_writes_a_record_that_verifies(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, summary = run_evaluate("--out", str(tmp_path / "out"))
     err = capsys.readouterr().err
     assert code == 1 and summary["verdict"] == "FAIL"
@@ -70,9 +71,11 @@ def test_battery_numbers_match_sklearn_on_the_sample(home: Path, tmp_path: Path)
     df = pd.read_csv(SAMPLES / "loan_screen.csv", dtype={"sex": "string"})
     with_pred = df.dropna(subset=["prediction"])
     assert tests["accuracy"]["value"] == pytest.approx(
-        accuracy_score(with_pred["label"], with_pred["prediction"]), abs=1e-12)
-    assert tests["auc"]["value"] == pytest.approx(roc_auc_score(df["label"], df["score"]),
-                                                  abs=1e-12)
+        accuracy_score(with_pred["label"], with_pred["prediction"]), abs=1e-12
+    )
+    assert tests["auc"]["value"] == pytest.approx(
+        roc_auc_score(df["label"], df["score"]), abs=1e-12
+    )
     declared = with_pred[with_pred["sex"].isin(["female", "male"])]
     rates = declared.groupby("sex")["prediction"].mean()
     assert tests["impact_ratio:sex"]["value"] == pytest.approx(rates.min() / rates.max())
@@ -112,8 +115,10 @@ def test_numbers_recompute_from_the_record_alone(home: Path, tmp_path: Path) -> 
 
 def test_policy_sets_thresholds_and_the_decision_rule(home: Path, tmp_path: Path) -> None:
     policy = tmp_path / "gate.yaml"
-    policy.write_text("tests:\n  impact_ratio: {threshold: 0.9, decision: interval}\n"
-                      "  accuracy: {threshold: 0.95}\n")
+    policy.write_text(
+        "tests:\n  impact_ratio: {threshold: 0.9, decision: interval}\n"
+        "  accuracy: {threshold: 0.95}\n"
+    )
     _, summary = run_evaluate("--policy", str(policy), "--out", str(tmp_path / "out"))
     tests = {t["test_key"]: t for t in summary["tests"]}
     acc = tests["accuracy"]
@@ -126,7 +131,8 @@ def test_policy_sets_thresholds_and_the_decision_rule(home: Path, tmp_path: Path
 
 
 def test_encrypted_key_with_passphrase_from_the_environment(
-        home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("RESPAI_KEY_PASSPHRASE", "correct horse battery staple")
     assert main(["keys", "new", "--dir", str(tmp_path / "k")]) == 0
     key = next((tmp_path / "k").glob("respai-*.key"))
@@ -135,18 +141,32 @@ def test_encrypted_key_with_passphrase_from_the_environment(
     code, summary = run_evaluate("--key", str(key), "--out", str(tmp_path / "out"))
     assert code == 1 and summary["key_id"].startswith("sha256:")
     monkeypatch.setenv("RESPAI_KEY_PASSPHRASE", "wrong")
-    assert main(["evaluate", str(SPEC), "--key", str(key), "--no-ledger",
-                 "--out", str(tmp_path / "out3")]) == 2
+    assert (
+        main(
+            [
+                "evaluate",
+                str(SPEC),
+                "--key",
+                str(key),
+                "--no-ledger",
+                "--out",
+                str(tmp_path / "out3"),
+            ]
+        )
+        == 2
+    )
     assert not (tmp_path / "out3").exists()
 
 
-def test_key_readable_by_others_is_refused(home: Path, tmp_path: Path,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_key_readable_by_others_is_refused(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["keys", "new", "--dir", str(tmp_path / "k")]) == 0
     key = next((tmp_path / "k").glob("respai-*.key"))
     os.chmod(key, 0o644)
-    code = main(["evaluate", str(SPEC), "--key", str(key), "--no-ledger",
-                 "--out", str(tmp_path / "out")])
+    code = main(
+        ["evaluate", str(SPEC), "--key", str(key), "--no-ledger", "--out", str(tmp_path / "out")]
+    )
     err = capsys.readouterr().err
     assert code == 2 and "chmod 600" in err
     assert not (tmp_path / "out").exists()
@@ -156,8 +176,12 @@ def test_verify_cli_names_the_failed_check(home: Path, tmp_path: Path) -> None:
     run_evaluate("--out", str(tmp_path / "out"))
     record = tmp_path / "out" / "record.json"
     pub = tmp_path / "out" / "public_key.pem"
-    ok = subprocess.run([sys.executable, "-m", "respai", "verify", str(record), "--key",
-                         str(pub), "--json"], capture_output=True, text=True, check=False)
+    ok = subprocess.run(
+        [sys.executable, "-m", "respai", "verify", str(record), "--key", str(pub), "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert ok.returncode == 0, ok.stderr
     assert json.loads(ok.stdout)["ok"] is True
     envelope = json.loads(record.read_text())
@@ -169,8 +193,12 @@ def test_verify_cli_names_the_failed_check(home: Path, tmp_path: Path) -> None:
 
     envelope["payload"] = base64.b64encode(rfc8785.dumps(statement)).decode()
     record.write_text(json.dumps(envelope))
-    bad = subprocess.run([sys.executable, "-m", "respai", "verify", str(record), "--key",
-                          str(pub), "--json"], capture_output=True, text=True, check=False)
+    bad = subprocess.run(
+        [sys.executable, "-m", "respai", "verify", str(record), "--key", str(pub), "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert bad.returncode == 1
     failed = json.loads(bad.stdout)["failed"]
     assert "signature" in failed and "record_id" in failed
@@ -184,15 +212,17 @@ def test_verify_with_another_key_fails(home: Path, tmp_path: Path) -> None:
     assert main(["verify", str(tmp_path / "out" / "record.json"), "--key", str(other)]) == 1
 
 
-def test_verify_needs_a_key(home: Path, tmp_path: Path,
-                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_verify_needs_a_key(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "r.json").write_text("{}")
     assert main(["verify", str(tmp_path / "r.json")]) == 2
     assert "no public key to verify with" in capsys.readouterr().err
 
 
-def test_a_retired_key_may_not_sign(home: Path, tmp_path: Path,
-                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_retired_key_may_not_sign(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     import datetime as dt
 
     from respai.record import retire_key
@@ -200,11 +230,13 @@ def test_a_retired_key_may_not_sign(home: Path, tmp_path: Path,
     assert main(["keys", "new", "--dir", str(tmp_path / "k")]) == 0
     key = next((tmp_path / "k").glob("respai-*.key"))
     kid = json.loads((tmp_path / "k" / "keys.json").read_text())["keys"][0]["key_id"]
-    retire_key(tmp_path / "k" / "keys.json", kid,
-               dt.datetime.now(dt.UTC) - dt.timedelta(seconds=1))
+    retire_key(
+        tmp_path / "k" / "keys.json", kid, dt.datetime.now(dt.UTC) - dt.timedelta(seconds=1)
+    )
     capsys.readouterr()
-    code = main(["evaluate", str(SPEC), "--key", str(key), "--no-ledger",
-                 "--out", str(tmp_path / "out")])
+    code = main(
+        ["evaluate", str(SPEC), "--key", str(key), "--no-ledger", "--out", str(tmp_path / "out")]
+    )
     assert code == 2 and "cannot sign now" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
 

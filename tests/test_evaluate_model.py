@@ -46,7 +46,8 @@ def _write_case(tmp_path: Path, fragile: bool) -> Path:
     spec.write_text(
         "fairness:\n  cases: cases.csv\n  label: label\n  prediction: prediction\n"
         "  attributes:\n    sex: [female, male]\n"
-        "evaluation:\n  model: model.onnx\n  features: [x1, x2]\n  seed: 7\n")
+        "evaluation:\n  model: model.onnx\n  features: [x1, x2]\n  seed: 7\n"
+    )
     return spec
 
 
@@ -76,8 +77,10 @@ def test_stable_model_is_measured_and_fingerprinted(home: Path) -> None:
     assert pred["fingerprints"]["model"]["name"] == "model.onnx"
     import hashlib
 
-    assert pred["fingerprints"]["model"]["sha256"] == hashlib.sha256(
-        (home / "model.onnx").read_bytes()).hexdigest()
+    assert (
+        pred["fingerprints"]["model"]["sha256"]
+        == hashlib.sha256((home / "model.onnx").read_bytes()).hexdigest()
+    )
     # same inputs and seed: the identical value
     main(["evaluate", str(spec), "--out", "o2", "--no-ledger", "--quiet"])
     assert _stability(_record(home / "o2"))["value"] == rec["value"]
@@ -98,8 +101,9 @@ class _Boom:
         return (open, (self.marker, "w"))
 
 
-def test_pickle_model_is_refused_and_never_runs(home: Path,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_pickle_model_is_refused_and_never_runs(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     spec = _write_case(home, fragile=False)
     marker = home / "pwned.txt"
     (home / "model.pkl").write_bytes(pickle.dumps(_Boom(str(marker))))

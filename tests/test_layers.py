@@ -44,8 +44,7 @@ def test_the_engine_layer_is_the_engine_package() -> None:
 
 
 #: Modules that are functions of counts and declarations: no file, no engine, no YAML.
-PURE_MODULES = ("stats", "rules", "counts", "tables", "metrics", "battery", "eeo1",
-                "spec.model")
+PURE_MODULES = ("stats", "rules", "counts", "tables", "metrics", "battery", "eeo1", "spec.model")
 
 
 def modules_named(path: Path) -> set[str]:
@@ -62,8 +61,14 @@ def modules_named(path: Path) -> set[str]:
 
 
 def test_pure_modules_import_no_engine_module_of_ours() -> None:
-    banned = ("yaml", "respai.engine", "respai.spark", "respai.load", "respai.spec.loading",
-              "respai.spec.yaml_io")
+    banned = (
+        "yaml",
+        "respai.engine",
+        "respai.spark",
+        "respai.load",
+        "respai.spec.loading",
+        "respai.spec.yaml_io",
+    )
     offenders = {}
     for name in PURE_MODULES:
         mods = modules_named(PKG / f"{name.replace('.', '/')}.py")
@@ -74,19 +79,21 @@ def test_pure_modules_import_no_engine_module_of_ours() -> None:
 
 
 def test_pure_modules_load_no_yaml_or_engine() -> None:
-    code = ("import sys; "
-            + "; ".join(f"import respai.{name}" for name in PURE_MODULES)
-            + "; print(sorted(m for m in ('yaml','duckdb','narwhals','pyarrow') "
-            "if m in sys.modules))")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
+    code = (
+        "import sys; "
+        + "; ".join(f"import respai.{name}" for name in PURE_MODULES)
+        + "; print(sorted(m for m in ('yaml','duckdb','narwhals','pyarrow') "
+        "if m in sys.modules))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip().splitlines()[-1] == "[]"
 
 
 def test_help_does_not_import_heavy_modules() -> None:
-    code = ("import sys; from respai.cli import main; main(['--help']); "
-            "print(sorted(m for m in ('duckdb','narwhals','scipy','rich','yaml') "
-            "if m in sys.modules))")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
+    code = (
+        "import sys; from respai.cli import main; main(['--help']); "
+        "print(sorted(m for m in ('duckdb','narwhals','scipy','rich','yaml') "
+        "if m in sys.modules))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip().splitlines()[-1] == "[]"

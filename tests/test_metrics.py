@@ -134,8 +134,9 @@ def test_every_test_id_is_in_the_control_mapping() -> None:
 
 def test_report_embeds_every_test_name() -> None:
     page = render_report({"payload": "", "payloadType": "x", "signatures": []}, None)
-    found = re.search(r'<script type="application/json" id="respai-test-names">(.*?)</script>',
-                      page, re.S)
+    found = re.search(
+        r'<script type="application/json" id="respai-test-names">(.*?)</script>', page, re.S
+    )
     assert found is not None
     names = json.loads(found.group(1))
     assert names == dict(battery.TEST_NAMES)
@@ -179,8 +180,12 @@ def test_metrics_page_lists_every_battery_test() -> None:
     page = METRICS_PAGE.read_text(encoding="utf-8")
     rows = re.findall(r"^\| `(\w+)` \| ([^|]+?) \| ([^|]+?) \| ([^|]+?) \|$", page, re.M)
     expected = [
-        (t.id.value, t.name, f"`{t.metric.key}`" if t.metric else "—",
-         f"{t.default.comparison.replace('>=', '≥').replace('<=', '≤')} {t.default.value:.2f}")
+        (
+            t.id.value,
+            t.name,
+            f"`{t.metric.key}`" if t.metric else "—",
+            f"{t.default.comparison.replace('>=', '≥').replace('<=', '≤')} {t.default.value:.2f}",
+        )
         for t in battery.REGISTRY.values()
     ]
     assert rows == expected

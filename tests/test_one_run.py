@@ -270,7 +270,9 @@ def test_the_demographics_join_works_in_fairness_and_evaluate(
 
 @pytest.mark.parametrize("joined", [False, True])
 def test_one_scan_counts_the_rules_and_the_ll144_tables(
-    work: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    work: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
     joined: bool,
 ) -> None:
     from respai import engine
@@ -291,6 +293,7 @@ def test_one_scan_counts_the_rules_and_the_ll144_tables(
     main(["evaluate", "spec.yaml", "--out", "out"])
     assert calls == ["count_cube_and_groups"]  # one scan; the AUC's sort is its own pass
     tables = _predicate(work / "out" / "record.json")["counts"]["ll144"]["tables"]
+
     def counts(rows: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:
         return {r["category"]: (r["applicants"], r["selected"]) for r in rows}
 

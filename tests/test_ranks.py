@@ -98,7 +98,11 @@ def make_rows(seed: int, n: int, distinct: int | None, empty: float) -> list[dic
     empty=st.sampled_from([0.0, 0.2]),
 )
 def test_every_engine_gives_the_pairwise_sums(
-    cases_writer: Any, engine_names: list[str], seed: int, n: int, distinct: int | None,
+    cases_writer: Any,
+    engine_names: list[str],
+    seed: int,
+    n: int,
+    distinct: int | None,
     empty: float,
 ) -> None:
     rows = make_rows(seed, n, distinct, empty)
@@ -154,7 +158,8 @@ def test_split_squares_are_exact(xs: list[int]) -> None:
     hi = [x >> 16 for x in xs]
     lo = [x & 0xFFFF for x in xs]
     got = ranks._square(
-        sum(h * h for h in hi), sum(h * v for h, v in zip(hi, lo, strict=True)),
+        sum(h * h for h in hi),
+        sum(h * v for h, v in zip(hi, lo, strict=True)),
         sum(v * v for v in lo),
     )
     assert got == sum(x * x for x in xs)
@@ -168,8 +173,11 @@ def test_inconsistent_parts_are_refused() -> None:
 def test_large_sums_are_strings_in_the_record() -> None:
     r = RankSums(3, 3, 17, 97, 97)
     assert r.to_dict() == {
-        "scored_labelled_1": 3, "scored_labelled_0": 3, "twice_u": "17",
-        "positive_placement_squares": "97", "negative_placement_squares": "97",
+        "scored_labelled_1": 3,
+        "scored_labelled_0": 3,
+        "twice_u": "17",
+        "positive_placement_squares": "97",
+        "negative_placement_squares": "97",
     }
 
 

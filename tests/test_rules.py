@@ -43,22 +43,29 @@ def cp(k: int, n: int, alpha: float) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
-def write(tmp_path: Path, cells: list[tuple[str | None, str | None, int, int | None, int]],
-          *, score: bool = True) -> Path:
+def write(
+    tmp_path: Path,
+    cells: list[tuple[str | None, str | None, int, int | None, int]],
+    *,
+    score: bool = True,
+) -> Path:
     """cells: (sex, age_band, label, prediction, count) -> a CSV file of that many rows."""
     path = tmp_path / "decided.csv"
     with path.open("w") as fh:
         fh.write("label,prediction,score,sex,age_band\n")
         for sex, age, label, pred, count in cells:
             s = "0.9" if pred == 1 else "0.2"
-            line = (f"{label},{'' if pred is None else pred},{s if score else ''},"
-                    f"{sex or ''},{age or ''}\n")
+            line = (
+                f"{label},{'' if pred is None else pred},{s if score else ''},"
+                f"{sex or ''},{age or ''}\n"
+            )
             fh.write(line * count)
     return path
 
 
-def spec_with(tmp_path: Path, rules: list[dict[str, Any]] | None = None,
-              **changes: Any) -> dict[str, Any]:
+def spec_with(
+    tmp_path: Path, rules: list[dict[str, Any]] | None = None, **changes: Any
+) -> dict[str, Any]:
     doc = yaml.safe_load(SEED_003)
     doc["fairness"]["cases"] = str(tmp_path / "decided.csv")
     if rules is not None:
@@ -67,8 +74,9 @@ def spec_with(tmp_path: Path, rules: list[dict[str, Any]] | None = None,
     return doc
 
 
-def by_sex(fn_female: int, fn_male: int, positives: int = 1000,
-           missing_female: int = 0) -> list[tuple[str | None, str | None, int, int | None, int]]:
+def by_sex(
+    fn_female: int, fn_male: int, positives: int = 1000, missing_female: int = 0
+) -> list[tuple[str | None, str | None, int, int | None, int]]:
     """Positives split evenly over ages; negatives so every cell is large."""
     cells: list[tuple[str | None, str | None, int, int | None, int]] = []
     for sex, fn, miss in (("female", fn_female, missing_female), ("male", fn_male, 0)):
@@ -83,8 +91,9 @@ def by_sex(fn_female: int, fn_male: int, positives: int = 1000,
     return cells
 
 
-FNR_SEX = [{"id": "fnr-by-sex", "rate": "false_negative", "attribute": "sex",
-            "max_group_gap": 0.05}]
+FNR_SEX = [
+    {"id": "fnr-by-sex", "rate": "false_negative", "attribute": "sex", "max_group_gap": 0.05}
+]
 
 
 def test_seed_example_runs_and_reports_both_rules(tmp_path: Path) -> None:
@@ -150,8 +159,14 @@ def test_small_cell_keeps_a_rule_from_passing(tmp_path: Path) -> None:
     cells = [c for c in cells if not (c[0] == "female" and c[1] == "over_60" and c[2] == 1)]
     cells += [("female", "over_60", 1, 0, 1), ("female", "over_60", 1, 1, 11)]
     write(tmp_path, cells)
-    rules = [{"id": "crossed", "rate": "false_negative", "attribute": ["sex", "age_band"],
-              "max_group_gap": 0.9}]
+    rules = [
+        {
+            "id": "crossed",
+            "rate": "false_negative",
+            "attribute": ["sex", "age_band"],
+            "max_group_gap": 0.9,
+        }
+    ]
     r = evaluate_fairness(spec_with(tmp_path, rules)).rules[0]
     # with a 0.9 limit every interval pair is within it, yet one cell is too small
     assert (r.verdict, r.reason_code) == (Verdict.INSUFFICIENT_EVIDENCE, "small_cell")
@@ -166,8 +181,14 @@ def test_small_cell_can_still_fail(tmp_path: Path) -> None:
     lo_small, _ = cp(12, 12, 0.05 / 6)
     _, hi_big = cp(10, 300, 0.05 / 6)
     assert lo_small - hi_big > 0.10
-    rules = [{"id": "crossed", "rate": "false_negative", "attribute": ["age_band", "sex"],
-              "max_group_gap": 0.10}]
+    rules = [
+        {
+            "id": "crossed",
+            "rate": "false_negative",
+            "attribute": ["age_band", "sex"],
+            "max_group_gap": 0.10,
+        }
+    ]
     r = evaluate_fairness(spec_with(tmp_path, rules)).rules[0]
     assert r.verdict is Verdict.FAIL
     assert r.alpha_per_group == pytest.approx(0.05 / 6)
@@ -194,31 +215,45 @@ def test_undeclared_values_are_left_out_with_the_value_named(tmp_path: Path) -> 
     result = evaluate_fairness(spec_with(tmp_path))
     sex_rule, crossed = result.rules
     assert dict(sex_rule.left_out) == {"sex: undeclared value 'x'": 7}
-    assert dict(crossed.left_out) == {"age_band: undeclared value '70+'": 3,
-                                      "sex: undeclared value 'x'": 7}
+    assert dict(crossed.left_out) == {
+        "age_band: undeclared value '70+'": 3,
+        "sex: undeclared value 'x'": 7,
+    }
 
 
-@pytest.mark.parametrize(("bound", "k", "expected"), [
-    ({"min": 0.80}, 950, Verdict.PASS),      # every interval above 0.80
-    ({"min": 0.80}, 700, Verdict.FAIL),      # a group wholly below
-    ({"min": 0.80}, 805, Verdict.INSUFFICIENT_EVIDENCE),
-    ({"max": 0.30}, 100, Verdict.PASS),
-    ({"max": 0.30}, 450, Verdict.FAIL),
-    ({"max": 0.30}, 300, Verdict.INSUFFICIENT_EVIDENCE),
-])
-def test_worst_group(tmp_path: Path, bound: dict[str, float], k: int,
-                     expected: Verdict) -> None:
+@pytest.mark.parametrize(
+    ("bound", "k", "expected"),
+    [
+        ({"min": 0.80}, 950, Verdict.PASS),  # every interval above 0.80
+        ({"min": 0.80}, 700, Verdict.FAIL),  # a group wholly below
+        ({"min": 0.80}, 805, Verdict.INSUFFICIENT_EVIDENCE),
+        ({"max": 0.30}, 100, Verdict.PASS),
+        ({"max": 0.30}, 450, Verdict.FAIL),
+        ({"max": 0.30}, 300, Verdict.INSUFFICIENT_EVIDENCE),
+    ],
+)
+def test_worst_group(tmp_path: Path, bound: dict[str, float], k: int, expected: Verdict) -> None:
     # "selection" over all cases: female k of 1000 selected, male 900 (or 100) of 1000
     other = 900 if "min" in bound else 100
     lo_o, hi_o = cp(other, 1000, 0.025)
     lo_k, hi_k = cp(k, 1000, 0.025)
     limit = next(iter(bound.values()))
     if "min" in bound:
-        worked = (Verdict.FAIL if min(hi_o, hi_k) < limit else
-                  Verdict.PASS if min(lo_o, lo_k) >= limit else Verdict.INSUFFICIENT_EVIDENCE)
+        worked = (
+            Verdict.FAIL
+            if min(hi_o, hi_k) < limit
+            else Verdict.PASS
+            if min(lo_o, lo_k) >= limit
+            else Verdict.INSUFFICIENT_EVIDENCE
+        )
     else:
-        worked = (Verdict.FAIL if max(lo_o, lo_k) > limit else
-                  Verdict.PASS if max(hi_o, hi_k) <= limit else Verdict.INSUFFICIENT_EVIDENCE)
+        worked = (
+            Verdict.FAIL
+            if max(lo_o, lo_k) > limit
+            else Verdict.PASS
+            if max(hi_o, hi_k) <= limit
+            else Verdict.INSUFFICIENT_EVIDENCE
+        )
     assert worked is expected
     cells = []
     for sex, sel in (("female", k), ("male", other)):
@@ -251,11 +286,16 @@ def test_no_rule_is_never_a_pass(tmp_path: Path) -> None:
 
 def test_worst_rule_decides_the_exit_code(tmp_path: Path) -> None:
     write(tmp_path, by_sex(300, 100))
-    rules = [*FNR_SEX,
-             {"id": "lenient", "rate": "false_negative", "attribute": "sex",
-              "max_group_gap": 0.9},
-             {"id": "crossed", "rate": "false_negative", "attribute": ["sex", "age_band"],
-              "max_group_gap": 0.5}]
+    rules = [
+        *FNR_SEX,
+        {"id": "lenient", "rate": "false_negative", "attribute": "sex", "max_group_gap": 0.9},
+        {
+            "id": "crossed",
+            "rate": "false_negative",
+            "attribute": ["sex", "age_band"],
+            "max_group_gap": 0.5,
+        },
+    ]
     result = evaluate_fairness(spec_with(tmp_path, rules))
     assert [r.verdict for r in result.rules] == [Verdict.FAIL, Verdict.PASS, Verdict.PASS]
     assert result.exit_code == 1
@@ -307,23 +347,40 @@ def test_each_rate_reads_its_own_population(tmp_path: Path, rate: str) -> None:
     # one group with every outcome: tp=5, fn=3, fp=2, tn=10, missing label1=1, label0=4
     cells = []
     for sex in ("female", "male"):
-        cells += [(sex, "under_30", 1, 1, 5), (sex, "under_30", 1, 0, 3),
-                  (sex, "under_30", 0, 1, 2), (sex, "under_30", 0, 0, 10),
-                  (sex, "under_30", 1, None, 1), (sex, "under_30", 0, None, 4)]
+        cells += [
+            (sex, "under_30", 1, 1, 5),
+            (sex, "under_30", 1, 0, 3),
+            (sex, "under_30", 0, 1, 2),
+            (sex, "under_30", 0, 0, 10),
+            (sex, "under_30", 1, None, 1),
+            (sex, "under_30", 0, None, 4),
+        ]
     write(tmp_path, cells)
     rules = [{"id": "r", "rate": rate, "attribute": "sex", "max_group_gap": 0.5}]
     g = evaluate_fairness(spec_with(tmp_path, rules, min_cell=0)).rules[0].groups[0]
-    want = {"error": (25, 5, 5), "false_positive": (16, 2, 4),
-            "false_negative": (9, 3, 1), "selection": (25, 7, 5)}[rate]
+    want = {
+        "error": (25, 5, 5),
+        "false_positive": (16, 2, 4),
+        "false_negative": (9, 3, 1),
+        "selection": (25, 7, 5),
+    }[rate]
     assert (g.cases, g.events, g.missing) == want
 
 
 def test_gap_pairs_are_of_distinct_groups(tmp_path: Path) -> None:
     # brute force over the rule's groups, from the reported intervals
     write(tmp_path, by_sex(130, 100))
-    rules = [{"id": "c", "rate": "false_negative", "attribute": ["sex", "age_band"],
-              "max_group_gap": 0.3}]
+    rules = [
+        {
+            "id": "c",
+            "rate": "false_negative",
+            "attribute": ["sex", "age_band"],
+            "max_group_gap": 0.3,
+        }
+    ]
     r = evaluate_fairness(spec_with(tmp_path, rules)).rules[0]
     pairs = list(itertools.permutations(r.groups, 2))
-    assert r.gap_bounds == (max(a.interval.lo - b.interval.hi for a, b in pairs),
-                            max(a.interval.hi - b.interval.lo for a, b in pairs))
+    assert r.gap_bounds == (
+        max(a.interval.lo - b.interval.hi for a, b in pairs),
+        max(a.interval.hi - b.interval.lo for a, b in pairs),
+    )

@@ -76,7 +76,7 @@ def _rows() -> list[dict[str, Any]]:
             "prediction": None if i % 97 == 0 else int(prediction[i]),
             "prob": None if i % 53 == 0 else float(prob[i]),
             "score": None if i % 41 == 0 else float(score[i]),
-            "note": "a, \"quoted\" one" if i % 11 == 0 else "",
+            "note": 'a, "quoted" one' if i % 11 == 0 else "",
         }
         for i in range(N)
     ]
@@ -119,8 +119,10 @@ def spark() -> Iterator[Any]:
         import pyspark  # noqa: F401
     except ImportError:
         if os.environ.get("CI"):
-            pytest.fail("pyspark is not installed, but CI must run the Spark tests "
-                        '(pip install -e ".[test]" installs it)')
+            pytest.fail(
+                "pyspark is not installed, but CI must run the Spark tests "
+                '(pip install -e ".[test]" installs it)'
+            )
         pytest.skip("pyspark is not installed")
     from respai.engine.spark import spark_session
 
@@ -141,8 +143,7 @@ def _text_columns(spec_path: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet", "jsonl"])
-def test_load_counts_are_identical_on_spark(spark: Any, files: dict[str, Path],
-                                            fmt: str) -> None:
+def test_load_counts_are_identical_on_spark(spark: Any, files: dict[str, Path], fmt: str) -> None:
     spec = load_spec(files[f"spec-{fmt}"]).fairness
     duck = load_counts(spec, score="score")
     source = _spark_source(spark, files[fmt], _text_columns(files[f"spec-{fmt}"]))
@@ -182,8 +183,15 @@ def test_spark_csv_reads_like_duckdb(spark: Any, files: dict[str, Path]) -> None
     assert engine.all_null(spark_src, "score") is False
     # the AUC's rank sums: DuckDB streams sorted batches, Spark runs window functions
     codes = ({"female": 0, "male": 1}, {r: i for i, r in enumerate(RACES)})
-    args = ("score", "label", {"0": 0, "1": 1}, ["sex", "race"], codes, [2, 3],
-            [(), (0,), (1,), (0, 1)])
+    args = (
+        "score",
+        "label",
+        {"0": 0, "1": 1},
+        ["sex", "race"],
+        codes,
+        [2, 3],
+        [(), (0,), (1,), (0, 1)],
+    )
     on_duck = engine.rank_sums(duck_src, *args)
     assert engine.rank_sums(spark_src, *args) == on_duck
     assert len(on_duck[(0, 1)]) == 6 and on_duck[()][()].positives > 0
@@ -196,14 +204,21 @@ def test_duplicate_unit_found_on_spark(spark: Any, files: dict[str, Path]) -> No
     assert (value, n) == ("p00000", 2)
 
 
-def test_the_record_is_identical_on_spark(spark: Any, files: dict[str, Path],
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_record_is_identical_on_spark(
+    spark: Any, files: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     spec = files["spec-parquet"]
-    fixed = {"key_id": "sha256:" + "0" * 64,
-             "fingerprints": {"dataset": "sha256:" + "1" * 64, "model": None,
-                              "engine_code": "sha256:" + "2" * 64}}
-    duck = build_predicate(evaluate(spec), timestamp="2026-01-01T00:00:00Z",
-                           run_id="run-duckdb", **fixed)
+    fixed = {
+        "key_id": "sha256:" + "0" * 64,
+        "fingerprints": {
+            "dataset": "sha256:" + "1" * 64,
+            "model": None,
+            "engine_code": "sha256:" + "2" * 64,
+        },
+    }
+    duck = build_predicate(
+        evaluate(spec), timestamp="2026-01-01T00:00:00Z", run_id="run-duckdb", **fixed
+    )
 
     opened: list[engine.Source] = []
     real_open = engine.open_spark_file

@@ -33,8 +33,10 @@ def test_seed_003_block_loads_as_written(tmp_path: Path) -> None:
     spec = load_spec(path)
     f = spec.fairness
     assert f.cases == tmp_path.resolve() / "decided.csv"
-    assert f.attributes == {"sex": ("female", "male"),
-                            "age_band": ("under_30", "30_to_60", "over_60")}
+    assert f.attributes == {
+        "sex": ("female", "male"),
+        "age_band": ("under_30", "30_to_60", "over_60"),
+    }
     assert f.intersections == (("sex", "age_band"),)
     assert [r.rate for r in f.rules] == [Rate.FALSE_NEGATIVE, Rate.FALSE_NEGATIVE]
     assert f.rules[1].attributes == ("sex", "age_band")
@@ -45,35 +47,84 @@ def test_seed_003_block_loads_as_written(tmp_path: Path) -> None:
 BASE = {"label": "y", "prediction": "p", "attributes": {"sex": ["f", "m"]}}
 
 
-@pytest.mark.parametrize(("block", "needle"), [
-    ({**BASE, "lable": "y"}, "fairness.lable: unknown key. Did you mean 'label'?"),
-    ({**BASE, "min_cell": "thirty"}, "fairness.min_cell: must be a whole number"),
-    ({**BASE, "max_left_out": 1.5}, "fairness.max_left_out: must be 0 or more and at most 1"),
-    ({**BASE, "rules": [{"id": "r", "rate": "selection", "attribute": "gender",
-                         "max_group_gap": 0.1}]},
-     "'gender' is not a declared attribute."),
-    ({**BASE, "rules": [{"id": "r", "rate": "false_negatives", "attribute": "sex",
-                         "max_group_gap": 0.1}]},
-     "Did you mean 'false_negative'?"),
-    ({**BASE, "rules": [{"id": "r", "rate": "error", "attribute": "sex",
-                         "max_group_gap": 5}]},
-     "fairness.rules[0].max_group_gap: must be 0 or more and at most 1, got 5"),
-    ({**BASE, "rules": [{"id": "r", "rate": "error", "attribute": "sex"}]},
-     "needs exactly one of max_group_gap and worst_group"),
-    ({**BASE, "attributes": {"sex": [True, False]}}, "read by YAML as a boolean"),
-    ({**BASE, "attributes": {"sex": ["f", "m"], "age": ["a"]},
-      "rules": [{"id": "r", "rate": "error", "attribute": ["sex", "age"],
-                 "max_group_gap": 0.1}]},
-     "the intersection [sex, age] is not declared"),
-    ({**BASE, "rules": [{"id": "r", "rate": "error", "attribute": "sex", "max_group_gap": 0.1},
-                        {"id": "r", "rate": "error", "attribute": "sex",
-                         "max_group_gap": 0.1}]},
-     "'r' is used by an earlier rule"),
-    ({**BASE, "rules": [{"id": "r", "rate": "error", "attribute": "sex",
-                         "worst_group": {"minimum": 0.8}}]},
-     "Did you mean 'min'?"),
-    ({**BASE, "alpha": 0.7}, "fairness.alpha: must be below 0.5"),
-])
+@pytest.mark.parametrize(
+    ("block", "needle"),
+    [
+        ({**BASE, "lable": "y"}, "fairness.lable: unknown key. Did you mean 'label'?"),
+        ({**BASE, "min_cell": "thirty"}, "fairness.min_cell: must be a whole number"),
+        ({**BASE, "max_left_out": 1.5}, "fairness.max_left_out: must be 0 or more and at most 1"),
+        (
+            {
+                **BASE,
+                "rules": [
+                    {"id": "r", "rate": "selection", "attribute": "gender", "max_group_gap": 0.1}
+                ],
+            },
+            "'gender' is not a declared attribute.",
+        ),
+        (
+            {
+                **BASE,
+                "rules": [
+                    {
+                        "id": "r",
+                        "rate": "false_negatives",
+                        "attribute": "sex",
+                        "max_group_gap": 0.1,
+                    }
+                ],
+            },
+            "Did you mean 'false_negative'?",
+        ),
+        (
+            {
+                **BASE,
+                "rules": [{"id": "r", "rate": "error", "attribute": "sex", "max_group_gap": 5}],
+            },
+            "fairness.rules[0].max_group_gap: must be 0 or more and at most 1, got 5",
+        ),
+        (
+            {**BASE, "rules": [{"id": "r", "rate": "error", "attribute": "sex"}]},
+            "needs exactly one of max_group_gap and worst_group",
+        ),
+        ({**BASE, "attributes": {"sex": [True, False]}}, "read by YAML as a boolean"),
+        (
+            {
+                **BASE,
+                "attributes": {"sex": ["f", "m"], "age": ["a"]},
+                "rules": [
+                    {"id": "r", "rate": "error", "attribute": ["sex", "age"], "max_group_gap": 0.1}
+                ],
+            },
+            "the intersection [sex, age] is not declared",
+        ),
+        (
+            {
+                **BASE,
+                "rules": [
+                    {"id": "r", "rate": "error", "attribute": "sex", "max_group_gap": 0.1},
+                    {"id": "r", "rate": "error", "attribute": "sex", "max_group_gap": 0.1},
+                ],
+            },
+            "'r' is used by an earlier rule",
+        ),
+        (
+            {
+                **BASE,
+                "rules": [
+                    {
+                        "id": "r",
+                        "rate": "error",
+                        "attribute": "sex",
+                        "worst_group": {"minimum": 0.8},
+                    }
+                ],
+            },
+            "Did you mean 'min'?",
+        ),
+        ({**BASE, "alpha": 0.7}, "fairness.alpha: must be below 0.5"),
+    ],
+)
 def test_spec_errors_name_the_key(block: dict[str, object], needle: str) -> None:
     with pytest.raises(SpecError) as info:
         parse_fairness(block, origin="s.yaml")

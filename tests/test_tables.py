@@ -29,18 +29,28 @@ def _error(y: np.ndarray, p: np.ndarray) -> float:
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(40, 400))
 def test_group_table_equals_fairlearn(seed: int, n: int) -> None:
     rng = np.random.default_rng(seed)
-    df = pd.DataFrame({
-        "y": rng.integers(0, 2, n),
-        "p": rng.integers(0, 2, n),
-        "g": rng.choice(["a", "b", "c"], n),
-    })
+    df = pd.DataFrame(
+        {
+            "y": rng.integers(0, 2, n),
+            "p": rng.integers(0, 2, n),
+            "g": rng.choice(["a", "b", "c"], n),
+        }
+    )
     result = evaluate_fairness(
-        {"label": "y", "prediction": "p", "attributes": {"g": ["a", "b", "c"]}}, df)
+        {"label": "y", "prediction": "p", "attributes": {"g": ["a", "b", "c"]}}, df
+    )
     frame = MetricFrame(
-        metrics={"selection_rate": selection_rate, "tpr": true_positive_rate,
-                 "fpr": false_positive_rate, "fnr": false_negative_rate,
-                 "error_rate": _error},
-        y_true=df["y"], y_pred=df["p"], sensitive_features=df["g"])
+        metrics={
+            "selection_rate": selection_rate,
+            "tpr": true_positive_rate,
+            "fpr": false_positive_rate,
+            "fnr": false_negative_rate,
+            "error_rate": _error,
+        },
+        y_true=df["y"],
+        y_pred=df["p"],
+        sensitive_features=df["g"],
+    )
     for row in result.tables["g"]:
         (group,) = row.key
         if group not in frame.by_group.index:
@@ -61,18 +71,24 @@ def test_group_table_equals_fairlearn(seed: int, n: int) -> None:
         prec = row.metrics["precision"]
         if prec.denominator:
             assert prec.value == pytest.approx(
-                precision_score(sub["y"], sub["p"], zero_division=0.0), abs=1e-12)
+                precision_score(sub["y"], sub["p"], zero_division=0.0), abs=1e-12
+            )
     # gaps as fairlearn computes them: max - min of the per-group selection rates
-    rates = [r.metrics["selection_rate"].value for r in result.tables["g"]
-             if r.metrics["selection_rate"].value is not None]
+    rates = [
+        r.metrics["selection_rate"].value
+        for r in result.tables["g"]
+        if r.metrics["selection_rate"].value is not None
+    ]
     assert max(rates) - min(rates) == pytest.approx(
-        frame.difference(method="between_groups")["selection_rate"], abs=1e-12)
+        frame.difference(method="between_groups")["selection_rate"], abs=1e-12
+    )
 
 
 def test_undefined_rate_is_null_with_reason() -> None:
     df = pd.DataFrame({"y": [0, 0, 1], "p": [0, 1, 1], "g": ["a", "a", "b"]})
     result = evaluate_fairness(
-        {"label": "y", "prediction": "p", "attributes": {"g": ["a", "b", "c"]}}, df)
+        {"label": "y", "prediction": "p", "attributes": {"g": ["a", "b", "c"]}}, df
+    )
     a = result.tables["g"][0]
     assert a.metrics["tpr"].value is None
     assert a.metrics["tpr"].undefined is not None
@@ -86,13 +102,29 @@ def test_undefined_rate_is_null_with_reason() -> None:
 
 def test_table_columns_are_the_registry_rates_the_record_has_always_had() -> None:
     # the record's per-group table keeps its six rates, read from the metric registry
-    assert list(tables.METRICS) == ["selection_rate", "tpr", "fpr", "fnr", "error_rate",
-                                    "precision"]
+    assert list(tables.METRICS) == [
+        "selection_rate",
+        "tpr",
+        "fpr",
+        "fnr",
+        "error_rate",
+        "precision",
+    ]
     cell = Cell(tp=3, fp=2, tn=4, fn=1, missing_pos=2, missing_neg=1)
     (row,) = tables.group_table(Grouping(("g",), {("a",): cell}, None, {}))
     for key, rate in tables.METRICS.items():
         m = row.metrics[key]
-        assert (m.numerator, m.denominator) == rate.fraction(cell) == (
-            {"selection_rate": (5, 10), "tpr": (3, 4), "fpr": (2, 6), "fnr": (1, 4),
-             "error_rate": (3, 10), "precision": (3, 5)}[key]
+        assert (
+            (m.numerator, m.denominator)
+            == rate.fraction(cell)
+            == (
+                {
+                    "selection_rate": (5, 10),
+                    "tpr": (3, 4),
+                    "fpr": (2, 6),
+                    "fnr": (1, 4),
+                    "error_rate": (3, 10),
+                    "precision": (3, 5),
+                }[key]
+            )
         )

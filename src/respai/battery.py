@@ -427,7 +427,12 @@ def completeness(counts: Counts, threshold: Threshold) -> TestResult:
     }
     if cells == 0:
         return _undefined(
-            TestId.COMPLETENESS, None, "no_cells", "no cells to count", threshold, method,
+            TestId.COMPLETENESS,
+            None,
+            "no_cells",
+            "no cells to count",
+            threshold,
+            method,
             details,
         )
     return _result(
@@ -448,7 +453,12 @@ def class_balance(cell: Cell, threshold: Threshold) -> TestResult:
     details = {"labelled_1": cell.positives, "labelled_0": cell.negatives}
     if n == 0:
         return _undefined(
-            TestId.CLASS_BALANCE, None, "no_cases", "there are no cases", threshold, method,
+            TestId.CLASS_BALANCE,
+            None,
+            "no_cases",
+            "there are no cases",
+            threshold,
+            method,
             details,
         )
     return _result(

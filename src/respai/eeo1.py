@@ -145,9 +145,7 @@ class Normalizer:
     mapping: Mapping[str, str] = field(default_factory=dict)
     unknown: Iterable[str] = ()
     _map: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
-    _unknown: frozenset[str] = field(
-        default=frozenset(), init=False, repr=False, compare=False
-    )
+    _unknown: frozenset[str] = field(default=frozenset(), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_map", {spelling_key(k): v for k, v in self.mapping.items()})

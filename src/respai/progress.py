@@ -118,8 +118,7 @@ def progress(
     if total is not None:
         columns += [BarColumn(), MofNCompleteColumn()]
     columns.append(TimeElapsedColumn())
-    console = Console(file=out, force_terminal=True, highlight=False, markup=False,
-                      emoji=False)
+    console = Console(file=out, force_terminal=True, highlight=False, markup=False, emoji=False)
     with Progress(*columns, console=console, transient=True) as bar:
         task = bar.add_task(description, total=total)
         yield _Drawn(bar, task)

@@ -607,5 +607,3 @@ def _shares(tally: Mapping[str | None, list[int]]) -> tuple[GroupShare, ...]:
         )
         for k in keys
     )
-
-

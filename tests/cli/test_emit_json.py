@@ -21,8 +21,13 @@ from respai.cli import cli, main, output
 
 SAMPLE = Path(__file__).resolve().parents[2] / "src" / "respai" / "samples" / "loan_screen.yaml"
 
-PLAN = [("Male", "White", 60, 24), ("Female", "White", 55, 18), ("Male", "Asian", 30, 12),
-        ("Female", "Asian", 28, 9), ("", "White", 5, 2)]
+PLAN = [
+    ("Male", "White", 60, 24),
+    ("Female", "White", 55, 18),
+    ("Male", "Asian", 30, 12),
+    ("Female", "Asian", 28, 9),
+    ("", "White", 5, 2),
+]
 
 
 def _ll144_spec(folder: Path) -> Path:
@@ -36,10 +41,18 @@ def _ll144_spec(folder: Path) -> Path:
                 n += 1
     spec = {
         "system": {"name": "screener", "version": "1.0", "first_distributed": "2025-03-01"},
-        "data": {"cases": "decisions.csv", "source": "historical",
-                 "explanation": "Decisions of 2025, self-reported categories."},
-        "ll144": {"audit_date": "2026-11-30", "kind": "selection", "selected": "advanced",
-                  "sex": "sex", "race": "race"},
+        "data": {
+            "cases": "decisions.csv",
+            "source": "historical",
+            "explanation": "Decisions of 2025, self-reported categories.",
+        },
+        "ll144": {
+            "audit_date": "2026-11-30",
+            "kind": "selection",
+            "selected": "advanced",
+            "sex": "sex",
+            "race": "race",
+        },
     }
     path = folder / "audit.yaml"
     path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")

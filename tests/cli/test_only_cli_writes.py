@@ -54,11 +54,21 @@ def writes(path: Path) -> set[str]:
                 found.add("raise SystemExit")
         elif isinstance(node, ast.Call):
             name = _dotted(node.func)
-            if name in {"print", "click.echo", "click.secho", "sys.exit", "os._exit",
-                        "getpass.getpass", "json.dump", "json.dumps"}:
+            if name in {
+                "print",
+                "click.echo",
+                "click.secho",
+                "sys.exit",
+                "os._exit",
+                "getpass.getpass",
+                "json.dump",
+                "json.dumps",
+            }:
                 found.add(name)
-            if name is not None and name.split(".")[-1] == "Console" and any(
-                k.arg == "stderr" for k in node.keywords
+            if (
+                name is not None
+                and name.split(".")[-1] == "Console"
+                and any(k.arg == "stderr" for k in node.keywords)
             ):
                 found.add("Console(stderr=...)")
         elif isinstance(node, ast.Attribute) and _dotted(node) in {"sys.stdout", "sys.stderr"}:
@@ -99,5 +109,12 @@ def test_the_scan_sees_what_it_refuses(tmp_path: Path) -> None:
         "    Console(stderr=True)\n    sys.exit(1)\n    raise SystemExit(2)\n",
         encoding="utf-8",
     )
-    assert writes(module) == {"import click", "print", "click.echo", "sys.stdout",
-                              "Console(stderr=...)", "sys.exit", "raise SystemExit"}
+    assert writes(module) == {
+        "import click",
+        "print",
+        "click.echo",
+        "sys.stdout",
+        "Console(stderr=...)",
+        "sys.exit",
+        "raise SystemExit",
+    }

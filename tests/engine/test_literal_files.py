@@ -98,9 +98,7 @@ def _run(*args: str) -> tuple[int, dict[str, Any]]:
 
 @pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
 @pytest.mark.parametrize("literal", list(PATTERNS))
-def test_open_file_counts_only_the_literal_file(
-    tmp_path: Path, literal: str, suffix: str
-) -> None:
+def test_open_file_counts_only_the_literal_file(tmp_path: Path, literal: str, suffix: str) -> None:
     path = _folder(tmp_path, literal, PATTERNS[literal], suffix)
     source = engine.open_file(path, text_columns=["sex"])
     cube = engine.count_cube(source, ["sex", "label", "prediction"], None, 1)

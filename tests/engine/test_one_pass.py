@@ -39,8 +39,16 @@ def _write(folder: Path, rows: list[tuple[Any, ...]]) -> tuple[Path, Path]:
 
 def _norm(cube: list[engine.CubeRow]) -> list[tuple[Any, ...]]:
     return sorted(
-        (tuple(str(k) for k in c.keys), str(c.prob_bin), c.n, c.prob_n, c.prob_sum,
-         c.prob_min, c.prob_max, c.non_null)
+        (
+            tuple(str(k) for k in c.keys),
+            str(c.prob_bin),
+            c.n,
+            c.prob_n,
+            c.prob_sum,
+            c.prob_min,
+            c.prob_max,
+            c.non_null,
+        )
         for c in cube
     )
 
@@ -53,18 +61,29 @@ TEXT = ["sex", "race", "label", "prediction", "id"]
 
 
 @settings(max_examples=25, deadline=None)
-@given(rows=st.lists(ROW, min_size=1, max_size=60), joined=st.booleans(),
-       with_p=st.booleans(), value=st.booleans())
-def test_one_scan_equals_the_two_passes(rows: list[tuple[Any, ...]], joined: bool,
-                                        with_p: bool, value: bool) -> None:
+@given(
+    rows=st.lists(ROW, min_size=1, max_size=60),
+    joined=st.booleans(),
+    with_p=st.booleans(),
+    value=st.booleans(),
+)
+def test_one_scan_equals_the_two_passes(
+    rows: list[tuple[Any, ...]], joined: bool, with_p: bool, value: bool
+) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         cases_path, self_id_path = _write(Path(tmp), rows)
         cases = engine.open_file(cases_path, None, ",", TEXT)
         source: engine.Source = cases
         if joined:
             right = engine.open_file(self_id_path, None, ",", TEXT)
-            source = engine.open_join(cases, right, "id", ["label", "prediction", "p"],
-                                      ["sex", "race"], text_columns=TEXT)
+            source = engine.open_join(
+                cases,
+                right,
+                "id",
+                ["label", "prediction", "p"],
+                ["sex", "race"],
+                text_columns=TEXT,
+            )
         else:  # one file holding everything
             with cases_path.open("w", newline="", encoding="utf-8") as fh:
                 w = csv.writer(fh)

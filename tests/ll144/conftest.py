@@ -28,14 +28,23 @@ def write_csv(path: Path, header: Sequence[str], rows: Sequence[Sequence[Any]]) 
     return path
 
 
-def write_spec(folder: Path, ll144: dict[str, Any], *, data: dict[str, Any] | None = None,
-               system: dict[str, Any] | None = None, name: str = "spec.yaml") -> Path:
+def write_spec(
+    folder: Path,
+    ll144: dict[str, Any],
+    *,
+    data: dict[str, Any] | None = None,
+    system: dict[str, Any] | None = None,
+    name: str = "spec.yaml",
+) -> Path:
     doc: dict[str, Any] = {
-        "system": system or {"name": "screener", "version": "1.0",
-                             "first_distributed": "2025-03-01"},
-        "data": {"cases": "decisions.csv", "source": "historical",
-                 "explanation": "Decisions of 2025, self-reported categories.",
-                 **(data or {})},
+        "system": system
+        or {"name": "screener", "version": "1.0", "first_distributed": "2025-03-01"},
+        "data": {
+            "cases": "decisions.csv",
+            "source": "historical",
+            "explanation": "Decisions of 2025, self-reported categories.",
+            **(data or {}),
+        },
         "ll144": {"audit_date": "2026-11-30", **ll144},
     }
     path = folder / name

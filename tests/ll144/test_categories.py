@@ -15,20 +15,27 @@ from respai.ll144.audit import LL144Result
 HEADER = ["applicant_id", "sex", "race", "advanced"]
 
 
-@pytest.mark.parametrize(("spelling", "label"), [
-    ("Hispanic or Latino", "Hispanic or Latino"),
-    ("White (Not Hispanic or Latino)", "White"),
-    ("  black or african american (not hispanic or latino) ", "Black or African American"),
-    ("Native Hawaiian or Other Pacific Islander (Not Hispanic or Latino)",
-     "Native Hawaiian or Other Pacific Islander"),
-    ("Native Hawaiian or Pacific Islander", "Native Hawaiian or Other Pacific Islander"),
-    ("ASIAN", "Asian"),
-    ("American Indian or Alaska Native (Not Hispanic or Latino)",
-     "American Indian or Alaska Native"),
-    ("Native American or Alaska Native", "American Indian or Alaska Native"),
-    ("Two or More Races (Not Hispanic or Latino)", "Two or More Races"),
-    ("Two  or   More Races", "Two or More Races"),
-])
+@pytest.mark.parametrize(
+    ("spelling", "label"),
+    [
+        ("Hispanic or Latino", "Hispanic or Latino"),
+        ("White (Not Hispanic or Latino)", "White"),
+        ("  black or african american (not hispanic or latino) ", "Black or African American"),
+        (
+            "Native Hawaiian or Other Pacific Islander (Not Hispanic or Latino)",
+            "Native Hawaiian or Other Pacific Islander",
+        ),
+        ("Native Hawaiian or Pacific Islander", "Native Hawaiian or Other Pacific Islander"),
+        ("ASIAN", "Asian"),
+        (
+            "American Indian or Alaska Native (Not Hispanic or Latino)",
+            "American Indian or Alaska Native",
+        ),
+        ("Native American or Alaska Native", "American Indian or Alaska Native"),
+        ("Two or More Races (Not Hispanic or Latino)", "Two or More Races"),
+        ("Two  or   More Races", "Two or More Races"),
+    ],
+)
 def test_eeo1_and_dcwp_spellings(spelling: str, label: str) -> None:
     assert canonical_label("race", spelling) == label
     assert label in RACE_CATEGORIES
@@ -45,8 +52,9 @@ def test_normalizer_order_and_unknowns() -> None:
     assert n.resolve("Nonbinary") == (None, False)
 
 
-def test_file_spellings_end_in_the_same_cells(tmp_path: Path, audit: Callable[..., LL144Result],
-                                              ll: SimpleNamespace) -> None:
+def test_file_spellings_end_in_the_same_cells(
+    tmp_path: Path, audit: Callable[..., LL144Result], ll: SimpleNamespace
+) -> None:
     rows: list[tuple[Any, ...]] = [
         ("1", "Male", "White (Not Hispanic or Latino)", 1),
         ("2", "male", "white", 0),
@@ -59,11 +67,18 @@ def test_file_spellings_end_in_the_same_cells(tmp_path: Path, audit: Callable[..
         ("9", "Female", "Two or More Races", 0),
     ]
     ll.write_csv(tmp_path / "decisions.csv", HEADER, rows)
-    spec = ll.write_spec(tmp_path, {
-        "kind": "selection", "selected": "advanced", "sex": "sex", "race": "race",
-        "categories": {"sex": {"M": "Male"}},
-        "unknown_values": ["Decline to answer", "Unknown"], "min_share": 0,
-    })
+    spec = ll.write_spec(
+        tmp_path,
+        {
+            "kind": "selection",
+            "selected": "advanced",
+            "sex": "sex",
+            "race": "race",
+            "categories": {"sex": {"M": "Male"}},
+            "unknown_values": ["Decline to answer", "Unknown"],
+            "min_share": 0,
+        },
+    )
     res = audit(spec)
     sex, race = res.tables["sex"], res.tables["race"]
     assert (sex.row("Male").count, sex.row("Male").selected) == (3, 2)
@@ -79,11 +94,16 @@ def test_file_spellings_end_in_the_same_cells(tmp_path: Path, audit: Callable[..
 def test_an_unmapped_value_is_refused_with_its_line(
     tmp_path: Path, cli_run: Callable[..., Any], ll: SimpleNamespace
 ) -> None:
-    rows = [("1", "Male", "White", 1), ("2", "Female", "Asian", 0),
-            ("3", "Female", "Latinx", 1), ("4", "Male", "Latinx", 0)]
+    rows = [
+        ("1", "Male", "White", 1),
+        ("2", "Female", "Asian", 0),
+        ("3", "Female", "Latinx", 1),
+        ("4", "Male", "Latinx", 0),
+    ]
     ll.write_csv(tmp_path / "decisions.csv", HEADER, rows)
-    spec = ll.write_spec(tmp_path, {"kind": "selection", "selected": "advanced",
-                                    "sex": "sex", "race": "race"})
+    spec = ll.write_spec(
+        tmp_path, {"kind": "selection", "selected": "advanced", "sex": "sex", "race": "race"}
+    )
     out = tmp_path / "out"
     run = cli_run("ll144", str(spec), "--json", "--out", str(out))
     assert run.code == 2 and run.out == ""
@@ -98,38 +118,57 @@ def test_an_unmapped_value_is_refused_with_its_line(
 def test_a_sex_value_outside_the_eeo1_categories(
     tmp_path: Path, cli_run: Callable[..., Any], ll: SimpleNamespace
 ) -> None:
-    ll.write_csv(tmp_path / "decisions.csv", HEADER,
-                 [("1", "Male", "White", 1), ("2", "Femal", "White", 0)])
-    spec = ll.write_spec(tmp_path, {"kind": "selection", "selected": "advanced",
-                                    "sex": "sex", "race": "race"})
+    ll.write_csv(
+        tmp_path / "decisions.csv", HEADER, [("1", "Male", "White", 1), ("2", "Femal", "White", 0)]
+    )
+    spec = ll.write_spec(
+        tmp_path, {"kind": "selection", "selected": "advanced", "sex": "sex", "race": "race"}
+    )
     run = cli_run("ll144", str(spec))
     assert run.code == 2
     assert "'Femal' (first on line 3)" in run.err and "Did you mean 'Female'?" in run.err
 
 
-def test_control_characters_are_refused(tmp_path: Path, cli_run: Callable[..., Any],
-                                        ll: SimpleNamespace) -> None:
-    ll.write_csv(tmp_path / "decisions.csv", HEADER,
-                 [("1", "Male", "White", 1), ("2", "Fe\x1b[31mmale", "White", 0)])
-    spec = ll.write_spec(tmp_path, {"kind": "selection", "selected": "advanced",
-                                    "sex": "sex", "race": "race"})
+def test_control_characters_are_refused(
+    tmp_path: Path, cli_run: Callable[..., Any], ll: SimpleNamespace
+) -> None:
+    ll.write_csv(
+        tmp_path / "decisions.csv",
+        HEADER,
+        [("1", "Male", "White", 1), ("2", "Fe\x1b[31mmale", "White", 0)],
+    )
+    spec = ll.write_spec(
+        tmp_path, {"kind": "selection", "selected": "advanced", "sex": "sex", "race": "race"}
+    )
     run = cli_run("ll144", str(spec))
     assert run.code == 2 and "control characters" in run.err
     assert "\x1b" not in run.err
 
 
-def test_a_decision_that_is_not_binary(tmp_path: Path, cli_run: Callable[..., Any],
-                                       ll: SimpleNamespace) -> None:
-    ll.write_csv(tmp_path / "decisions.csv", HEADER,
-                 [("1", "Male", "White", "advance"), ("2", "Female", "White", "reject")])
-    spec = ll.write_spec(tmp_path, {"kind": "selection", "selected": "advanced",
-                                    "sex": "sex", "race": "race"})
+def test_a_decision_that_is_not_binary(
+    tmp_path: Path, cli_run: Callable[..., Any], ll: SimpleNamespace
+) -> None:
+    ll.write_csv(
+        tmp_path / "decisions.csv",
+        HEADER,
+        [("1", "Male", "White", "advance"), ("2", "Female", "White", "reject")],
+    )
+    spec = ll.write_spec(
+        tmp_path, {"kind": "selection", "selected": "advanced", "sex": "sex", "race": "race"}
+    )
     run = cli_run("ll144", str(spec))
     assert run.code == 2 and "'advance' (first on line 2)" in run.err
     assert "selected_map" in run.err
-    mapped = ll.write_spec(tmp_path, {"kind": "selection", "selected": "advanced",
-                                      "sex": "sex", "race": "race",
-                                      "selected_map": {"advance": 1, "reject": 0}},
-                           name="mapped.yaml")
+    mapped = ll.write_spec(
+        tmp_path,
+        {
+            "kind": "selection",
+            "selected": "advanced",
+            "sex": "sex",
+            "race": "race",
+            "selected_map": {"advance": 1, "reject": 0},
+        },
+        name="mapped.yaml",
+    )
     run = cli_run("ll144", str(mapped), "--json")
     assert run.code == 0, run.err

@@ -14,8 +14,13 @@ HEADER = ["applicant_id", "sex", "race", "advanced"]
 SEL = {"kind": "selection", "selected": "advanced", "sex": "sex", "race": "race"}
 
 
-def _run(tmp_path: Path, rows: list[tuple[Any, ...]], cli_run: Callable[..., Any],
-         ll: SimpleNamespace, **extra: Any) -> dict[str, Any]:
+def _run(
+    tmp_path: Path,
+    rows: list[tuple[Any, ...]],
+    cli_run: Callable[..., Any],
+    ll: SimpleNamespace,
+    **extra: Any,
+) -> dict[str, Any]:
     ll.write_csv(tmp_path / "decisions.csv", HEADER, rows)
     spec = ll.write_spec(tmp_path, {**SEL, **extra})
     run = cli_run("ll144", str(spec), "--json")
@@ -25,8 +30,9 @@ def _run(tmp_path: Path, rows: list[tuple[Any, ...]], cli_run: Callable[..., Any
     return payload
 
 
-def test_no_selections_at_all(tmp_path: Path, cli_run: Callable[..., Any],
-                              ll: SimpleNamespace) -> None:
+def test_no_selections_at_all(
+    tmp_path: Path, cli_run: Callable[..., Any], ll: SimpleNamespace
+) -> None:
     rows = [(str(i), "Male" if i % 2 else "Female", "White", 0) for i in range(40)]
     payload = _run(tmp_path, rows, cli_run, ll)
     sex = payload["tables"]["sex"]
@@ -38,8 +44,9 @@ def test_no_selections_at_all(tmp_path: Path, cli_run: Callable[..., Any],
     assert payload["findings"] == []
 
 
-def test_one_category_only(tmp_path: Path, cli_run: Callable[..., Any],
-                           ll: SimpleNamespace) -> None:
+def test_one_category_only(
+    tmp_path: Path, cli_run: Callable[..., Any], ll: SimpleNamespace
+) -> None:
     rows = [(str(i), "Male", "Asian", i % 3 == 0) for i in range(30)]
     rows = [(a, b, c, int(d)) for a, b, c, d in rows]
     payload = _run(tmp_path, rows, cli_run, ll)
@@ -53,8 +60,9 @@ def test_one_category_only(tmp_path: Path, cli_run: Callable[..., Any],
     assert female["excluded"] is False
 
 
-def test_every_row_unknown(tmp_path: Path, cli_run: Callable[..., Any],
-                           ll: SimpleNamespace) -> None:
+def test_every_row_unknown(
+    tmp_path: Path, cli_run: Callable[..., Any], ll: SimpleNamespace
+) -> None:
     rows = [(str(i), "", "Decline to answer", i % 2) for i in range(20)]
     payload = _run(tmp_path, rows, cli_run, ll, unknown_values=["Decline to answer"])
     for name in ("sex", "race", "sex_x_race"):
@@ -65,10 +73,13 @@ def test_every_row_unknown(tmp_path: Path, cli_run: Callable[..., Any],
     assert payload["reconciliation"]["both_known"] == 0
 
 
-def test_an_intersection_with_no_rows_is_listed(tmp_path: Path, cli_run: Callable[..., Any],
-                                                ll: SimpleNamespace) -> None:
-    rows = [(str(i), ["Male", "Female"][i % 2], ["White", "Asian"][(i // 2) % 2], i % 3 == 0)
-            for i in range(200)]
+def test_an_intersection_with_no_rows_is_listed(
+    tmp_path: Path, cli_run: Callable[..., Any], ll: SimpleNamespace
+) -> None:
+    rows = [
+        (str(i), ["Male", "Female"][i % 2], ["White", "Asian"][(i // 2) % 2], i % 3 == 0)
+        for i in range(200)
+    ]
     rows = [(a, b, c, int(d)) for a, b, c, d in rows]
     payload = _run(tmp_path, rows, cli_run, ll)
     inter = payload["tables"]["sex_x_race"]
@@ -81,8 +92,9 @@ def test_an_intersection_with_no_rows_is_listed(tmp_path: Path, cli_run: Callabl
     assert len(kept) == 4 and all(r["impact_ratio"] is not None for r in kept)
 
 
-def test_exclusions_need_a_justification(tmp_path: Path, cli_run: Callable[..., Any],
-                                         ll: SimpleNamespace) -> None:
+def test_exclusions_need_a_justification(
+    tmp_path: Path, cli_run: Callable[..., Any], ll: SimpleNamespace
+) -> None:
     rows = [(str(i), "Male" if i % 2 else "Female", "White", i % 2) for i in range(99)]
     rows.append(("99", "Female", "Asian", 1))  # Asian: 1% of the known race/ethnicity
     ll.write_csv(tmp_path / "decisions.csv", HEADER, rows)
@@ -105,8 +117,9 @@ def test_a_share_of_exactly_min_share_is_kept() -> None:
     assert not tables["race"].row("Asian").excluded
 
 
-def test_header_only_file(tmp_path: Path, cli_run: Callable[..., Any],
-                          ll: SimpleNamespace) -> None:
+def test_header_only_file(
+    tmp_path: Path, cli_run: Callable[..., Any], ll: SimpleNamespace
+) -> None:
     ll.write_csv(tmp_path / "decisions.csv", HEADER, [])
     spec = ll.write_spec(tmp_path, SEL)
     run = cli_run("ll144", str(spec))

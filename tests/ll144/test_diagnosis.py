@@ -27,23 +27,31 @@ def _funnel_rows() -> list[tuple[Any, ...]]:
             rows.append((f"A{len(rows)}", sex, "White", parsed, knockout, ranked))
 
     for sex, ko_pass in (("Male", 64), ("Female", 32)):
-        add(sex, 20, 0, None, None)           # 80 of 100 parse
-        add(sex, 80 - ko_pass, 1, 0, None)    # knockout: 80% of men, 40% of women pass
-        add(sex, ko_pass // 2, 1, 1, 1)       # ranked: half of those who got there
+        add(sex, 20, 0, None, None)  # 80 of 100 parse
+        add(sex, 80 - ko_pass, 1, 0, None)  # knockout: 80% of men, 40% of women pass
+        add(sex, ko_pass // 2, 1, 1, 1)  # ranked: half of those who got there
         add(sex, ko_pass - ko_pass // 2, 1, 1, 0)
     return rows
 
 
 def test_the_funnel_names_the_stage_that_makes_the_gap(
-    tmp_path: Path, audit: Callable[..., LL144Result], ll: SimpleNamespace,
+    tmp_path: Path,
+    audit: Callable[..., LL144Result],
+    ll: SimpleNamespace,
     cli_run: Callable[..., Any],
 ) -> None:
     rows = _funnel_rows()
     ll.write_csv(tmp_path / "decisions.csv", HEADER, rows)
-    spec = ll.write_spec(tmp_path, {
-        "kind": "selection", "selected": "ranked", "sex": "sex", "race": "race",
-        "stages": ["parsed", "knockout", "ranked"],
-    })
+    spec = ll.write_spec(
+        tmp_path,
+        {
+            "kind": "selection",
+            "selected": "ranked",
+            "sex": "sex",
+            "race": "race",
+            "stages": ["parsed", "knockout", "ranked"],
+        },
+    )
     res = audit(spec)
     assert res.funnel is not None
     parsed, knockout, ranked = res.funnel.stages
@@ -66,12 +74,21 @@ def test_the_funnel_names_the_stage_that_makes_the_gap(
     assert "first drops under 0.8 at stage 'knockout'" in run.err
 
 
-def test_stages_out_of_order_are_refused(tmp_path: Path, cli_run: Callable[..., Any],
-                                         ll: SimpleNamespace) -> None:
+def test_stages_out_of_order_are_refused(
+    tmp_path: Path, cli_run: Callable[..., Any], ll: SimpleNamespace
+) -> None:
     rows = [("1", "Male", "White", 1, 1, 1), ("2", "Female", "White", 0, 1, 0)]
     ll.write_csv(tmp_path / "decisions.csv", HEADER, rows)
-    spec = ll.write_spec(tmp_path, {"kind": "selection", "selected": "ranked", "sex": "sex",
-                                    "race": "race", "stages": ["parsed", "knockout"]})
+    spec = ll.write_spec(
+        tmp_path,
+        {
+            "kind": "selection",
+            "selected": "ranked",
+            "sex": "sex",
+            "race": "race",
+            "stages": ["parsed", "knockout"],
+        },
+    )
     run = cli_run("ll144", str(spec))
     assert run.code == 2
     assert "stage column 'knockout' holds 1 (first on line 3)" in run.err
@@ -86,21 +103,27 @@ def test_seed_fisher_numbers(k1: int, n1: int, p: float) -> None:
     gap = assess_gap(k1, n1, 36, 100)
     assert round(gap.p_value, 4) == p
     assert gap.p_value == pytest.approx(
-        fisher_exact([[k1, n1 - k1], [36, 64]], alternative="less").pvalue, rel=1e-9)
+        fisher_exact([[k1, n1 - k1], [36, 64]], alternative="less").pvalue, rel=1e-9
+    )
     assert gap.finding == "below_line_underpowered" and not gap.significant
     assert gap.power is not None and gap.power < 0.8
     assert gap.n_for_power is not None and gap.n_for_power > n1
 
 
 def test_seed_worked_example_through_the_tables() -> None:
-    tally = {("Female", "Black or African American"): (120, 30),
-             ("Female", "Hispanic or Latino"): (70, 18),
-             ("Male", "Asian"): (100, 36), ("Male", "White"): (300, 99)}
+    tally = {
+        ("Female", "Black or African American"): (120, 30),
+        ("Female", "Hispanic or Latino"): (70, 18),
+        ("Male", "Asian"): (100, 36),
+        ("Male", "White"): (300, 99),
+    }
     inter = build_tables(tally)["sex_x_race"]
     assert inter.best == "Asian Male"
     found = {f.category: f for f in inter.findings}
-    black, hispanic = (found["Black or African American Female"],
-                       found["Hispanic or Latino Female"])
+    black, hispanic = (
+        found["Black or African American Female"],
+        found["Hispanic or Latino Female"],
+    )
     assert round(black.gap.p_value, 4) == 0.0522
     assert round(hispanic.gap.p_value, 4) == 0.1051
     assert round(black.gap.impact_ratio or 0, 3) == 0.694

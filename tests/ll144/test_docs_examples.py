@@ -100,8 +100,9 @@ def _run_example(example: str, files: dict[str, str]) -> dict[str, str]:
                 outputs["run"] = clean(err)
                 summary = (folder / "audit-2026" / "summary.md").read_text(encoding="utf-8")
                 outputs["summary"] = clean(_section(summary, "# Bias", "## Race/ethnicity"))
-                outputs["files"] = "\n".join(sorted(p.name for p in
-                                                    (folder / "audit-2026").iterdir()))
+                outputs["files"] = "\n".join(
+                    sorted(p.name for p in (folder / "audit-2026").iterdir())
+                )
                 code, out, _ = _respai("ll144", "--help")
                 assert code == 0
                 outputs["help"] = clean(out)
@@ -113,8 +114,9 @@ def _run_example(example: str, files: dict[str, str]) -> dict[str, str]:
             else:
                 code, _, err = _respai("ll144", "spec.yaml")
                 assert code == 0, err
-                outputs["cutoffs"] = clean(_section(err, "cutoff sensitivity",
-                                                    "row reconciliation"))
+                outputs["cutoffs"] = clean(
+                    _section(err, "cutoff sensitivity", "row reconciliation")
+                )
                 outputs["median"] = clean(_section(err, "median score", "race/ethnicity ("))
     return outputs
 
@@ -127,8 +129,9 @@ def _expected() -> dict[tuple[str, str], str]:
     return out
 
 
-def _rewrite(expected: dict[tuple[str, str], str],
-             check: Callable[[str, str, str], None] | None = None) -> None:
+def _rewrite(
+    expected: dict[tuple[str, str], str], check: Callable[[str, str, str], None] | None = None
+) -> None:
     for page in PAGES:
         text = page.read_text(encoding="utf-8")
         pieces, pos = [], 0

@@ -14,14 +14,32 @@ SEL = {"kind": "selection", "selected": "advanced", "sex": "sex", "race": "race_
 TWO = {"id": "applicant_id", "demographics": "self_id.csv", "join_on": "applicant_id"}
 
 
-def _files(tmp_path: Path, ll: SimpleNamespace, *, decisions: list[tuple[Any, ...]] | None = None,
-           self_id: list[tuple[Any, ...]] | None = None) -> None:
-    ll.write_csv(tmp_path / "decisions.csv", ["applicant_id", "advanced"], decisions or [
-        ("A1", 1), ("A2", 0), ("A3", 1), ("A4", 0), ("A5", 1), ("A6", 1), ("A7", 0)])
-    ll.write_csv(tmp_path / "self_id.csv", ["applicant_id", "sex", "race_ethnicity"], self_id or [
-        ("A1", "Male", "White"), ("A2", "Female", "White"), ("A3", "Female", "Asian"),
-        ("A4", "Male", "Asian"), ("A5", "", "Asian"),
-        ("B1", "Female", "White"), ("B2", "Male", "Hispanic or Latino")])
+def _files(
+    tmp_path: Path,
+    ll: SimpleNamespace,
+    *,
+    decisions: list[tuple[Any, ...]] | None = None,
+    self_id: list[tuple[Any, ...]] | None = None,
+) -> None:
+    ll.write_csv(
+        tmp_path / "decisions.csv",
+        ["applicant_id", "advanced"],
+        decisions or [("A1", 1), ("A2", 0), ("A3", 1), ("A4", 0), ("A5", 1), ("A6", 1), ("A7", 0)],
+    )
+    ll.write_csv(
+        tmp_path / "self_id.csv",
+        ["applicant_id", "sex", "race_ethnicity"],
+        self_id
+        or [
+            ("A1", "Male", "White"),
+            ("A2", "Female", "White"),
+            ("A3", "Female", "Asian"),
+            ("A4", "Male", "Asian"),
+            ("A5", "", "Asian"),
+            ("B1", "Female", "White"),
+            ("B2", "Male", "Hispanic or Latino"),
+        ],
+    )
 
 
 def test_reconciliation_counts_unmatched_rows_on_each_side(
@@ -54,10 +72,15 @@ def test_reconciliation_counts_unmatched_rows_on_each_side(
     assert html.escape(warning) in (out / "summary.html").read_text(encoding="utf-8")
 
 
-def test_a_complete_join_has_no_warning(tmp_path: Path, cli_run: Callable[..., Any],
-                                        ll: SimpleNamespace) -> None:
-    _files(tmp_path, ll, decisions=[("A1", 1), ("A2", 0)],
-           self_id=[("A2", "Female", "White"), ("A1", "Male", "White")])
+def test_a_complete_join_has_no_warning(
+    tmp_path: Path, cli_run: Callable[..., Any], ll: SimpleNamespace
+) -> None:
+    _files(
+        tmp_path,
+        ll,
+        decisions=[("A1", 1), ("A2", 0)],
+        self_id=[("A2", "Female", "White"), ("A1", "Male", "White")],
+    )
     spec = ll.write_spec(tmp_path, SEL, data=TWO)
     run = cli_run("ll144", str(spec), "--json")
     assert run.code == 0, run.err
@@ -69,8 +92,16 @@ def test_a_complete_join_has_no_warning(tmp_path: Path, cli_run: Callable[..., A
 def test_a_duplicate_id_is_refused_with_both_lines(
     tmp_path: Path, cli_run: Callable[..., Any], ll: SimpleNamespace
 ) -> None:
-    _files(tmp_path, ll, self_id=[("A1", "Male", "White"), ("A2", "Female", "White"),
-                                  ("A3", "Female", "Asian"), ("A2", "Female", "Asian")])
+    _files(
+        tmp_path,
+        ll,
+        self_id=[
+            ("A1", "Male", "White"),
+            ("A2", "Female", "White"),
+            ("A3", "Female", "Asian"),
+            ("A2", "Female", "Asian"),
+        ],
+    )
     spec = ll.write_spec(tmp_path, SEL, data=TWO)
     out = tmp_path / "out"
     run = cli_run("ll144", str(spec), "--json", "--out", str(out))
@@ -79,8 +110,9 @@ def test_a_duplicate_id_is_refused_with_both_lines(
     assert not out.exists()
 
 
-def test_a_duplicate_in_the_decisions_file(tmp_path: Path, cli_run: Callable[..., Any],
-                                           ll: SimpleNamespace) -> None:
+def test_a_duplicate_in_the_decisions_file(
+    tmp_path: Path, cli_run: Callable[..., Any], ll: SimpleNamespace
+) -> None:
     _files(tmp_path, ll, decisions=[("A1", 1), ("A2", 0), ("A1", 0)])
     spec = ll.write_spec(tmp_path, SEL, data=TWO)
     run = cli_run("ll144", str(spec))
@@ -88,16 +120,18 @@ def test_a_duplicate_in_the_decisions_file(tmp_path: Path, cli_run: Callable[...
     assert "decisions.csv: the id 'A1' appears 2 times on lines 2 and 4" in run.err
 
 
-def test_an_empty_id_is_refused(tmp_path: Path, cli_run: Callable[..., Any],
-                                ll: SimpleNamespace) -> None:
+def test_an_empty_id_is_refused(
+    tmp_path: Path, cli_run: Callable[..., Any], ll: SimpleNamespace
+) -> None:
     _files(tmp_path, ll, decisions=[("A1", 1), ("", 0)])
     spec = ll.write_spec(tmp_path, SEL, data=TWO)
     run = cli_run("ll144", str(spec))
     assert run.code == 2 and "is empty on line 3" in run.err
 
 
-def test_a_missing_column_names_both_files(tmp_path: Path, cli_run: Callable[..., Any],
-                                           ll: SimpleNamespace) -> None:
+def test_a_missing_column_names_both_files(
+    tmp_path: Path, cli_run: Callable[..., Any], ll: SimpleNamespace
+) -> None:
     _files(tmp_path, ll)
     spec = ll.write_spec(tmp_path, {**SEL, "race": "race"}, data=TWO)
     run = cli_run("ll144", str(spec))
@@ -106,10 +140,15 @@ def test_a_missing_column_names_both_files(tmp_path: Path, cli_run: Callable[...
     assert "Did you mean 'race_ethnicity'?" in run.err
 
 
-def test_ids_with_leading_zeros_join_as_text(tmp_path: Path, cli_run: Callable[..., Any],
-                                             ll: SimpleNamespace) -> None:
-    _files(tmp_path, ll, decisions=[("007", 1), ("7", 0)],
-           self_id=[("007", "Male", "White"), ("7", "Female", "White")])
+def test_ids_with_leading_zeros_join_as_text(
+    tmp_path: Path, cli_run: Callable[..., Any], ll: SimpleNamespace
+) -> None:
+    _files(
+        tmp_path,
+        ll,
+        decisions=[("007", 1), ("7", 0)],
+        self_id=[("007", "Male", "White"), ("7", "Female", "White")],
+    )
     spec = ll.write_spec(tmp_path, SEL, data=TWO)
     run = cli_run("ll144", str(spec), "--json")
     assert run.code == 0, run.err

@@ -17,8 +17,9 @@ from respai.ll144.diagnosis import GRID, median_score, top_share_threshold
 HEADER = ["applicant_id", "sex", "race", "score"]
 
 
-def test_median_includes_unknowns(tmp_path: Path, audit: Callable[..., LL144Result],
-                                  ll: SimpleNamespace) -> None:
+def test_median_includes_unknowns(
+    tmp_path: Path, audit: Callable[..., LL144Result], ll: SimpleNamespace
+) -> None:
     rng = random.Random(5)
     rows = []
     for i in range(1001 + 1):  # an even count: the median is the mean of the middle two
@@ -27,8 +28,16 @@ def test_median_includes_unknowns(tmp_path: Path, audit: Callable[..., LL144Resu
         base = 70.0 if sex == "" else 50.0  # unknowns score high: they move the median
         rows.append((f"A{i}", sex, race, round(rng.gauss(base, 8), 1)))
     ll.write_csv(tmp_path / "decisions.csv", HEADER, rows)
-    spec = ll.write_spec(tmp_path, {"kind": "scoring", "score": "score", "sex": "sex",
-                                    "race": "race", "cutoffs": [0.1, 0.25]})
+    spec = ll.write_spec(
+        tmp_path,
+        {
+            "kind": "scoring",
+            "score": "score",
+            "sex": "sex",
+            "race": "race",
+            "cutoffs": [0.1, 0.25],
+        },
+    )
     res = audit(spec)
     df = pd.DataFrame(rows, columns=HEADER)
     assert res.median == pytest.approx(float(df["score"].median()), abs=1e-12)
@@ -43,7 +52,8 @@ def test_median_includes_unknowns(tmp_path: Path, audit: Callable[..., LL144Resu
     payload = res.to_dict()
     assert payload["median_score"] == res.median
     assert payload["tables"]["sex"]["rows"][0]["scored_above_median"] == (
-        res.tables["sex"].row("Male").selected)
+        res.tables["sex"].row("Male").selected
+    )
     assert any("unknown categories included" in i for i in payload["interpretation"])
 
 
@@ -68,17 +78,27 @@ def _worked_example_rows() -> list[tuple[str, str, str, float]]:
     high = [p for p in people if p[1] == 10.0]
     low = [p for p in people if p[1] == 0.0]
     sexes = ["Male"] * 50 + ["Female"] * 34 + ["Male"] * 42 + ["Female"] * 42
-    return [(f"P{i}", sex, label, score)
-            for i, (sex, (label, score)) in enumerate(zip(sexes, high + low, strict=True))]
+    return [
+        (f"P{i}", sex, label, score)
+        for i, (sex, (label, score)) in enumerate(zip(sexes, high + low, strict=True))
+    ]
 
 
-def test_the_rules_worked_scoring_example(tmp_path: Path, audit: Callable[..., LL144Result],
-                                          ll: SimpleNamespace) -> None:
+def test_the_rules_worked_scoring_example(
+    tmp_path: Path, audit: Callable[..., LL144Result], ll: SimpleNamespace
+) -> None:
     rows = _worked_example_rows()
     ll.write_csv(tmp_path / "decisions.csv", HEADER, rows)
-    spec = ll.write_spec(tmp_path, {"kind": "scoring", "score": "score", "sex": "sex",
-                                    "race": "race",
-                                    "exclusion_justification": "Cells under 2%."})
+    spec = ll.write_spec(
+        tmp_path,
+        {
+            "kind": "scoring",
+            "score": "score",
+            "sex": "sex",
+            "race": "race",
+            "exclusion_justification": "Cells under 2%.",
+        },
+    )
     res = audit(spec)
     assert res.median == 5.0
     sex = res.tables["sex"]
@@ -107,14 +127,18 @@ def test_cutoff_sensitivity_shows_a_gap_the_median_hides(
     # Both sexes score above 50 equally often, but the top of the scale is male.
     rows = []
     i = 0
-    for sex, scores in (("Male", [40] * 50 + [60] * 30 + [95] * 20),
-                        ("Female", [40] * 50 + [60] * 48 + [95] * 2)):
+    for sex, scores in (
+        ("Male", [40] * 50 + [60] * 30 + [95] * 20),
+        ("Female", [40] * 50 + [60] * 48 + [95] * 2),
+    ):
         for s in scores:
             rows.append((f"A{i}", sex, "White", float(s)))
             i += 1
     ll.write_csv(tmp_path / "decisions.csv", HEADER, rows)
-    spec = ll.write_spec(tmp_path, {"kind": "scoring", "score": "score", "sex": "sex",
-                                    "race": "race", "cutoffs": [0.10]})
+    spec = ll.write_spec(
+        tmp_path,
+        {"kind": "scoring", "score": "score", "sex": "sex", "race": "race", "cutoffs": [0.10]},
+    )
     res = audit(spec)
     assert res.sensitivity is not None
     median = res.sensitivity.median

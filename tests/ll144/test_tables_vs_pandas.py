@@ -14,8 +14,14 @@ import pytest
 from respai.ll144.audit import LL144Result
 
 # The file's spellings, and what an independent reader takes each to mean.
-SEX_SPELLINGS = {"Male": "Male", "female": "Female", " FEMALE ": "Female", "M": "Male",
-                 "": None, "Prefer not to say": None}
+SEX_SPELLINGS = {
+    "Male": "Male",
+    "female": "Female",
+    " FEMALE ": "Female",
+    "M": "Male",
+    "": None,
+    "Prefer not to say": None,
+}
 RACE_SPELLINGS = {
     "Hispanic or Latino": "Hispanic or Latino",
     "White (Not Hispanic or Latino)": "White",
@@ -31,9 +37,15 @@ RACE_SPELLINGS = {
 RACE_WEIGHTS = [18, 30, 10, 20, 1, 15, 0.6, 4, 3, 2]
 SEX_WEIGHTS = [40, 25, 20, 8, 4, 3]
 SEX_ORDER = ["Male", "Female"]
-RACE_ORDER = ["Hispanic or Latino", "White", "Black or African American",
-              "Native Hawaiian or Other Pacific Islander", "Asian",
-              "American Indian or Alaska Native", "Two or More Races"]
+RACE_ORDER = [
+    "Hispanic or Latino",
+    "White",
+    "Black or African American",
+    "Native Hawaiian or Other Pacific Islander",
+    "Asian",
+    "American Indian or Alaska Native",
+    "Two or More Races",
+]
 
 
 def _generate(seed: int, n: int) -> list[tuple[str, str, str, int]]:
@@ -51,8 +63,7 @@ def _generate(seed: int, n: int) -> list[tuple[str, str, str, int]]:
     return rows
 
 
-def _pandas_tables(rows: list[tuple[str, str, str, int]], min_share: float
-                   ) -> dict[str, Any]:
+def _pandas_tables(rows: list[tuple[str, str, str, int]], min_share: float) -> dict[str, Any]:
     df = pd.DataFrame(rows, columns=["id", "sex_raw", "race_raw", "selected"])
     df["sex"] = df["sex_raw"].map(SEX_SPELLINGS)
     df["race"] = df["race_raw"].map(RACE_SPELLINGS)
@@ -71,8 +82,13 @@ def _pandas_tables(rows: list[tuple[str, str, str, int]], min_share: float
             key = cell if len(cell) > 1 else cell[0]
             n = int(grouped.loc[key, "count"]) if key in grouped.index else 0
             k = int(grouped.loc[key, "sum"]) if key in grouped.index else 0
-            table[cell] = {"n": n, "k": k, "rate": k / n if n else None,
-                           "share": n / len(known), "excluded": 0 < n / len(known) < min_share}
+            table[cell] = {
+                "n": n,
+                "k": k,
+                "rate": k / n if n else None,
+                "share": n / len(known),
+                "excluded": 0 < n / len(known) < min_share,
+            }
         kept = [c for c, v in table.items() if v["n"] and not v["excluded"]]
         best = max(table[c]["rate"] for c in kept)
         for c, v in table.items():
@@ -82,20 +98,31 @@ def _pandas_tables(rows: list[tuple[str, str, str, int]], min_share: float
 
 
 @pytest.mark.parametrize("seed", [1, 7])
-def test_every_table_matches_pandas(tmp_path: Path, seed: int, audit: Callable[..., LL144Result],
-                                    ll: SimpleNamespace) -> None:
+def test_every_table_matches_pandas(
+    tmp_path: Path, seed: int, audit: Callable[..., LL144Result], ll: SimpleNamespace
+) -> None:
     rows = _generate(seed, 3000)
     ll.write_csv(tmp_path / "decisions.csv", ["applicant_id", "sex", "race", "advanced"], rows)
-    spec = ll.write_spec(tmp_path, {
-        "kind": "selection", "selected": "advanced", "sex": "sex", "race": "race",
-        "categories": {"sex": {"M": "Male"}},
-        "unknown_values": ["Prefer not to say", "Decline to answer"],
-        "exclusion_justification": "Under 2% of applicants with a known category.",
-    }, data={"id": "applicant_id"})
+    spec = ll.write_spec(
+        tmp_path,
+        {
+            "kind": "selection",
+            "selected": "advanced",
+            "sex": "sex",
+            "race": "race",
+            "categories": {"sex": {"M": "Male"}},
+            "unknown_values": ["Prefer not to say", "Decline to answer"],
+            "exclusion_justification": "Under 2% of applicants with a known category.",
+        },
+        data={"id": "applicant_id"},
+    )
     res = audit(spec)
     expected = _pandas_tables(rows, 0.02)
-    labels = {"sex": lambda c: c[0], "race": lambda c: c[0],
-              "sex_x_race": lambda c: f"{c[1]} {c[0]}"}
+    labels = {
+        "sex": lambda c: c[0],
+        "race": lambda c: c[0],
+        "sex_x_race": lambda c: f"{c[1]} {c[0]}",
+    }
     saw_excluded = False
     for name, exp in expected.items():
         table = res.tables[name]
@@ -128,18 +155,25 @@ def test_every_table_matches_pandas(tmp_path: Path, seed: int, audit: Callable[.
     assert sum(c["selected"] for c in cells) == sum(r[3] for r in rows)
 
 
-def test_wilson_intervals_match_statsmodels(tmp_path: Path, audit: Callable[..., LL144Result],
-                                            ll: SimpleNamespace) -> None:
+def test_wilson_intervals_match_statsmodels(
+    tmp_path: Path, audit: Callable[..., LL144Result], ll: SimpleNamespace
+) -> None:
     from statsmodels.stats.proportion import proportion_confint
 
     rows = _generate(3, 800)
     ll.write_csv(tmp_path / "decisions.csv", ["applicant_id", "sex", "race", "advanced"], rows)
-    spec = ll.write_spec(tmp_path, {
-        "kind": "selection", "selected": "advanced", "sex": "sex", "race": "race",
-        "categories": {"sex": {"M": "Male"}},
-        "unknown_values": ["Prefer not to say", "Decline to answer"],
-        "exclusion_justification": "Small categories.",
-    })
+    spec = ll.write_spec(
+        tmp_path,
+        {
+            "kind": "selection",
+            "selected": "advanced",
+            "sex": "sex",
+            "race": "race",
+            "categories": {"sex": {"M": "Male"}},
+            "unknown_values": ["Prefer not to say", "Decline to answer"],
+            "exclusion_justification": "Small categories.",
+        },
+    )
     res = audit(spec)
     for table in res.tables.values():
         for row in table.rows:
@@ -152,16 +186,23 @@ def test_wilson_intervals_match_statsmodels(tmp_path: Path, audit: Callable[...,
             assert row.interval.hi == pytest.approx(min(hi, 1.0), abs=1e-12)
 
 
-def test_a_dataframe_gives_the_same_tables(tmp_path: Path, audit: Callable[..., LL144Result],
-                                           ll: SimpleNamespace) -> None:
+def test_a_dataframe_gives_the_same_tables(
+    tmp_path: Path, audit: Callable[..., LL144Result], ll: SimpleNamespace
+) -> None:
     rows = _generate(11, 600)
     ll.write_csv(tmp_path / "decisions.csv", ["applicant_id", "sex", "race", "advanced"], rows)
-    spec = ll.write_spec(tmp_path, {
-        "kind": "selection", "selected": "advanced", "sex": "sex", "race": "race",
-        "categories": {"sex": {"M": "Male"}},
-        "unknown_values": ["Prefer not to say", "Decline to answer"],
-        "exclusion_justification": "Small categories.",
-    })
+    spec = ll.write_spec(
+        tmp_path,
+        {
+            "kind": "selection",
+            "selected": "advanced",
+            "sex": "sex",
+            "race": "race",
+            "categories": {"sex": {"M": "Male"}},
+            "unknown_values": ["Prefer not to say", "Decline to answer"],
+            "exclusion_justification": "Small categories.",
+        },
+    )
     from_file = audit(spec)
     frame = pd.DataFrame(rows, columns=["applicant_id", "sex", "race", "advanced"])
     frame = frame.replace({"sex": {"": None}, "race": {"": None}})
@@ -182,21 +223,29 @@ def test_every_file_format_gives_the_same_tables(
     rows = _generate(13, 500)
     ll.write_csv(tmp_path / "decisions.csv", ["applicant_id", "sex", "race", "advanced"], rows)
     block = {
-        "kind": "selection", "selected": "advanced", "sex": "sex", "race": "race",
+        "kind": "selection",
+        "selected": "advanced",
+        "sex": "sex",
+        "race": "race",
         "categories": {"sex": {"M": "Male"}},
         "unknown_values": ["Prefer not to say", "Decline to answer"],
         "exclusion_justification": "Small categories.",
     }
     from_csv = audit(ll.write_spec(tmp_path, block, data={"id": "applicant_id"}))
-    records = [{"applicant_id": a, "sex": s or None, "race": r or None, "advanced": k}
-               for a, s, r, k in rows]
+    records = [
+        {"applicant_id": a, "sex": s or None, "race": r or None, "advanced": k}
+        for a, s, r, k in rows
+    ]
     path = tmp_path / f"decisions.{fmt}"
     if fmt == "jsonl":
         path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     else:
         pq.write_table(pa.Table.from_pylist(records), path)
-    other = audit(ll.write_spec(tmp_path, block, data={"cases": path.name, "id": "applicant_id"},
-                                name=f"{fmt}.yaml"))
+    other = audit(
+        ll.write_spec(
+            tmp_path, block, data={"cases": path.name, "id": "applicant_id"}, name=f"{fmt}.yaml"
+        )
+    )
     for name in from_csv.tables:
         assert from_csv.tables[name].rows == other.tables[name].rows
     assert other.data.reconciliation.files[0].fingerprint["name"] == path.name

@@ -26,8 +26,9 @@ def _generator() -> Any:
     return mod
 
 
-def test_the_shipped_schema_is_the_one_the_types_generate(tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_shipped_schema_is_the_one_the_types_generate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     gen = _generator()
     copy_path = tmp_path / "record.schema.json"
     copy_path.write_text(gen.SCHEMA.read_text(encoding="utf-8"), encoding="utf-8")
@@ -49,9 +50,11 @@ def test_every_test_kind_has_its_details_in_the_schema(test_id: str) -> None:
     assert set(entry["required"]) == set(cls.__required_keys__)
     assert entry["additionalProperties"] is False
     rules = defs["test_record"]["allOf"]
-    assert any(r["if"]["properties"]["test_id"]["const"] == test_id
-               and r["then"]["properties"]["details"]["$ref"] == f"#/$defs/{name}"
-               for r in rules)
+    assert any(
+        r["if"]["properties"]["test_id"]["const"] == test_id
+        and r["then"]["properties"]["details"]["$ref"] == f"#/$defs/{name}"
+        for r in rules
+    )
 
 
 def test_every_battery_test_has_a_details_type() -> None:
@@ -62,30 +65,55 @@ def test_every_battery_test_has_a_details_type() -> None:
 
 def _predicate() -> dict[str, Any]:
     rec = model.test_record(
-        test_id="class_balance", test_key="class_balance", grouping=None, value=0.4,
+        test_id="class_balance",
+        test_key="class_balance",
+        grouping=None,
+        value=0.4,
         interval={"lo": 0.3, "hi": 0.5, "method": "wilson", "confidence": 0.95},
-        threshold={"comparison": ">=", "value": 0.1}, verdict="PASS", reason="ok",
-        method="minority label share", details={"labelled_0": 6, "labelled_1": 4},
-        supports=[], uncertain=False,
+        threshold={"comparison": ">=", "value": 0.1},
+        verdict="PASS",
+        reason="ok",
+        method="minority label share",
+        details={"labelled_0": 6, "labelled_1": 4},
+        supports=[],
+        uncertain=False,
     )
     pred = model.build_predicate(
-        run_id="r1", timestamp="2026-12-01T00:00:00Z", engine_version="0.2.0",
-        python="3.11.7", key_id="sha256:" + "ab" * 32, system={"name": "s"},
-        fingerprints={"dataset": {"name": "c.csv", "media_type": "text/csv",
-                                  "size_bytes": 1, "sha256": "00" * 32},
-                      "model": None,
-                      "engine_code": {"sha256": "11" * 32, "files": 1, "version": "0.2.0",
-                                      "git_commit": None, "git_dirty": None}},
-        run_start={"spec": {"name": "s.yaml", "sha256": "22" * 32}}, tests=[rec],
-        verdict="PASS", exit_code=0, counts={"cases": 10},
+        run_id="r1",
+        timestamp="2026-12-01T00:00:00Z",
+        engine_version="0.2.0",
+        python="3.11.7",
+        key_id="sha256:" + "ab" * 32,
+        system={"name": "s"},
+        fingerprints={
+            "dataset": {
+                "name": "c.csv",
+                "media_type": "text/csv",
+                "size_bytes": 1,
+                "sha256": "00" * 32,
+            },
+            "model": None,
+            "engine_code": {
+                "sha256": "11" * 32,
+                "files": 1,
+                "version": "0.2.0",
+                "git_commit": None,
+                "git_dirty": None,
+            },
+        },
+        run_start={"spec": {"name": "s.yaml", "sha256": "22" * 32}},
+        tests=[rec],
+        verdict="PASS",
+        exit_code=0,
+        counts={"cases": 10},
         control_mapping={"version": "1", "review_status": "x", "relation": "supports"},
-        claims={"states": ["a"], "does_not_state": ["b"]}, caveats=[],
+        claims={"states": ["a"], "does_not_state": ["b"]},
+        caveats=[],
     )
     from respai.record.chain import GENESIS, link_records
 
     out = dict(pred)
-    out["records"] = link_records(out["records"], run_id="r1", prev_record_id=GENESIS,
-                                  start_seq=0)
+    out["records"] = link_records(out["records"], run_id="r1", prev_record_id=GENESIS, start_seq=0)
     return out
 
 
@@ -113,6 +141,16 @@ def test_details_that_break_their_type_are_refused(change: str) -> None:
 
 def test_an_undefined_value_needs_its_reason() -> None:
     with pytest.raises(ValueError, match="needs its reason"):
-        model.test_record(test_id="auc", test_key="auc", grouping=None, value=None,
-                          interval=None, threshold=None, verdict="INSUFFICIENT_EVIDENCE",
-                          reason="r", method="m", details={}, supports=[])
+        model.test_record(
+            test_id="auc",
+            test_key="auc",
+            grouping=None,
+            value=None,
+            interval=None,
+            threshold=None,
+            verdict="INSUFFICIENT_EVIDENCE",
+            reason="r",
+            method="m",
+            details={},
+            supports=[],
+        )

@@ -41,7 +41,7 @@ def test_html_text_round_trips_and_leaves_no_markup_character(text: str) -> None
 
 
 def test_html_text_cannot_close_an_attribute_or_an_element() -> None:
-    hostile = '"><script>alert(1)</script><a title=\'x'
+    hostile = "\"><script>alert(1)</script><a title='x"
     page = f'<p title="{html_text(hostile)}">{html_text(hostile)}</p>'
     assert page.count("<") == 2 and page.count('"') == 2
     assert html_text(None) == "None" and html_text(0.8) == "0.8"
@@ -66,7 +66,7 @@ def test_markdown_text_puts_every_line_ending_on_one_line(ending: str) -> None:
 
 
 def test_markdown_text_escapes_html_and_pipes_but_not_quotes() -> None:
-    assert markdown_text("<b>R&D</b> | \"it's\"") == "&lt;b&gt;R&amp;D&lt;/b&gt; \\| \"it's\""
+    assert markdown_text('<b>R&D</b> | "it\'s"') == '&lt;b&gt;R&amp;D&lt;/b&gt; \\| "it\'s"'
     assert markdown_text(3) == "3"
 
 

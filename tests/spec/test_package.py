@@ -15,10 +15,29 @@ SPEC_PKG = Path(respai.spec.__file__).resolve().parent
 
 #: Every name other modules, tests, scripts and docs import from ``respai.spec``.
 PUBLIC = (
-    "DEFAULT_ALPHA", "DEFAULT_CALIBRATION_BINS", "DEFAULT_MAX_LEFT_OUT", "DEFAULT_MIN_CELL",
-    "FORMATS", "Auditor", "DataSpec", "EvaluationSpec", "FairnessSpec", "LL144Spec", "Policy",
-    "Rate", "Rule", "Spec", "SystemInfo", "apply_policy", "load_policy", "load_spec",
-    "parse_evaluation", "parse_fairness", "parse_ll144", "parse_policy", "parse_spec",
+    "DEFAULT_ALPHA",
+    "DEFAULT_CALIBRATION_BINS",
+    "DEFAULT_MAX_LEFT_OUT",
+    "DEFAULT_MIN_CELL",
+    "FORMATS",
+    "Auditor",
+    "DataSpec",
+    "EvaluationSpec",
+    "FairnessSpec",
+    "LL144Spec",
+    "Policy",
+    "Rate",
+    "Rule",
+    "Spec",
+    "SystemInfo",
+    "apply_policy",
+    "load_policy",
+    "load_spec",
+    "parse_evaluation",
+    "parse_fairness",
+    "parse_ll144",
+    "parse_policy",
+    "parse_spec",
 )
 
 
@@ -49,8 +68,9 @@ def test_the_spec_layer_imports_no_feature_package_or_engine() -> None:
     # not from the respai.ll144 feature package, which itself imports the spec.
     banned = ("respai.ll144", "respai.engine", "respai.spark", "respai.load")
     offenders = {
-        p.name: sorted(m for m in imported_modules(p)
-                       if any(m == b or m.startswith(f"{b}.") for b in banned))
+        p.name: sorted(
+            m for m in imported_modules(p) if any(m == b or m.startswith(f"{b}.") for b in banned)
+        )
         for p in sorted(SPEC_PKG.glob("*.py"))
     }
     assert {k: v for k, v in offenders.items() if v} == {}
@@ -62,9 +82,10 @@ def test_yaml_is_read_in_one_module() -> None:
 
 
 def test_importing_the_package_and_the_model_loads_no_yaml() -> None:
-    code = ("import sys; import respai.spec, respai.spec.model; "
-            "from respai.spec import FairnessSpec, Spec; "
-            "print('yaml' in sys.modules)")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
+    code = (
+        "import sys; import respai.spec, respai.spec.model; "
+        "from respai.spec import FairnessSpec, Spec; "
+        "print('yaml' in sys.modules)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "False"

@@ -53,4 +53,3 @@ def sample_page(output: Path) -> None:
 
     write_file(output, sample_page_html())
     echo(f"respai sample-page: wrote {output}")
-

@@ -224,8 +224,7 @@ def count_cube_and_groups(
         from respai.engine.opening import decided_rows
 
         cube_source = (
-            decided_rows(source) if cube_left_only and isinstance(source, JoinedSource)
-            else source
+            decided_rows(source) if cube_left_only and isinstance(source, JoinedSource) else source
         )
         return (
             count_cube(cube_source, keys, probability, bins, count_non_null),

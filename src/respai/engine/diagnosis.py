@@ -284,8 +284,7 @@ def _diagnose_csv(file: LocalFile, delimiter: str) -> InputError:
         if "field limit" in str(exc):
             return fallback
         return InputError(
-            f"{path}: the record starting at line {start} is not valid CSV "
-            f"({shorten(str(exc))}).",
+            f"{path}: the record starting at line {start} is not valid CSV ({shorten(str(exc))}).",
             "Check the quoting there: every opening double quote needs a closing one.",
         )
     except OSError:
@@ -305,7 +304,6 @@ def shorten(text: str, limit: int = 200) -> str:
     """``text`` on one line, without control characters, cut to ``limit`` characters."""
     clean = "".join(c if c.isprintable() else "?" for c in text).strip().rstrip(".").strip()
     return clean if len(clean) <= limit else clean[: limit - 3] + "..."
-
 
 
 def named(text: str, *files: LocalFile) -> str:

@@ -291,8 +291,9 @@ def decided_rows(joined: JoinedSource) -> JoinedSource:
     """
     frame = joined._frame.filter(nw.col(IN_LEFT).fill_null(False))
     assert joined._con is not None
-    return JoinedSource(joined.description, frame, joined._con, joined.left, joined.right,
-                        joined.on)
+    return JoinedSource(
+        joined.description, frame, joined._con, joined.left, joined.right, joined.on
+    )
 
 
 def open_spark_file(

@@ -383,7 +383,6 @@ def _rank_stream(
     return stream.result()
 
 
-
 def _check_finite_score(source: Source, frame: Any, score: str) -> None:
     value = first_not_finite(frame, "__s")
     if value is not None:

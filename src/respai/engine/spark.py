@@ -111,8 +111,9 @@ def spark_session(master: str | None = None, **conf: str) -> Any:
     with warnings.catch_warnings():
         # pyspark warns on import that it is not yet tested with pandas 3; the count
         # pass does not go through pandas
-        warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas",
-                                FutureWarning)
+        warnings.filterwarnings(
+            "ignore", "PySpark does not yet fully support pandas", FutureWarning
+        )
         session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
@@ -169,8 +170,7 @@ def read_spark_file(
             frame = frame.select(*order)
         return frame
     if fmt != "csv":
-        raise InputError(f"cannot read format '{fmt}' with Spark.",
-                         "Use csv, jsonl or parquet.")
+        raise InputError(f"cannot read format '{fmt}' with Spark.", "Use csv, jsonl or parquet.")
     from pyspark.sql.types import StringType, StructField, StructType
 
     reader = (
@@ -186,10 +186,12 @@ def read_spark_file(
     inferred = reader.option("inferSchema", "true").csv(where).schema
     if not forced & set(inferred.fieldNames()):
         return reader.schema(inferred).csv(where)
-    schema = StructType([
-        StructField(f.name, StringType(), True) if f.name in forced else f
-        for f in inferred.fields
-    ])
+    schema = StructType(
+        [
+            StructField(f.name, StringType(), True) if f.name in forced else f
+            for f in inferred.fields
+        ]
+    )
     return reader.schema(schema).csv(where)
 
 

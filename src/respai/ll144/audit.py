@@ -204,13 +204,12 @@ def run_ll144(
         tally, min_share=ll.min_share, margin=ll.margin, alpha=alpha, rate_word=rate_word
     )
     _check_justification(origin, ll, tables)
-    exclusions = {
-        name: frozenset(r.category for r in tables[name].excluded) for name in TABLES
-    }
+    exclusions = {name: frozenset(r.category for r in tables[name].excluded) for name in TABLES}
     sensitivity = None
     if ll.kind == "scoring":
-        sensitivity = cutoff_sensitivity(hist, ll.cutoffs, min_share=ll.min_share,
-                                         exclusions=exclusions)
+        sensitivity = cutoff_sensitivity(
+            hist, ll.cutoffs, min_share=ll.min_share, exclusions=exclusions
+        )
     stage_funnel = None
     if ll.stages:
         stage_funnel = funnel(
@@ -396,8 +395,9 @@ def finding_dict(f: Finding) -> dict[str, Any]:
     }
 
 
-def table_dict(table: CategoryTable, count_key: str, *, with_findings: bool = True
-               ) -> dict[str, Any]:
+def table_dict(
+    table: CategoryTable, count_key: str, *, with_findings: bool = True
+) -> dict[str, Any]:
     """One table as JSON-ready data."""
     out: dict[str, Any] = {
         "title": table.title,
@@ -512,8 +512,7 @@ def _cutoff_dict(c: Any) -> dict[str, Any]:
         "share_admitted": c.share_admitted,
         "worst": _worst(c.worst),
         "tables": {
-            name: table_dict(c.tables[name], "admitted", with_findings=False)
-            for name in TABLES
+            name: table_dict(c.tables[name], "admitted", with_findings=False) for name in TABLES
         },
     }
 
@@ -564,8 +563,7 @@ def _counts(res: LL144Result) -> dict[str, Any]:
     """The integer counts the tables are computed from, so anyone can recompute them."""
     cells: dict[tuple[str | None, str | None], dict[str, Any]] = {}
     for c in res.data.cells:
-        entry = cells.setdefault((c.sex, c.race), {"sex": c.sex, "race": c.race,
-                                                    "applicants": 0})
+        entry = cells.setdefault((c.sex, c.race), {"sex": c.sex, "race": c.race, "applicants": 0})
         entry["applicants"] += c.n
         if c.selected is not None:
             entry["selected"] = entry.get("selected", 0) + (c.n if c.selected == 1 else 0)

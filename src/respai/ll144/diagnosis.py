@@ -106,8 +106,9 @@ class _Cells:
             self.suffix.append(suffix)
             self.n.append(suffix[0])
 
-    def tally(self, threshold: float, *, inclusive: bool) -> dict[tuple[str | None, str | None],
-                                                               tuple[int, int]]:
+    def tally(
+        self, threshold: float, *, inclusive: bool
+    ) -> dict[tuple[str | None, str | None], tuple[int, int]]:
         out: dict[tuple[str | None, str | None], tuple[int, int]] = {}
         for i, key in enumerate(self.keys):
             find = bisect.bisect_left if inclusive else bisect.bisect_right
@@ -234,8 +235,13 @@ def cutoff_sensitivity(
     def point(label: str, share: Fraction | None, threshold: float, inclusive: bool) -> Cutoff:
         tally = cells.tally(threshold, inclusive=inclusive)
         admitted = sum(k for _, k in tally.values())
-        tables = build_tables(tally, min_share=min_share, findings=False,
-                              exclusions=exclusions, rate_word="admitted at this cutoff")
+        tables = build_tables(
+            tally,
+            min_share=min_share,
+            findings=False,
+            exclusions=exclusions,
+            rate_word="admitted at this cutoff",
+        )
         return Cutoff(
             label=label,
             top_share=None if share is None else float(share),
@@ -342,10 +348,20 @@ def funnel(
             cond[key] = (cn + (n if reached else 0), ck + (n if passed else 0))
             un, uk = cum.get(key, (0, 0))
             cum[key] = (un + n, uk + (n if passed else 0))
-        conditional = build_tables(cond, min_share=min_share, findings=False,
-                                   exclusions=exclusions, rate_word=f"passing {name}")
-        cumulative = build_tables(cum, min_share=min_share, findings=False,
-                                  exclusions=exclusions, rate_word=f"passing {name}")
+        conditional = build_tables(
+            cond,
+            min_share=min_share,
+            findings=False,
+            exclusions=exclusions,
+            rate_word=f"passing {name}",
+        )
+        cumulative = build_tables(
+            cum,
+            min_share=min_share,
+            findings=False,
+            exclusions=exclusions,
+            rate_word=f"passing {name}",
+        )
         worst_cond, worst_cum = _worst(conditional), _worst(cumulative)
         for table in TABLES:
             wc, wu = worst_cond[table], worst_cum[table]
@@ -353,13 +369,15 @@ def funnel(
                 first[table] = name
             if first_cum[table] is None and wu is not None and wu[1] < line:
                 first_cum[table] = name
-        stages.append(FunnelStage(
-            name=name,
-            reached=sum(v[0] for v in cond.values()),
-            passed=sum(v[1] for v in cond.values()),
-            conditional=conditional,
-            cumulative=cumulative,
-            worst_conditional=worst_cond,
-            worst_cumulative=worst_cum,
-        ))
+        stages.append(
+            FunnelStage(
+                name=name,
+                reached=sum(v[0] for v in cond.values()),
+                passed=sum(v[1] for v in cond.values()),
+                conditional=conditional,
+                cumulative=cumulative,
+                worst_conditional=worst_cond,
+                worst_cumulative=worst_cum,
+            )
+        )
     return Funnel(tuple(stages), first, first_cum, line)

@@ -129,6 +129,4 @@ def seal_ll144(
         }
 
     envelope, book = seal_run(build, files, sk, staged=staged, ledger=ledger)
-    return LL144Sealed(
-        envelope, tuple(staged.out / n for n in OUTPUT_FILES), book, sk.key_id
-    )
+    return LL144Sealed(envelope, tuple(staged.out / n for n in OUTPUT_FILES), book, sk.key_id)

@@ -173,9 +173,7 @@ def _test_record(
             **_finding_details(finding),
         },
         supports=controls,
-        undefined_reason=None
-        if row.impact_ratio is not None
-        else _undefined_reason(row, table),
+        undefined_reason=None if row.impact_ratio is not None else _undefined_reason(row, table),
     )
 
 

@@ -85,22 +85,26 @@ def _facts(res: LL144Result) -> list[tuple[str, str]]:
         ("Explanation of the data", spec.data.explanation or _NOT_SET),
     ]
     if spec.data.source == "test":
-        facts.append((
-            "Test data",
-            "This audit uses test data, not historical data; the explanation above says "
-            "why historical data was not used and how the test data was generated "
-            "(6 RCNY § 5-302(b)).",
-        ))
+        facts.append(
+            (
+                "Test data",
+                "This audit uses test data, not historical data; the explanation above says "
+                "why historical data was not used and how the test data was generated "
+                "(6 RCNY § 5-302(b)).",
+            )
+        )
     facts.append(("Number of applicants audited", str(rec.applicants)))
     facts += [
         (f"Individuals with unknown {res.tables[name].title}", str(res.tables[name].unknown))
         for name in ("sex", "race")
     ]
-    facts.append((
-        "Individuals with unknown sex or race/ethnicity (left out of the intersectional "
-        "table)",
-        str(res.tables["sex_x_race"].unknown),
-    ))
+    facts.append(
+        (
+            "Individuals with unknown sex or race/ethnicity (left out of the intersectional "
+            "table)",
+            str(res.tables["sex_x_race"].unknown),
+        )
+    )
     if res.median is not None:
         facts.append(("Median score of the full sample", repr(res.median)))
     if ll.auditor is not None:
@@ -123,8 +127,15 @@ def _headers(res: LL144Result) -> list[str]:
 
 def _table_rows(table: CategoryTable) -> list[list[str]]:
     return [
-        [r.category, str(r.count), str(r.selected), _num(r.rate), _interval(r),
-         _ratio_cell(r), _note(r, table)]
+        [
+            r.category,
+            str(r.count),
+            str(r.selected),
+            _num(r.rate),
+            _interval(r),
+            _ratio_cell(r),
+            _note(r, table),
+        ]
         for r in table.rows
     ]
 
@@ -145,16 +156,19 @@ def _mapped(res: LL144Result) -> list[str]:
         for spelling, label in mapping.items()
     ]
     if ll.unknown_values:
-        lines.append(
-            "read as unknown: " + ", ".join(f"'{v}'" for v in ll.unknown_values)
-        )
+        lines.append("read as unknown: " + ", ".join(f"'{v}'" for v in ll.unknown_values))
     return lines
 
 
 def _reconciliation(res: LL144Result) -> list[tuple[str, str]]:
     rec = res.data.reconciliation
-    out = [(f"{f.role} file {f.fingerprint.get('name', f.path)}",
-            f"{f.rows} rows, SHA-256 {f.fingerprint.get('sha256')}") for f in rec.files]
+    out = [
+        (
+            f"{f.role} file {f.fingerprint.get('name', f.path)}",
+            f"{f.rows} rows, SHA-256 {f.fingerprint.get('sha256')}",
+        )
+        for f in rec.files
+    ]
     if rec.joined is not None:
         out += [
             ("rows joined (decision and self-ID)", str(rec.joined)),
@@ -182,8 +196,10 @@ def _footer(res: LL144Result, digest: str) -> str:
 
 
 def _md_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
-    lines = ["| " + " | ".join(_md(h) for h in headers) + " |",
-             "|" + "|".join("---" for _ in headers) + "|"]
+    lines = [
+        "| " + " | ".join(_md(h) for h in headers) + " |",
+        "|" + "|".join("---" for _ in headers) + "|",
+    ]
     lines += ["| " + " | ".join(_md(c) for c in row) + " |" for row in rows]
     return lines
 
@@ -191,9 +207,12 @@ def _md_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str
 def summary_markdown(res: LL144Result) -> str:
     """The published summary as Markdown (data text HTML-escaped, pipes escaped)."""
     body = res.to_dict()
-    out = [f"# {_md(_title(res))}", "",
-           "NYC Local Law 144 bias audit (NYC Admin. Code § 20-871; 6 RCNY §§ 5-301, 5-303).",
-           ""]
+    out = [
+        f"# {_md(_title(res))}",
+        "",
+        "NYC Local Law 144 bias audit (NYC Admin. Code § 20-871; 6 RCNY §§ 5-301, 5-303).",
+        "",
+    ]
     for warning in res.warnings:
         out += [f"> **{_md(warning)}**", ""]
     out += _md_table(["Field", "Value"], _facts(res))
@@ -208,20 +227,32 @@ def summary_markdown(res: LL144Result) -> str:
         out += [f"Justification: {_md(res.ll144.exclusion_justification or _NOT_SET)}", ""]
         out += _md_table(
             ["Table", "Category", "Applicants", "Rate", "Share of known"],
-            [[t.title, r.category, str(r.count), _num(r.rate), _pct(r.share)]
-             for t, r in excluded],
+            [
+                [t.title, r.category, str(r.count), _num(r.rate), _pct(r.share)]
+                for t, r in excluded
+            ],
         )
     else:
-        out.append(f"None: every category with applicants is at least "
-                   f"{res.ll144.min_share:.0%} of the applicants with a known category.")
+        out.append(
+            f"None: every category with applicants is at least "
+            f"{res.ll144.min_share:.0%} of the applicants with a known category."
+        )
     out += ["", "## Findings (statistical notes)", ""]
     if res.findings:
-        out += [f"- {_md(f.category)} ({_md(res.tables[f.table].title)}, against "
-                f"{_md(f.compared_with)}): {_md(f.gap.sentence)}" for f in res.findings]
+        out += [
+            f"- {_md(f.category)} ({_md(res.tables[f.table].title)}, against "
+            f"{_md(f.compared_with)}): {_md(f.gap.sentence)}"
+            for f in res.findings
+        ]
     else:
         out.append(f"No kept category has an impact ratio under {0.8 + res.ll144.margin:g}.")
-    out += ["", "The law sets no pass mark: these findings are stated, not a pass or fail.",
-            "", "## Row reconciliation", ""]
+    out += [
+        "",
+        "The law sets no pass mark: these findings are stated, not a pass or fail.",
+        "",
+        "## Row reconciliation",
+        "",
+    ]
     out += _md_table(["Item", "Value"], _reconciliation(res))
     out += ["", "## Interpretation choices", ""]
     out += [f"- {_md(item)}" for item in res.interpretation]
@@ -248,13 +279,14 @@ font-weight:600}
 """.strip()
 
 
-def _html_table(headers: Sequence[str], rows: Iterable[Sequence[str]],
-                numeric: Sequence[int] = ()) -> str:
-    head = "".join(f"<th scope=\"col\">{_e(h)}</th>" for h in headers)
+def _html_table(
+    headers: Sequence[str], rows: Iterable[Sequence[str]], numeric: Sequence[int] = ()
+) -> str:
+    head = "".join(f'<th scope="col">{_e(h)}</th>' for h in headers)
     body = []
     for row in rows:
         cells = "".join(
-            f"<td class=\"n\">{_e(c)}</td>" if i in numeric else f"<td>{_e(c)}</td>"
+            f'<td class="n">{_e(c)}</td>' if i in numeric else f"<td>{_e(c)}</td>"
             for i, c in enumerate(row)
         )
         body.append(f"<tr>{cells}</tr>")
@@ -266,16 +298,17 @@ def summary_html(res: LL144Result) -> str:
     body = res.to_dict()
     parts = [
         "<!DOCTYPE html>",
-        "<html lang=\"en\"><head><meta charset=\"utf-8\">",
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{_e(_title(res))}</title><style>{_CSS}</style></head><body>",
         f"<h1>{_e(_title(res))}</h1>",
-        "<p class=\"muted\">NYC Local Law 144 bias audit (NYC Admin. Code § 20-871; "
+        '<p class="muted">NYC Local Law 144 bias audit (NYC Admin. Code § 20-871; '
         "6 RCNY §§ 5-301, 5-303).</p>",
     ]
-    parts += [f"<p class=\"warn\">{_e(w)}</p>" for w in res.warnings]
-    facts = "".join(f"<tr><th scope=\"row\">{_e(k)}</th><td>{_e(v)}</td></tr>"
-                    for k, v in _facts(res))
+    parts += [f'<p class="warn">{_e(w)}</p>' for w in res.warnings]
+    facts = "".join(
+        f'<tr><th scope="row">{_e(k)}</th><td>{_e(v)}</td></tr>' for k, v in _facts(res)
+    )
     parts.append(f"<table><tbody>{facts}</tbody></table>")
     for name in TABLES:
         table = res.tables[name]
@@ -286,16 +319,22 @@ def summary_html(res: LL144Result) -> str:
     excluded = _excluded(res)
     if excluded:
         parts.append(f"<p>Justification: {_e(res.ll144.exclusion_justification or _NOT_SET)}</p>")
-        parts.append(_html_table(
-            ["Table", "Category", "Applicants", "Rate", "Share of known"],
-            [[t.title, r.category, str(r.count), _num(r.rate), _pct(r.share)]
-             for t, r in excluded],
-            numeric=(2, 3, 4),
-        ))
+        parts.append(
+            _html_table(
+                ["Table", "Category", "Applicants", "Rate", "Share of known"],
+                [
+                    [t.title, r.category, str(r.count), _num(r.rate), _pct(r.share)]
+                    for t, r in excluded
+                ],
+                numeric=(2, 3, 4),
+            )
+        )
     else:
-        parts.append(f"<p>None: every category with applicants is at least "
-                     f"{_e(f'{res.ll144.min_share:.0%}')} of the applicants with a known "
-                     "category.</p>")
+        parts.append(
+            f"<p>None: every category with applicants is at least "
+            f"{_e(f'{res.ll144.min_share:.0%}')} of the applicants with a known "
+            "category.</p>"
+        )
     parts.append("<h2>Findings (statistical notes)</h2>")
     if res.findings:
         items = "".join(
@@ -305,19 +344,25 @@ def summary_html(res: LL144Result) -> str:
         )
         parts.append(f"<ul>{items}</ul>")
     else:
-        parts.append(f"<p>No kept category has an impact ratio under "
-                     f"{_e(f'{0.8 + res.ll144.margin:g}')}.</p>")
-    parts.append("<p>The law sets no pass mark: these findings are stated, not a pass or "
-                 "fail.</p>")
+        parts.append(
+            f"<p>No kept category has an impact ratio under "
+            f"{_e(f'{0.8 + res.ll144.margin:g}')}.</p>"
+        )
+    parts.append(
+        "<p>The law sets no pass mark: these findings are stated, not a pass or fail.</p>"
+    )
     parts.append("<h2>Row reconciliation</h2>")
     parts.append(_html_table(["Item", "Value"], _reconciliation(res)))
     parts.append("<h2>Interpretation choices</h2>")
     parts.append("<ul>" + "".join(f"<li>{_e(i)}</li>" for i in res.interpretation) + "</ul>")
     mapped = _mapped(res)
     if mapped:
-        parts.append("<p>Spellings in the data:</p><ul>"
-                     + "".join(f"<li>{_e(m)}</li>" for m in mapped) + "</ul>")
-    parts.append(f"<p class=\"muted\">{_e(_footer(res, body['result_sha256']))}</p>")
+        parts.append(
+            "<p>Spellings in the data:</p><ul>"
+            + "".join(f"<li>{_e(m)}</li>" for m in mapped)
+            + "</ul>"
+        )
+    parts.append(f'<p class="muted">{_e(_footer(res, body["result_sha256"]))}</p>')
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 
@@ -338,22 +383,61 @@ def tables_csv(res: LL144Result) -> str:
     """The three tables as CSV, one line per category, numbers at full precision."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["table", "category", "sex", "race", "applicants", res.count_key, "rate",
-                     "ci_low", "ci_high", "share_of_known", "excluded", "impact_ratio",
-                     "undefined_reason"])
+    writer.writerow(
+        [
+            "table",
+            "category",
+            "sex",
+            "race",
+            "applicants",
+            res.count_key,
+            "rate",
+            "ci_low",
+            "ci_high",
+            "share_of_known",
+            "excluded",
+            "impact_ratio",
+            "undefined_reason",
+        ]
+    )
     for name in TABLES:
         table = res.tables[name]
         for r in table.rows:
             reason = r.rate_undefined or r.ratio_undefined
-            writer.writerow([
-                name, r.category, r.sex or "", r.race or "", r.count, r.selected,
-                _f(r.rate), _f(r.interval.lo if r.interval else None),
-                _f(r.interval.hi if r.interval else None), _f(r.share),
-                "true" if r.excluded else "false", _f(r.impact_ratio),
-                "" if reason is None else reason.reason,
-            ])
-        writer.writerow([name, "(unknown)", "", "", table.unknown, "", "", "", "", "",
-                         "", "", "unknown category: not in the table"])
+            writer.writerow(
+                [
+                    name,
+                    r.category,
+                    r.sex or "",
+                    r.race or "",
+                    r.count,
+                    r.selected,
+                    _f(r.rate),
+                    _f(r.interval.lo if r.interval else None),
+                    _f(r.interval.hi if r.interval else None),
+                    _f(r.share),
+                    "true" if r.excluded else "false",
+                    _f(r.impact_ratio),
+                    "" if reason is None else reason.reason,
+                ]
+            )
+        writer.writerow(
+            [
+                name,
+                "(unknown)",
+                "",
+                "",
+                table.unknown,
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "unknown category: not in the table",
+            ]
+        )
     return buf.getvalue()
 
 
@@ -377,8 +461,7 @@ def summary_csv(res: LL144Result) -> str:
         ("median_score", "" if res.median is None else repr(res.median)),
         ("min_share", repr(ll.min_share)),
         ("exclusion_justification", ll.exclusion_justification or ""),
-        ("excluded_categories", "; ".join(f"{t.name}: {r.category}"
-                                          for t, r in _excluded(res))),
+        ("excluded_categories", "; ".join(f"{t.name}: {r.category}" for t, r in _excluded(res))),
     ]
     rows += [("warning", w) for w in res.warnings]
     rows += [("interpretation", i) for i in res.interpretation]

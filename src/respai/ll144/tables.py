@@ -237,8 +237,15 @@ def build_tables(
         entries, unknown = _entries(tally, name)
         fixed = None if exclusions is None else exclusions.get(name, frozenset())
         out[name] = _table(
-            name, entries, unknown, min_share=min_share, margin=margin, alpha=alpha,
-            power_target=power_target, rate_word=rate_word, with_findings=findings,
+            name,
+            entries,
+            unknown,
+            min_share=min_share,
+            margin=margin,
+            alpha=alpha,
+            power_target=power_target,
+            rate_word=rate_word,
+            with_findings=findings,
             fixed=fixed,
         )
     return out
@@ -317,28 +324,38 @@ def _table(
         else:
             assert best is not None
             ratio = (k * best[3]) / (n * best[4])
-        rows.append(CategoryRow(
-            category=label,
-            sex=sex,
-            race=race,
-            count=n,
-            selected=k,
-            rate=selected / cases if cases else None,
-            rate_undefined=rate_undefined,
-            interval=wilson_interval(selected, cases),
-            share=share,
-            excluded=label in excluded,
-            impact_ratio=ratio,
-            ratio_undefined=ratio_undefined,
-        ))
+        rows.append(
+            CategoryRow(
+                category=label,
+                sex=sex,
+                race=race,
+                count=n,
+                selected=k,
+                rate=selected / cases if cases else None,
+                rate_undefined=rate_undefined,
+                interval=wilson_interval(selected, cases),
+                share=share,
+                excluded=label in excluded,
+                impact_ratio=ratio,
+                ratio_undefined=ratio_undefined,
+            )
+        )
     found: list[Finding] = []
     if with_findings and undefined is None and best is not None:
         for row in rows:
             if row.impact_ratio is None or row.category == best[0]:
                 continue
             if row.impact_ratio < LINE + margin:
-                gap = assess_gap(row.selected, row.count, best[4], best[3], alpha=alpha,
-                                 power_target=power_target, line=LINE, margin=margin)
+                gap = assess_gap(
+                    row.selected,
+                    row.count,
+                    best[4],
+                    best[3],
+                    alpha=alpha,
+                    power_target=power_target,
+                    line=LINE,
+                    margin=margin,
+                )
                 found.append(Finding(name, row.category, best[0], gap))
     return CategoryTable(
         name=name,

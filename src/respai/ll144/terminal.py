@@ -39,11 +39,20 @@ def _note(row: CategoryRow, table: CategoryTable) -> str:
 def _table(res: LL144Result, table: CategoryTable) -> Table:
     grid = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
     count = "selected" if res.ll144.kind == "selection" else "above median"
-    for col, justify in (("category", "left"), ("applicants", "right"), (count, "right"),
-                         ("rate", "right"), ("95% interval", "left"),
-                         ("ratio", "right"), ("", "left")):
-        grid.add_column(col, justify=justify,  # type: ignore[arg-type]
-                        no_wrap=col not in ("category", ""))
+    for col, justify in (
+        ("category", "left"),
+        ("applicants", "right"),
+        (count, "right"),
+        ("rate", "right"),
+        ("95% interval", "left"),
+        ("ratio", "right"),
+        ("", "left"),
+    ):
+        grid.add_column(
+            col,
+            justify=justify,  # type: ignore[arg-type]
+            no_wrap=col not in ("category", ""),
+        )
     for r in table.rows:
         iv = "—" if r.interval is None else f"[{r.interval.lo:.3f}, {r.interval.hi:.3f}]"
         if r.impact_ratio is not None:
@@ -51,27 +60,37 @@ def _table(res: LL144Result, table: CategoryTable) -> Table:
             ratio = Text(_num(r.impact_ratio), style=style)
         else:
             ratio = Text("excluded" if r.excluded else "—")
-        grid.add_row(r.category, str(r.count), str(r.selected), _num(r.rate), iv, ratio,
-                     _note(r, table))
+        grid.add_row(
+            r.category, str(r.count), str(r.selected), _num(r.rate), iv, ratio, _note(r, table)
+        )
     return grid
 
 
 def _cutoff_line(c: Cutoff) -> str:
     sign = ">" if c.rule == "above" else ">="
     worst = "; ".join(f"{AXIS_TITLES[name]}: {_worst_text(c.worst[name])}" for name in TABLES)
-    return (f"  {c.label} (score {sign} {c.threshold:g}, admits {c.admitted}, "
-            f"{c.share_admitted:.1%}): worst ratio {worst}")
+    return (
+        f"  {c.label} (score {sign} {c.threshold:g}, admits {c.admitted}, "
+        f"{c.share_admitted:.1%}): worst ratio {worst}"
+    )
 
 
 def render_ll144(res: LL144Result, console: Console) -> None:
     """Print the audit: header, warnings, the three tables, findings and diagnosis."""
     ll, spec, rec = res.ll144, res.spec, res.data.reconciliation
     name = " ".join(x for x in (spec.system.name, spec.system.version) if x) or "the tool"
-    console.print(Text(f"LL144 bias audit · {name} · {ll.kind} tool · {rec.applicants} "
-                       f"applicants from {res.data.description}", style="bold"))
-    console.print(f"audit date {ll.audit_date or 'not set'} · distribution date "
-                  f"{ll.distribution_date or 'not set'} · data: {spec.data.source} · "
-                  f"one-year rule checked on {res.checked_on}")
+    console.print(
+        Text(
+            f"LL144 bias audit · {name} · {ll.kind} tool · {rec.applicants} "
+            f"applicants from {res.data.description}",
+            style="bold",
+        )
+    )
+    console.print(
+        f"audit date {ll.audit_date or 'not set'} · distribution date "
+        f"{ll.distribution_date or 'not set'} · data: {spec.data.source} · "
+        f"one-year rule checked on {res.checked_on}"
+    )
     if res.median is not None:
         console.print(f"median score of the full sample (unknowns included): {res.median!r}")
     for warning in res.warnings:
@@ -79,29 +98,36 @@ def render_ll144(res: LL144Result, console: Console) -> None:
     for table_name in TABLES:
         table = res.tables[table_name]
         console.print()
-        console.print(Text(f"{table.title} (unknown: {table.unknown}, known: {table.known})",
-                           style="bold"))
+        console.print(
+            Text(f"{table.title} (unknown: {table.unknown}, known: {table.known})", style="bold")
+        )
         if table.undefined is not None:
-            console.print(Text(f"impact ratios undefined: {table.undefined.reason}",
-                               style="yellow"))
+            console.print(
+                Text(f"impact ratios undefined: {table.undefined.reason}", style="yellow")
+            )
         console.print(_table(res, table))
     excluded = [(res.tables[n], r) for n in TABLES for r in res.tables[n].excluded]
     if excluded:
         console.print()
-        console.print(Text("excluded from the impact ratios (count and rate still "
-                           "reported):", style="bold"))
+        console.print(
+            Text("excluded from the impact ratios (count and rate still reported):", style="bold")
+        )
         for t, r in excluded:
-            console.print(f"  {t.title}: {r.category}, {r.count} "
-                          f"applicant{'' if r.count == 1 else 's'}, rate "
-                          f"{_num(r.rate)}")
+            console.print(
+                f"  {t.title}: {r.category}, {r.count} "
+                f"applicant{'' if r.count == 1 else 's'}, rate "
+                f"{_num(r.rate)}"
+            )
         console.print(f"  justification: {ll.exclusion_justification}")
     console.print()
     console.print(Text("findings (stated, not gated: the law sets no pass mark)", style="bold"))
     if not res.findings:
         console.print(f"  no kept category has an impact ratio under {0.8 + ll.margin:g}")
     for f in res.findings:
-        console.print(f"  - {f.category} ({res.tables[f.table].title}, against "
-                      f"{f.compared_with}): {f.gap.sentence}")
+        console.print(
+            f"  - {f.category} ({res.tables[f.table].title}, against "
+            f"{f.compared_with}): {f.gap.sentence}"
+        )
     if res.sensitivity is not None:
         s = res.sensitivity
         console.print()
@@ -112,43 +138,69 @@ def render_ll144(res: LL144Result, console: Console) -> None:
         for col in ("top share", "threshold", *(f"worst {res.tables[n].title}" for n in TABLES)):
             curve.add_column(col)
         for p in s.curve:
-            curve.add_row(f"{p.top_share:.0%}", f"{p.threshold:g}",
-                          *(_worst_text(p.worst[n]) for n in TABLES))
+            curve.add_row(
+                f"{p.top_share:.0%}",
+                f"{p.threshold:g}",
+                *(_worst_text(p.worst[n]) for n in TABLES),
+            )
         console.print(curve)
     if res.funnel is not None:
         fun = res.funnel
         console.print()
-        console.print(Text("funnel (stage rate among those who reached it; cumulative "
-                           "among all applicants)", style="bold"))
+        console.print(
+            Text(
+                "funnel (stage rate among those who reached it; cumulative among all applicants)",
+                style="bold",
+            )
+        )
         grid = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
-        for col in ("stage", "table", "reached", "passed", "worst at the stage",
-                    "worst cumulative"):
+        for col in (
+            "stage",
+            "table",
+            "reached",
+            "passed",
+            "worst at the stage",
+            "worst cumulative",
+        ):
             grid.add_column(col)
         for st in fun.stages:
             for i, n in enumerate(TABLES):
-                grid.add_row(st.name if i == 0 else "", res.tables[n].title,
-                             str(st.reached) if i == 0 else "",
-                             str(st.passed) if i == 0 else "",
-                             _worst_text(st.worst_conditional[n]),
-                             _worst_text(st.worst_cumulative[n]))
+                grid.add_row(
+                    st.name if i == 0 else "",
+                    res.tables[n].title,
+                    str(st.reached) if i == 0 else "",
+                    str(st.passed) if i == 0 else "",
+                    _worst_text(st.worst_conditional[n]),
+                    _worst_text(st.worst_cumulative[n]),
+                )
         console.print(grid)
         for n in TABLES:
             first = fun.first_below[n]
-            console.print(f"  {res.tables[n].title}: "
-                          + (f"the worst ratio first drops under {fun.line:g} at stage "
-                             f"'{first}'" if first else
-                             f"no stage has a ratio under {fun.line:g}"))
+            console.print(
+                f"  {res.tables[n].title}: "
+                + (
+                    f"the worst ratio first drops under {fun.line:g} at stage '{first}'"
+                    if first
+                    else f"no stage has a ratio under {fun.line:g}"
+                )
+            )
     console.print()
     console.print(Text("row reconciliation", style="bold"))
     for file in rec.files:
-        console.print(f"  {file.role}: {file.path}, {file.rows} rows, sha256 "
-                      f"{file.fingerprint.get('sha256')}")
+        console.print(
+            f"  {file.role}: {file.path}, {file.rows} rows, sha256 "
+            f"{file.fingerprint.get('sha256')}"
+        )
     if rec.joined is not None:
-        console.print(f"  joined {rec.joined}; decisions without self-ID "
-                      f"{rec.decisions_unmatched}; self-ID without a decision "
-                      f"{rec.demographics_unmatched}")
-    console.print(f"  applicants {rec.applicants}; sex known {rec.sex_known}; race/ethnicity "
-                  f"known {rec.race_known}; both known {rec.both_known}")
+        console.print(
+            f"  joined {rec.joined}; decisions without self-ID "
+            f"{rec.decisions_unmatched}; self-ID without a decision "
+            f"{rec.demographics_unmatched}"
+        )
+    console.print(
+        f"  applicants {rec.applicants}; sex known {rec.sex_known}; race/ethnicity "
+        f"known {rec.race_known}; both known {rec.both_known}"
+    )
     console.print()
     console.print(Text("interpretation choices", style="bold"))
     for item in res.interpretation:

@@ -85,7 +85,6 @@ _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _SUM_LINE = re.compile(r"^([0-9a-f]{64}) [ *](.+)$")
 
 
-
 def sha256_file(path: Path) -> str:
     """The SHA-256 of a file's bytes, read in chunks.
 
@@ -335,8 +334,7 @@ def parse_sums(path: Path) -> dict[str, str]:
         if m is None:
             shown = line if len(line) <= 60 else line[:57] + "..."
             raise InputError(
-                f"{path}, line {i} is not a sha256sum line ('<64 hex digits>  <file>'): "
-                f"{shown}.",
+                f"{path}, line {i} is not a sha256sum line ('<64 hex digits>  <file>'): {shown}.",
                 "The pack is damaged; restore it from the archive.",
             )
         name = safe_relative(m.group(2), f"{path}, line {i}")

@@ -105,7 +105,6 @@ class PackResult:
         }
 
 
-
 def _check_target(out: Path, zip_path: Path) -> None:
     if out.exists() and not out.is_dir():
         raise InputError(
@@ -126,7 +125,6 @@ def _check_target(out: Path, zip_path: Path) -> None:
             "left untouched.",
             "Choose another --out, or remove that file first.",
         )
-
 
 
 def build_pack(
@@ -289,9 +287,9 @@ def build_pack(
                 serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
             ),
             # the signed record as a report that verifies itself in a browser
-            "report.html": render_report(
-                envelope, public_key_raw(sk.key.public_key())
-            ).encode("utf-8"),
+            "report.html": render_report(envelope, public_key_raw(sk.key.public_key())).encode(
+                "utf-8"
+            ),
         }
         for name, data in last.items():
             write_synced(tmp / name, data)
@@ -367,4 +365,3 @@ def build_pack(
         result=result,
         ledger=None if book_path is None else book_path.resolve(),
     )
-

@@ -45,7 +45,6 @@ def _md(text: object) -> str:
     return markdown_text(text)
 
 
-
 def distributions() -> list[tuple[str, str]]:
     """Every installed distribution as ``(name, version)``, one per name, sorted."""
     from importlib.metadata import distributions
@@ -81,7 +80,6 @@ def parse_lock(text: str) -> dict[str, str]:
         name, _, version = line.partition("==")
         out[re.sub(r"[-_.]+", "-", name.strip()).lower()] = version.strip()
     return out
-
 
 
 def scope_md(res: LL144Result) -> str:
@@ -371,4 +369,3 @@ def dates_json(res: LL144Result, created: str) -> dict[str, Any]:
             "The tool may not be used more than one year after its latest bias audit.",
         ],
     }
-

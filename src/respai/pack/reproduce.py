@@ -147,7 +147,6 @@ class ReproduceResult:
         }
 
 
-
 def _show(value: Any, limit: int = 100) -> str:
     text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -226,7 +225,6 @@ def _walk(
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
-
 
 
 def _check_files(
@@ -543,4 +541,3 @@ def _anniversary(day: dt.date) -> dt.date:
         return day.replace(year=day.year + 1)
     except ValueError:  # 29 February
         return dt.date(day.year + 1, 3, 1)
-
