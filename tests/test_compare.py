@@ -27,7 +27,16 @@ def make_test(key: str, value: float | None, verdict: str, threshold: float) -> 
     }
     if value is None:
         record["undefined_reason"] = "a group has no case"
+    record["details"] = DETAILS.get(record["test_id"], {})
     return record
+
+
+#: Minimal details of the test kinds the schema checks (compare does not read them).
+DETAILS: dict[str, dict[str, Any]] = {
+    "accuracy": {"correct": 81, "with_prediction": 100, "missing_prediction": 0},
+    "auc": {"overall": {}, "per_group": {}, "cases_without_score": 0},
+    "impact_ratio": {"groups": [], "rate": "selection rate"},
+}
 
 
 def envelope(

@@ -27,10 +27,12 @@ __all__ = [
     "Inputs",
     "Loaded",
     "case_batches",
+    "check_id",
     "has_control",
     "load_counts",
     "normal_value",
     "show_value",
+    "shown_list",
     "value_text",
 ]
 
@@ -212,7 +214,7 @@ def open_inputs(
         if found is not None:
             origin[column] = found
     for side in (cases, right):
-        _check_join_id(side, ds.join_on)
+        check_id(side, ds.join_on, "to join the two files")
     joined = engine.open_join(
         cases,
         right,
@@ -226,19 +228,28 @@ def open_inputs(
     return Inputs(cases, right, joined, origin)
 
 
-def _check_join_id(side: engine.Source, column: str) -> None:
-    """The join key: present, never empty, and unique in each file."""
+def check_id(side: engine.Source, column: str, purpose: str) -> None:
+    """An id column: present, never empty, and unique in ``side``.
+
+    ``purpose`` completes the messages: ``"to join the two files"``, ``"(data.id)"``.
+
+    Raises
+    ------
+    InputError
+        Naming the file, the column and the line(s) of the first empty or repeated id.
+    """
     if column not in side.kinds:
+        present = side.columns
         raise InputError(
-            f"{side.description} has no column '{column}' (the id column to join the two "
-            f"files, data.join_on). Its columns are: {_list(side.columns)}.",
-            did_you_mean(column, side.columns).strip() or "Fix data.join_on.",
+            f"{side.description} has no column '{column}' (the id column {purpose}). "
+            f"Its columns are: {shown_list(present)}.",
+            did_you_mean(column, present).strip() or "Fix data.join_on or data.id.",
         )
     empty = engine.lines_of(side, column, None, 1)
     if empty:
         raise InputError(
-            f"{side.description}: the id column '{column}' is empty on {side.row_word} "
-            f"{empty[0]}; every row needs an id to join the two files.",
+            f"{side.description}: the id column '{column}' is empty on "
+            f"{side.row_word} {empty[0]}; every row needs an id {purpose}.",
             "Fill in the id, or drop the row from the export.",
         )
     dup = engine.duplicate_unit(side, column)
@@ -248,10 +259,10 @@ def _check_join_id(side: engine.Source, column: str) -> None:
         where = f" on {side.row_word}s {lines[0]} and {lines[1]}" if len(lines) == 2 else ""
         raise InputError(
             f"{side.description}: the id {show_value(value_text(value))} appears {n} times"
-            f"{where} in column '{column}'; each person must appear once, or the join would "
-            "count one person several times.",
-            "Remove the duplicate rows (keep the decision that was actually made), then "
-            "run again.",
+            f"{where} in column '{column}'; each applicant must appear once, or the "
+            "join and the counts would count one person several times.",
+            "Remove the duplicate rows (keep the decision that was actually made), "
+            "then run again.",
         )
 
 
@@ -402,7 +413,7 @@ def _check_score_column(spec: FairnessSpec, source: engine.Source, score: str) -
     if score not in source.columns:
         raise InputError(
             f"{source.description} has no column '{score}' (the evaluation's score). Its "
-            f"columns are: {_list(source.columns)}.",
+            f"columns are: {shown_list(source.columns)}.",
             did_you_mean(score, source.columns).strip() or "Fix evaluation.score.",
         )
     if source.kinds[score] != "numeric" and not engine.all_null(source, score):
@@ -425,7 +436,7 @@ def _check_columns(spec: FairnessSpec, source: engine.Source) -> None:
             hint = f"The header looks '{shown}'-delimited; set delimiter: \"{shown}\" in the spec."
         raise InputError(
             f"{source.description} has no column '{col}' (declared in the spec). Its "
-            f"columns are: {_list(present)}.",
+            f"columns are: {shown_list(present)}.",
             hint or "Fix the column name in the spec or in the file.",
         )
     if (
@@ -450,7 +461,8 @@ def _first_bad_number(source: engine.Source, column: str) -> str:
     return "it holds text" if source.kinds[column] == "text" else "its type is not a number"
 
 
-def _list(items: list[str], limit: int = 12) -> str:
+def shown_list(items: Sequence[str], limit: int = 12) -> str:
+    """Values for a message: the first ``limit`` quoted, then how many more there are."""
     shown = ", ".join(show_value(i) for i in items[:limit])
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
 

@@ -88,9 +88,17 @@ def _run_example(example: str, files: dict[str, str]) -> dict[str, str]:
         for name, body in files.items():
             (folder / name).write_text(body, encoding="utf-8")
         subprocess.run([sys.executable, "gen.py"], cwd=folder, check=True)
+        from respai.record import new_key
+
+        # ``--out`` signs: with a key of its own in the folder, the run says which key
+        # signed (shown as <key id>) rather than that it made one
+        key = new_key(folder / "keys", passphrase=None)
+        old_home = os.environ.get("RESPAI_HOME")
+        os.environ["RESPAI_HOME"] = str(folder / "keys")
 
         def clean(text: str) -> str:
-            return text.replace(str(folder) + os.sep, "./").rstrip()
+            text = text.replace(str(folder) + os.sep, "./").replace(key.key_id, "<key id>")
+            return text.rstrip()
 
         outputs: dict[str, str] = {}
         with _in_folder(folder):
@@ -112,12 +120,16 @@ def _run_example(example: str, files: dict[str, str]) -> dict[str, str]:
                 assert code == 2 and out == ""
                 outputs["error"] = clean(err)
             else:
-                code, _, err = _respai("ll144", "spec.yaml")
+                code, _, err = _respai("ll144", "spec.yaml")  # prints, signs nothing
                 assert code == 0, err
                 outputs["cutoffs"] = clean(
                     _section(err, "cutoff sensitivity", "row reconciliation")
                 )
                 outputs["median"] = clean(_section(err, "median score", "race/ethnicity ("))
+        if old_home is None:
+            os.environ.pop("RESPAI_HOME", None)
+        else:
+            os.environ["RESPAI_HOME"] = old_home
     return outputs
 
 

@@ -20,7 +20,15 @@ from typing import Any
 from respai import engine
 from respai.eeo1 import AXES, AXIS_TITLES, Normalizer, known_spellings
 from respai.errors import InputError, SpecError, did_you_mean
-from respai.load import Inputs, has_control, normal_value, show_value, value_text
+from respai.load import (
+    Inputs,
+    check_id,
+    has_control,
+    normal_value,
+    show_value,
+    shown_list,
+    value_text,
+)
 from respai.spec import LL144Spec, Spec
 
 __all__ = [
@@ -222,11 +230,6 @@ def load_audit_data(spec: Spec, data: Any = None, *, inputs: Inputs | None = Non
     return _Gate(spec, ll, left, list(dict.fromkeys(text))).run()
 
 
-def _columns_list(items: Sequence[str], limit: int = 12) -> str:
-    shown = ", ".join(show_value(i) for i in items[:limit])
-    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
-
-
 _ONE = frozenset({"1", "1.0", "true"})
 _ZERO = frozenset({"0", "0.0", "false"})
 
@@ -254,13 +257,13 @@ class _Gate:
         present = list(dict.fromkeys(c for s in sources for c in s.columns))
         if len(sources) == 1:
             where = f"{sources[0].description} has no column '{column}'"
-            listing = f"Its columns are: {_columns_list(present)}."
+            listing = f"Its columns are: {shown_list(present)}."
         else:
             where = (
                 f"neither {sources[0].description} nor {sources[1].description} has a "
                 f"column '{column}'"
             )
-            listing = f"Their columns are: {_columns_list(present)}."
+            listing = f"Their columns are: {shown_list(present)}."
         hint = did_you_mean(column, present).strip()
         if not hint:
             near = [c for c in present if column.casefold() in c.casefold()]
@@ -293,34 +296,6 @@ class _Gate:
                 self._missing_column(column, role, sides)
             assert found is not None
             self.origin_of[column] = found
-
-    def _check_id(self, side: engine.Source, column: str, purpose: str) -> None:
-        if column not in side.kinds:
-            present = side.columns
-            raise InputError(
-                f"{side.description} has no column '{column}' (the id column {purpose}). "
-                f"Its columns are: {_columns_list(present)}.",
-                did_you_mean(column, present).strip() or "Fix data.join_on or data.id.",
-            )
-        empty = engine.lines_of(side, column, None, 1)
-        if empty:
-            raise InputError(
-                f"{side.description}: the id column '{column}' is empty on "
-                f"{side.row_word} {empty[0]}; every row needs an id {purpose}.",
-                "Fill in the id, or drop the row from the export.",
-            )
-        dup = engine.duplicate_unit(side, column)
-        if dup is not None:
-            value, n = dup
-            lines = engine.lines_of(side, column, value, 2)
-            where = f" on {side.row_word}s {lines[0]} and {lines[1]}" if len(lines) == 2 else ""
-            raise InputError(
-                f"{side.description}: the id {show_value(value_text(value))} appears {n} times"
-                f"{where} in column '{column}'; each applicant must appear once, or the "
-                "join and the counts would count one person several times.",
-                "Remove the duplicate rows (keep the decision that was actually made), "
-                "then run again.",
-            )
 
     def _check_score(self) -> None:
         score = self.ll.score
@@ -355,8 +330,8 @@ class _Gate:
             if self.right is None:
                 self.right = engine.open_file(ds.demographics, None, ds.delimiter, self.text)
             self._place_columns()
-            self._check_id(self.left, ds.join_on, "to join the two files")
-            self._check_id(self.right, ds.join_on, "to join the two files")
+            check_id(self.left, ds.join_on, "to join the two files")
+            check_id(self.right, ds.join_on, "to join the two files")
             source: engine.Source
             if self.joined is not None:
                 source = self.joined
@@ -377,7 +352,7 @@ class _Gate:
         else:
             self._place_columns()
             if ds.id is not None:
-                self._check_id(self.left, ds.id, "(data.id)")
+                check_id(self.left, ds.id, "(data.id)")
             source = self.left
         self._check_score()
         columns = [c for c in ll.columns() if c != ll.score]  # once each, score apart
