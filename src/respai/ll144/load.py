@@ -1,11 +1,15 @@
-"""The LL144 data gate: open, join, count once, and validate every distinct value.
+"""The LL144 data gate: category spellings and the reconciliation, on the run's files.
 
-:func:`load_audit_data` opens the decisions file (and, with ``data.demographics``, the
-self-identification file, joined to it on ``data.join_on`` with a FULL OUTER JOIN so that
-unmatched rows on each side are counted), runs one engine count pass grouped by the raw
-sex, race/ethnicity, decision or score and stage values, and validates each distinct value
-the pass saw. Spellings become canonical EEO-1 labels or "unknown"; any other value is an
+The files are opened (and, with ``data.demographics``, joined to the self-identification
+file on ``data.join_on`` with a FULL OUTER JOIN so that unmatched rows on each side are
+counted) by :func:`respai.load.open_inputs`, the opening every block of a run shares.
+:func:`plan_audit` checks the LL144 columns against them before anything is scanned;
+the count pass groups by the raw sex, race/ethnicity, decision or score and stage values
+(in the same scan as the group rules when a run evaluates both), and
+:meth:`AuditPlan.finish` validates each distinct value the pass saw. Spellings become
+canonical EEO-1 labels or "unknown"; any other value is an
 :class:`~respai.errors.InputError` naming the file, column, line and value.
+:func:`load_audit_data` does all three for ``respai ll144``.
 
 Nothing here imports a dataframe engine: :mod:`respai.engine` does the engine work.
 """
@@ -25,6 +29,7 @@ from respai.load import (
     check_id,
     has_control,
     normal_value,
+    open_inputs,
     show_value,
     shown_list,
     value_text,
@@ -164,7 +169,7 @@ def plan_audit(spec: Spec, inputs: Inputs) -> AuditPlan:
             f"{origin}: ll144: is required by respai ll144 but missing.",
             "Add an ll144: block with kind, sex, race and selected: or score:.",
         )
-    gate = _Gate(spec, ll, inputs.cases, [])
+    gate = _Gate(spec, ll, inputs.cases)
     gate.right, gate.joined = inputs.demographics, inputs.joined
     return gate.plan()
 
@@ -199,35 +204,16 @@ def load_audit_data(spec: Spec, data: Any = None, *, inputs: Inputs | None = Non
             f"{origin}: ll144: is required by respai ll144 but missing.",
             "Add an ll144: block with kind, sex, race and selected: or score:.",
         )
-    ds = spec.data
-    if inputs is not None:
-        plan = plan_audit(spec, inputs)
-        return plan.finish(engine.group_counts(plan.source, plan.keys, value=plan.value))
-    text = [ll.sex, ll.race, *ll.stages]
-    if ll.selected:
-        text.append(ll.selected)
-    if ds.id:
-        text.append(ds.id)
-    if ds.join_on:
-        text.append(ds.join_on)
-    if data is not None:
-        if ds.demographics is not None:
-            raise InputError(
-                "a DataFrame was given, but the spec joins data.demographics: the join "
-                "reads two files.",
-                "Join the self-ID to the DataFrame yourself, or run on the files.",
+    if inputs is None:
+        cases = spec.data.cases or (spec.fairness_block.cases if spec.fairness_block else None)
+        if data is None and cases is None:
+            raise SpecError(
+                f"{origin}: data.cases: is required but missing.",
+                "Name the file of the tool's decisions under data.cases (relative to the spec).",
             )
-        left = engine.open_frame(data)
-    elif ds.cases is not None:
-        text = list(dict.fromkeys(text))
-        read = [*text, *([ll.score] if ll.score else [])]
-        left = engine.open_file(ds.cases, ds.format, ds.delimiter, text, read)
-    else:
-        raise SpecError(
-            f"{origin}: data.cases: is required but missing.",
-            "Name the file of the tool's decisions under data.cases (relative to the spec).",
-        )
-    return _Gate(spec, ll, left, list(dict.fromkeys(text))).run()
+        inputs = open_inputs(spec, data=data)  # the same opening as every other block
+    plan = plan_audit(spec, inputs)
+    return plan.finish(engine.group_counts(plan.source, plan.keys, value=plan.value))
 
 
 _ONE = frozenset({"1", "1.0", "true"})
@@ -237,14 +223,13 @@ _ZERO = frozenset({"0", "0.0", "false"})
 class _Gate:
     """Checks the columns, runs the count pass and validates each distinct value."""
 
-    def __init__(self, spec: Spec, ll: LL144Spec, left: engine.Source, text: list[str]) -> None:
+    def __init__(self, spec: Spec, ll: LL144Spec, left: engine.Source) -> None:
         self.spec = spec
         self.ll = ll
         self.left = left
         self.right: engine.Source | None = None
         #: The join, when the run opened it already (see :func:`respai.load.open_inputs`).
         self.joined: engine.JoinedSource | None = None
-        self.text = text
         self.normalizers = {
             axis: Normalizer(axis, ll.categories.get(axis, {}), ll.unknown_values) for axis in AXES
         }
@@ -316,38 +301,15 @@ class _Gate:
 
     # -- the pass ----------------------------------------------------------------------
 
-    def run(self) -> AuditData:
-        """Check the columns, count in one pass, and build the validated cells."""
-        plan = self.plan()
-        return plan.finish(engine.group_counts(plan.source, plan.keys, value=plan.value))
-
     def plan(self) -> AuditPlan:
         """Check the columns and the ids (no scan yet): what the count pass must group."""
         ll, ds = self.ll, self.spec.data
         joined = False
         if ds.demographics is not None:
             assert ds.join_on is not None
-            if self.right is None:
-                self.right = engine.open_file(ds.demographics, None, ds.delimiter, self.text)
-            self._place_columns()
-            check_id(self.left, ds.join_on, "to join the two files")
-            check_id(self.right, ds.join_on, "to join the two files")
-            source: engine.Source
-            if self.joined is not None:
-                source = self.joined
-            else:
-                take_left = [c for c in ll.columns() if self.origin_of[c] is self.left]
-                take_right = [c for c in ll.columns() if self.origin_of[c] is self.right]
-                source = engine.open_join(
-                    self.left,
-                    self.right,
-                    ds.join_on,
-                    take_left,
-                    take_right,
-                    left_format=ds.format,
-                    delimiter=ds.delimiter,
-                    text_columns=self.text,
-                )
+            assert self.right is not None and self.joined is not None  # open_inputs joins
+            self._place_columns()  # the join key was checked in both files when opened
+            source: engine.Source = self.joined
             joined = True
         else:
             self._place_columns()
