@@ -178,6 +178,23 @@ def test_a_failed_ledger_append_takes_outputs_and_new_key_back(
     assert _tree(work) == before
     assert main(["ll144", "spec.yaml", "--out", "audit"]) == 2
     assert _tree(work) == before
+    assert main(["pack", "spec.yaml", "--out", "pack"]) == 2
+    assert _tree(work) == before
+
+
+def test_a_failed_append_puts_an_earlier_pack_back(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["pack", "spec.yaml", "--out", "pack", "--no-ledger"]) == 0
+    files = sorted(p for p in (work / "pack").rglob("*") if p.is_file())
+    before = {p: p.read_bytes() for p in [*files, work / "pack.zip"]}
+    (work / ".respai").write_text("not a ledger folder\n", encoding="utf-8")
+    assert main(["pack", "spec.yaml", "--out", "pack"]) == 2
+    assert "Traceback" not in capsys.readouterr().err
+    after = sorted(p for p in (work / "pack").rglob("*") if p.is_file())
+    assert after == files
+    assert {p: p.read_bytes() for p in [*after, work / "pack.zip"]} == before
+    assert not [p for p in work.iterdir() if p.name.startswith(".pack")]
 
 
 def _alpha_data(folder: Path) -> None:
@@ -300,3 +317,29 @@ def test_one_scan_counts_the_rules_and_the_ll144_tables(
     for name, table in tables.items():
         assert counts(table["rows"]) == counts(alone["tables"][name]["rows"])
         assert table["unknown"] == alone["tables"][name]["unknown"]
+
+
+@pytest.mark.parametrize("command", ["evaluate", "ll144", "pack"])
+def test_an_append_that_fails_after_the_outputs_are_in_place_takes_them_back(
+    work: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+) -> None:
+    from respai.errors import InputError
+    from respai.ledger.store import Head
+
+    assert main([command, "spec.yaml", "--out", "out"]) != 2  # an earlier output, a ledger
+    capsys.readouterr()
+    before = {p: p.read_bytes() for p in sorted(work.rglob("*")) if p.is_file()}
+
+    def fail(self: Head, envelope: Any, key: Any) -> Any:
+        raise InputError("the disk is full (simulated).")
+
+    monkeypatch.setattr(Head, "append", fail)
+    assert main([command, "spec.yaml", "--out", "out"]) == 2
+    assert "disk is full" in capsys.readouterr().err
+    after = {p: p.read_bytes() for p in sorted(work.rglob("*")) if p.is_file()}
+    assert after.keys() == before.keys()
+    changed = [p for p in after if after[p] != before[p] and "lock" not in p.name]
+    assert changed == []

@@ -205,6 +205,11 @@ class StagedFolder:
         return [self.write(name, data) for name, data in files.items()]
 
     @property
+    def committed(self) -> bool:
+        """Whether :meth:`commit` has put the folder in place (and no rollback since)."""
+        return self._committed
+
+    @property
     def staging(self) -> Path:
         """The staged folder (for writers that need a path, e.g. a zip's source)."""
         return self._staging()

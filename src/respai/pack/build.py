@@ -23,11 +23,11 @@ import datetime as dt
 import hashlib
 import os
 import shutil
-import tempfile
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from respai.errors import InputError
+from respai.io import StagedFolder
 from respai.pack.archive import (
     MANIFEST,
     PACK_FORMAT,
@@ -105,26 +105,16 @@ class PackResult:
         }
 
 
-def _check_target(out: Path, zip_path: Path) -> None:
-    if out.exists() and not out.is_dir():
-        raise InputError(
-            f"--out {out} exists and is not a folder.",
-            "Choose a folder name for the evidence pack.",
-        )
-    if out.is_dir() and not earlier_pack(out):
-        held = sorted(p.name for p in out.iterdir())
-        shown = ", ".join(held[:5]) + (f" and {len(held) - 5} more" if len(held) > 5 else "")
-        raise InputError(
-            f"--out {out} already exists and is not an earlier respai evidence pack (it "
-            f"holds {shown}); it is left untouched.",
-            "Choose a new folder, or remove this one first.",
-        )
+def _check_target(out: Path, zip_path: Path) -> StagedFolder:
+    """The pack folder, staged beside ``out``, and its zip: both checked before anything."""
+    staged = StagedFolder(out, earlier_pack, what="respai evidence pack")
     if zip_path.exists() and not (zip_path.is_file() and earlier_zip(zip_path, out.name)):
         raise InputError(
             f"{zip_path} already exists and is not an earlier evidence pack archive; it is "
             "left untouched.",
             "Choose another --out, or remove that file first.",
         )
+    return staged
 
 
 def build_pack(
@@ -182,7 +172,7 @@ def build_pack(
 
     out = Path(out_dir)
     zip_path = out.with_name(out.name + ".zip")
-    _check_target(out, zip_path)
+    staged = _check_target(out, zip_path)
     found = find_signing_key(None if key_path is None else Path(key_path))
     spec = load_spec(spec_path)
     pol = None if policy is None else load_policy(policy)
@@ -225,18 +215,10 @@ def build_pack(
         "summary/summary.md": summary_markdown(result),
         "summary/summary.csv": summary_csv(result),
     }
-    parent = out.resolve().parent
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=parent))
-    except OSError as exc:
-        raise InputError(
-            f"cannot write into {parent}: {exc.strerror}.", "Choose a folder you can write to."
-        ) from None
+    tmp = staged.staging
+    parent = staged.out.parent
     tmp_zip = parent / f".{out.name}.zip.tmp-{os.getpid()}"
-    backup: Path | None = None
     zip_backup: Path | None = None
-    moved = False
     book_path = None if ledger is None else Path(ledger)
     created_ledger = book_path is not None and not book_path.exists()
     stack = contextlib.ExitStack()
@@ -314,12 +296,7 @@ def build_pack(
             os.chmod(folder, umask_mode(0o777))
         zip_folder(tmp, files, tmp_zip, out.name, now)
         os.chmod(tmp_zip, umask_mode(0o666))
-        if out.exists():
-            backup = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=parent))
-            backup.rmdir()
-            out.rename(backup)
-        tmp.rename(out)
-        moved = True
+        staged.commit()
         if zip_path.exists():
             zip_backup = parent / f".{out.name}.zip.old-{os.getpid()}"
             os.replace(zip_path, zip_backup)
@@ -329,15 +306,11 @@ def build_pack(
         stack.close()
     except BaseException as exc:
         stack.close()
-        if moved:  # the new folder is in place but its zip or ledger entry is not
-            shutil.rmtree(out, ignore_errors=True)
-            if zip_backup is not None and zip_backup.exists():
-                os.replace(zip_backup, zip_path)
-            else:
-                zip_path.unlink(missing_ok=True)
-        if backup is not None and backup.exists() and not out.exists():
-            backup.rename(out)
-        shutil.rmtree(tmp, ignore_errors=True)
+        if zip_backup is not None and zip_backup.exists():  # the earlier zip goes back
+            os.replace(zip_backup, zip_path)
+        elif staged.committed:  # the new folder is in place but its zip or entry is not
+            zip_path.unlink(missing_ok=True)
+        staged.rollback()  # the new folder goes, an earlier one comes back
         tmp_zip.unlink(missing_ok=True)
         if created_ledger and book_path is not None:
             shutil.rmtree(book_path, ignore_errors=True)
@@ -349,8 +322,7 @@ def build_pack(
                 "Check the folder's permissions and free space.",
             ) from None
         raise
-    if backup is not None:
-        shutil.rmtree(backup, ignore_errors=True)
+    staged.finish()
     if zip_backup is not None:
         zip_backup.unlink(missing_ok=True)
     return PackResult(
