@@ -43,7 +43,6 @@ __all__ = [
     "seal_evaluation",
     "seal_run",
     "signing_key",
-    "write_file",
     "write_outputs",
 ]
 

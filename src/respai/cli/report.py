@@ -30,8 +30,8 @@ __all__ = ["report", "sample_page"]
 )
 def report(record: Path, output: Path, pub: Path | None) -> None:
     """Render a signed RECORD as a self-contained HTML report that verifies itself."""
+    from respai.io import write_file
     from respai.render.report import render_report_file
-    from respai.sealing import write_file
 
     write_file(output, render_report_file(record, pub))
     echo(f"respai report: wrote {output}")
@@ -48,8 +48,8 @@ def report(record: Path, output: Path, pub: Path | None) -> None:
 )
 def sample_page(output: Path) -> None:
     """Write the in-browser sample page: paste a CSV, get signed rates, nothing leaves."""
+    from respai.io import write_file
     from respai.render.sample_page import sample_page_html
-    from respai.sealing import write_file
 
     write_file(output, sample_page_html())
     echo(f"respai sample-page: wrote {output}")

@@ -29,6 +29,7 @@ from typing import Any
 
 from respai.engine.files import literal_pattern
 from respai.errors import InputError
+from respai.io import atomic_write
 
 __all__ = ["is_remote", "read_spark_file", "spark_session"]
 
@@ -52,9 +53,7 @@ def _log4j_file() -> Path:
     path = Path(tempfile.gettempdir()) / "respai-spark-log4j2.properties"
     try:
         if not path.is_file() or path.read_text(encoding="utf-8") != _LOG4J:
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(_LOG4J, encoding="utf-8")
-            tmp.replace(path)
+            atomic_write(path, _LOG4J.encode("utf-8"))
     except OSError:  # pragma: no cover - an unwritable temp folder: keep Spark's default
         pass
     return path
