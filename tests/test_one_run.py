@@ -343,3 +343,16 @@ def test_an_append_that_fails_after_the_outputs_are_in_place_takes_them_back(
     assert after.keys() == before.keys()
     changed = [p for p in after if after[p] != before[p] and "lock" not in p.name]
     assert changed == []
+
+
+@pytest.mark.parametrize("command", ["evaluate", "ll144", "pack"])
+def test_bad_data_writes_nothing(
+    work: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    spec = (work / "spec.yaml").read_text(encoding="utf-8")
+    (work / "spec.yaml").write_text(spec.replace("race: race", "race: ethnicity"), "utf-8")
+    before = _tree(work)
+    assert main([command, "spec.yaml", "--out", "out"]) == 2
+    err = capsys.readouterr().err
+    assert "ethnicity" in err and "Traceback" not in err
+    assert _tree(work) == before  # no output, no .respai/, no key folder
