@@ -356,3 +356,28 @@ def test_bad_data_writes_nothing(
     err = capsys.readouterr().err
     assert "ethnicity" in err and "Traceback" not in err
     assert _tree(work) == before  # no output, no .respai/, no key folder
+
+
+@pytest.mark.parametrize("command", ["evaluate", "ll144", "pack"])
+def test_a_run_stored_without_its_checkpoint_keeps_its_outputs(
+    work: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+) -> None:
+    from respai.ledger import store
+
+    real = store._write_checkpoint
+
+    def fail(*args: Any, **kwargs: Any) -> Any:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(store, "_write_checkpoint", fail)
+    code = main([command, "spec.yaml", "--out", "out"])
+    err = capsys.readouterr().err
+    assert code != 2, err
+    assert "warning" in err and "could not be written" in err
+    assert (work / "out" / "record.json").is_file()  # the run is in the ledger: so are they
+    assert len(list((work / ".respai" / "runs").glob("*.json"))) == 1
+    monkeypatch.setattr(store, "_write_checkpoint", real)
+    assert main(["verify", "--ledger", ".respai"]) == 0

@@ -214,6 +214,8 @@ class Sealed:
     record_path: Path
     ledger: Path | None
     key_id: str
+    #: A sentence for the user when the ledger took the run short of a checkpoint.
+    note: str | None = None
 
     def summary_json(self) -> dict[str, Any]:
         """What ``respai evaluate --json`` prints: verdict, tests, where the record is."""
@@ -256,7 +258,7 @@ def seal_run(
     *,
     staged: StagedFolder | None,
     ledger: Path | None,
-) -> tuple[Mapping[str, Any], Path | None]:
+) -> tuple[Mapping[str, Any], Path | None, str | None]:
     """Sign a run, write its outputs and append it to the ledger: all of it, or none.
 
     Parameters
@@ -276,7 +278,9 @@ def seal_run(
     Returns
     -------
     tuple
-        The envelope and the resolved ledger folder (``None`` without one).
+        The envelope, the resolved ledger folder (``None`` without one), and a note for
+        the user when the run was stored but its checkpoint could not be written (the
+        outputs stay: the run is in the ledger).
 
     Notes
     -----
@@ -295,7 +299,7 @@ def seal_run(
                 staged.write_all(files(envelope))
                 staged.commit()
                 staged.finish()
-            return envelope, None
+            return envelope, None, None
         from respai.ledger import Ledger
 
         book = Ledger.open(ledger)
@@ -305,14 +309,14 @@ def seal_run(
                 staged.write_all(files(envelope))
                 staged.commit()
             try:
-                head.append(envelope, sk.key)
+                appended = head.append(envelope, sk.key)
             except BaseException:
                 if staged is not None:
                     staged.rollback()
                 raise
         if staged is not None:
             staged.finish()
-        return envelope, ledger.resolve()
+        return envelope, ledger.resolve(), appended.note
     except BaseException:
         if staged is not None:
             staged.rollback()
@@ -367,8 +371,8 @@ def seal_evaluation(
             "report.html": render_report(envelope, public_key_raw(sk.key.public_key())),
         }
 
-    envelope, book = seal_run(build, files, sk, staged=staged, ledger=ledger)
-    return Sealed(envelope, made["predicate"], staged.out / "record.json", book, sk.key_id)
+    envelope, book, note = seal_run(build, files, sk, staged=staged, ledger=ledger)
+    return Sealed(envelope, made["predicate"], staged.out / "record.json", book, sk.key_id, note)
 
 
 def evaluate_output(out: Path) -> StagedFolder:

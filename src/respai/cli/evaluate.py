@@ -116,6 +116,8 @@ def evaluate(
     render_evaluation(
         result, output.console(), record_path=str(sealed.record_path), key_id=sk.key_id
     )
+    if sealed.note:
+        output.echo(f"respai: warning: {sealed.note}")
     if as_json:
         output.emit_json(sealed.summary_json())
     raise SystemExit(result.exit_code)

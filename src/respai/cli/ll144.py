@@ -94,6 +94,8 @@ def ll144_command(
             f"record.json signed with key {sealed.key_id}"
             + (f"; run appended to the ledger {sealed.ledger}" if sealed.ledger else "")
         )
+        if sealed.note:
+            console.print(f"respai: warning: {sealed.note}")
     if as_json:
         output.emit_json(result.to_dict())
     raise SystemExit(result.exit_code)

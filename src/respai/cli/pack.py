@@ -78,6 +78,8 @@ def pack_command(
         f"  record.json signed with key {res.key_id}"
         + (f"; run appended to the ledger {res.ledger}" if res.ledger else "")
     )
+    if res.note:
+        echo(f"respai: warning: {res.note}")
     if res.independence == "not_signed":
         echo(
             "  independence statement: NOT YET SIGNED: the auditor must complete and sign "

@@ -115,7 +115,9 @@ class Appended:
     run_file
         The run's file under ``runs/``.
     checkpoint
-        The checkpoint file under ``checkpoints/``.
+        The checkpoint file under ``checkpoints/``, or ``None`` when the run was stored
+        but its checkpoint could not be written (``note`` says why; the ledger still
+        verifies, and the next run's checkpoint covers this run).
     first_seq, last_seq
         The run's ``seq`` range.
     size
@@ -124,15 +126,18 @@ class Appended:
         The checkpoint's 32-byte RFC 6962 root over those runs.
     last_record_id
         The id of the run's last record: the next run links to it.
+    note
+        A sentence for the user when something short of a failure happened.
     """
 
     run_file: Path
-    checkpoint: Path
+    checkpoint: Path | None
     first_seq: int
     last_seq: int
     size: int
     root: bytes
     last_record_id: str
+    note: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -486,17 +491,20 @@ class Head:
         frontier.append(run_leaf(data))
         size, root = frontier.size, frontier.root()
         text = sign_checkpoint(ledger.origin, size, root, key)
+        checkpoint: Path | None = None
+        note = None
         try:
             checkpoint = _write_checkpoint(ledger.checkpoints_dir, size, text)
         except OSError as exc:
-            raise LedgerError(
-                f"The run was stored in {run_file}, but its checkpoint "
+            # the run is in the ledger (that cannot be taken back without a gap): report
+            note = (
+                f"the run was stored in {run_file}, but its checkpoint "
                 f"{ledger.checkpoints_dir / f'{size}.txt'} could not be written: "
                 f"{exc.strerror}. The ledger still verifies; the next run's checkpoint "
                 "covers this run."
-            ) from None
+            )
         return Appended(
-            run_file, checkpoint, first_seq, last_seq, size, root, self._last_record_id
+            run_file, checkpoint, first_seq, last_seq, size, root, self._last_record_id, note
         )
 
 

@@ -87,6 +87,8 @@ class LL144Sealed:
     files: tuple[Path, ...]
     ledger: Path | None
     key_id: str
+    #: A sentence for the user when the ledger took the run short of a checkpoint.
+    note: str | None = None
 
 
 def seal_ll144(
@@ -128,5 +130,7 @@ def seal_ll144(
             "report.html": render_report(envelope, public_key_raw(public)),
         }
 
-    envelope, book = seal_run(build, files, sk, staged=staged, ledger=ledger)
-    return LL144Sealed(envelope, tuple(staged.out / n for n in OUTPUT_FILES), book, sk.key_id)
+    envelope, book, note = seal_run(build, files, sk, staged=staged, ledger=ledger)
+    return LL144Sealed(
+        envelope, tuple(staged.out / n for n in OUTPUT_FILES), book, sk.key_id, note
+    )

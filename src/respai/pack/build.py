@@ -89,6 +89,8 @@ class PackResult:
     result: LL144Result
     #: The ledger the signed run was appended to, or ``None``.
     ledger: Path | None = None
+    #: A sentence for the user when the ledger took the run short of a checkpoint.
+    note: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The pack's location, manifest hash and files as JSON-ready data."""
@@ -219,6 +221,7 @@ def build_pack(
     parent = staged.out.parent
     tmp_zip = parent / f".{out.name}.zip.tmp-{os.getpid()}"
     zip_backup: Path | None = None
+    note: str | None = None
     book_path = None if ledger is None else Path(ledger)
     created_ledger = book_path is not None and not book_path.exists()
     stack = contextlib.ExitStack()
@@ -302,7 +305,7 @@ def build_pack(
             os.replace(zip_path, zip_backup)
         os.replace(tmp_zip, zip_path)
         if head is not None:  # last: a failed append takes the pack back out
-            head.append(envelope, sk.key)
+            note = head.append(envelope, sk.key).note
         stack.close()
     except BaseException as exc:
         stack.close()
@@ -336,4 +339,5 @@ def build_pack(
         independence=independence_status(result),
         result=result,
         ledger=None if book_path is None else book_path.resolve(),
+        note=note,
     )
