@@ -219,6 +219,9 @@ CASES: dict[str, Case] = {
         ("spec.yaml: evaluaton: unknown key", "Did you mean 'evaluation'?")
     ),
     "spec_attribute_is_label": Case(("fairness.attributes.label",)),
+    "spec_trusted_types": Case(
+        ("spec.yaml: evaluation.trusted_types", "command line", "--trust-type MODULE.NAME")
+    ),
     "spec_rule_needs_threshold": Case(("fairness.rules[0]", "max_group_gap and worst_group")),
     "spec_is_directory": Case(("is a directory",), spec="."),
     # policy files

@@ -113,3 +113,60 @@ def test_pickle_model_is_refused_and_never_runs(
     assert code == 2 and "pickle" in err.lower()
     assert not marker.exists()
     assert not (home / "o").exists()
+
+
+def _skops_pipeline(home: Path, spec: Path) -> Path:
+    """A skops pipeline holding ``FunctionTransformer(operator.neg)``: one extra type."""
+    import operator
+
+    import skops.io as sio
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(200, 2))
+    y = (x[:, 0] > 0).astype(int)
+    pipe = make_pipeline(FunctionTransformer(operator.neg), LogisticRegression()).fit(x, y)
+    sio.dump(pipe, home / "pipe.skops")
+    spec.write_text(spec.read_text().replace("model.onnx", "pipe.skops"))
+    return spec
+
+
+def test_a_spec_cannot_widen_model_trust(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spec = _skops_pipeline(home, _write_case(home, fragile=False))
+    spec.write_text(
+        spec.read_text().replace(
+            "  seed: 7\n",
+            "  seed: 7\n  trusted_types: [builtins.eval, numpy.vectorize, _operator.neg]\n",
+        )
+    )
+    code = main(["evaluate", str(spec), "--out", "o"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "evaluation.trusted_types" in err and "--trust-type" in err
+    assert "command line" in err
+    assert not (home / "o").exists()
+    assert not (home / ".respai").exists()  # no ledger
+    assert not (home / "keys").exists()  # no key made
+
+
+def test_a_skops_type_is_trusted_only_from_the_command_line(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = _skops_pipeline(home, _write_case(home, fragile=False))
+    code = main(["evaluate", str(spec), "--out", "o", "--no-ledger"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--trust-type _operator.neg" in err
+    assert not (home / "o").exists()
+
+    argv = ["evaluate", str(spec), "--out", "o", "--no-ledger", "--quiet"]
+    code = main([*argv, "--trust-type", "_operator.neg", "--trust-type", "numpy.dtype"])
+    assert code in (0, 1, 3)
+    pred = _record(home / "o")
+    start = next(r for r in pred["records"] if r["record_type"] == "run_start")
+    model = start["settings"]["model"]
+    assert model["trusted_types"] == ["_operator.neg"]
+    assert model["caller_trusted_types"] == ["_operator.neg"]
+    assert model["trusted_code"] is False
+    assert any("--trust-type" in c and "_operator.neg" in c for c in pred["caveats"])

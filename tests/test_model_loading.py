@@ -175,11 +175,34 @@ def test_skops_with_an_untrusted_type_is_refused_listing_it(tmp_path: Path) -> N
         load_model(path)
     text = info.value.diagnostics()
     assert "_operator.neg" in text
-    assert "evaluation.trusted_types" in text
+    assert "--trust-type _operator.neg" in text  # trust comes from the command line
+    assert "evaluation.trusted_types" not in text  # not from the spec
     assert info.value.exit_code == 2
     m = load_model(path, trusted_types=["_operator.neg"])
     assert m.trusted_types == ("_operator.neg",)
+    assert m.caller_trusted_types == ("_operator.neg",)
+    assert m.to_record()["caller_trusted_types"] == ["_operator.neg"]
     assert m.predict(x).tolist() == pipe.predict(x).tolist()
+
+
+def test_skops_default_types_are_not_called_caller_trusted(tmp_path: Path) -> None:
+    x, y = _data()
+    path = tmp_path / "tree.skops"
+    sio.dump(DecisionTreeClassifier(max_depth=2, random_state=0).fit(x, y), path)
+    m = load_model(path, trusted_types=["_operator.neg"])  # named, but not in the file
+    assert m.trusted_types == ("sklearn.tree._tree.Tree",)
+    assert m.caller_trusted_types == ()
+    assert m.to_record()["caller_trusted_types"] == []
+
+
+@pytest.mark.parametrize("bad", ["", "eval", "builtins.", "builtins eval", ".eval", 3])
+def test_a_trusted_type_that_is_not_a_dotted_name_is_refused(tmp_path: Path, bad: Any) -> None:
+    x, y = _data()
+    path = tmp_path / "tree.skops"
+    sio.dump(DecisionTreeClassifier(max_depth=2, random_state=0).fit(x, y), path)
+    with pytest.raises(InputError, match="is not a dotted type name") as info:
+        load_model(path, trusted_types=[bad])
+    assert info.value.exit_code == 2
 
 
 def test_skops_model_fitted_with_names_checks_the_order(tmp_path: Path) -> None:

@@ -101,6 +101,7 @@ def evaluate(
     *,
     policy: Policy | str | Path | None = None,
     trust_model_code: bool = False,
+    trusted_types: Sequence[str] = (),
     on_batch: Callable[[int, int], None] | None = None,
     engine: str = "duckdb",
 ) -> Evaluation:
@@ -114,6 +115,9 @@ def evaluate(
         A policy file path or :class:`~respai.spec.Policy` (thresholds, decisions).
     trust_model_code
         Allow a pickle/joblib model file to load (it runs code); the record says so.
+    trusted_types
+        Extra types (``module.name``) a skops model file may hold, as you trust them (the
+        CLI's ``--trust-type``); the record lists them. A spec cannot add to them.
     on_batch
         Progress callback ``(done_rows, total_rows)`` for perturbation stability.
     engine
@@ -152,7 +156,7 @@ def evaluate(
         model = load_model(
             ev.model,
             trust_model_code=trust_model_code,
-            trusted_types=ev.trusted_types,
+            trusted_types=trusted_types,
             positive_label=ev.positive_label,
         )
     # the record needs the file's SHA-256: hash it on a thread while the engine counts

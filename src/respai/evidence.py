@@ -173,6 +173,12 @@ def _caveats(e: Evaluation) -> list[str]:
                 "The model file was loaded with --trust-model-code: loading it ran "
                 "code from the file."
             )
+        if e.model.get("caller_trusted_types"):
+            out.append(
+                "The skops model file was loaded trusting, by --trust-type, the type(s) "
+                f"{', '.join(e.model['caller_trusted_types'])}: loading it may run code "
+                "they define."
+            )
     return out
 
 

@@ -7,14 +7,18 @@ construction and load by default:
   operators, and no Python code is read from it;
 * skops (``.skops``): before anything is loaded, :func:`skops.io.get_untrusted_types`
   lists the types the file would instantiate that skops does not trust itself, and every
-  one of them must be on a trusted list (:data:`DEFAULT_TRUSTED_TYPES` plus the spec's
-  ``evaluation.trusted_types``), or the file is refused.
+  one of them must be on a trusted list (:data:`DEFAULT_TRUSTED_TYPES` plus the types the
+  caller trusts: the CLI's ``--trust-type``, the API's ``trusted_types``), or the file is
+  refused.
 
 Pickle and joblib files (``.pkl``, ``.pickle``, ``.joblib``, and any file that starts
 with a pickle protocol 2-5 header) can run arbitrary code while they load. They are
 refused unless the caller passes ``trust_model_code=True`` (the CLI's
 ``--trust-model-code``), and then :attr:`LoadedModel.trusted_code` is ``True`` so the
 record can say so.
+
+Trust comes only from the caller (the person running the command), never from a spec,
+policy or pack: nothing in an input file reaches these arguments.
 
 Whatever the format, a model is used through one interface, :class:`LoadedModel`, whose
 :meth:`~LoadedModel.predict` returns decisions as 0/1. Nothing here imports a dataframe
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import re
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -58,7 +63,7 @@ INSTALL_HINT = "pip install 'respai[models]'"
 #: classifiers (trees and forests, gradient boosting, nearest neighbours, MLPs,
 #: calibrated classifiers, pipelines, voting and stacking, grid search). They are
 #: scikit-learn's and numpy's own classes, rebuilt from their state; none of them is a
-#: general callable. The spec's ``evaluation.trusted_types`` adds to this list.
+#: general callable. The caller's ``trusted_types`` (``--trust-type``) add to this list.
 DEFAULT_TRUSTED_TYPES: tuple[str, ...] = (
     "numpy.dtype",
     "sklearn.calibration._CalibratedClassifier",
@@ -81,6 +86,7 @@ DEFAULT_TRUSTED_TYPES: tuple[str, ...] = (
 
 Array = npt.NDArray[Any]
 _LABEL_OUTPUTS = ("label", "output_label")
+_TYPE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 _PROBA_OUTPUTS = ("probabilities", "output_probability")
 _ONNX_DTYPES: dict[str, Any] = {
     "tensor(float)": np.float32,
@@ -107,8 +113,11 @@ class LoadedModel:
         ``True`` when loading ran code from the file (a pickle loaded with
         ``trust_model_code=True``); the record must state it.
     trusted_types
-        The types skops reported as untrusted that were trusted to load this file (by
-        the default list or the spec); empty for other kinds.
+        Every type skops reported as untrusted that was trusted to load this file (by
+        the default list or the caller); empty for other kinds.
+    caller_trusted_types
+        Those of :attr:`trusted_types` that were trusted only because the caller named
+        them (``--trust-type``); the record and its caveats state them.
     runtime
         Name and version of what runs the model (``{"onnxruntime": "1.17.0"}``).
     description
@@ -132,6 +141,7 @@ class LoadedModel:
         fingerprint: Mapping[str, Any] | None = None,
         trusted_code: bool = False,
         trusted_types: Sequence[str] = (),
+        caller_trusted_types: Sequence[str] = (),
         runtime: Mapping[str, str] | None = None,
         n_features: int | None = None,
         feature_names: Sequence[str] | None = None,
@@ -146,6 +156,7 @@ class LoadedModel:
         self.fingerprint = dict(fingerprint) if fingerprint is not None else None
         self.trusted_code = trusted_code
         self.trusted_types = tuple(trusted_types)
+        self.caller_trusted_types = tuple(caller_trusted_types)
         self.runtime = dict(runtime or {})
         self.n_features = n_features
         self.feature_names = tuple(feature_names) if feature_names is not None else None
@@ -249,6 +260,7 @@ class LoadedModel:
             "fingerprint": self.fingerprint,
             "trusted_code": self.trusted_code,
             "trusted_types": list(self.trusted_types),
+            "caller_trusted_types": list(self.caller_trusted_types),
             "runtime": dict(self.runtime),
             "positive_label": _plain(self.positive_label),
         }
@@ -318,8 +330,10 @@ def load_model(
         Load pickle and joblib files, which runs whatever code they name. The loaded
         model has ``trusted_code=True``, and the record states it.
     trusted_types
-        Types a skops file may hold beyond :data:`DEFAULT_TRUSTED_TYPES` (the spec's
-        ``evaluation.trusted_types``).
+        Types (``module.name``) a skops file may hold beyond
+        :data:`DEFAULT_TRUSTED_TYPES`, as the caller trusts them (the CLI's
+        ``--trust-type``). Never take these from a spec, policy or pack: a type such as
+        ``builtins.eval`` lets the file run code.
     positive_label
         The label read as decision 1 when the model's labels are not 0/1 (e.g. ``"yes"``).
 
@@ -327,8 +341,10 @@ def load_model(
     ------
     InputError
         When the file is missing, of an unknown or refused format, holds untrusted
-        types, cannot be loaded, or the package needed to load it is not installed.
+        types, cannot be loaded, or the package needed to load it is not installed; or
+        when a trusted type is not a dotted ``module.name``.
     """
+    extra = _type_names(trusted_types)
     p = Path(path)
     if not p.exists():
         raise InputError(f"the model file {p} does not exist.", "Check evaluation.model.")
@@ -343,7 +359,7 @@ def load_model(
     if suffix == ".onnx":
         return _load_onnx(p, positive_label)
     if suffix == ".skops":
-        return _load_skops(p, trusted_types, positive_label)
+        return _load_skops(p, extra, positive_label)
     raise InputError(
         f"cannot tell the format of the model file {p} from its name.",
         "Export the model to ONNX (.onnx) or skops (.skops).",
@@ -442,6 +458,24 @@ def _load_pickle(path: Path, trust: bool, positive_label: Any) -> LoadedModel:
     )
 
 
+def _type_names(names: Sequence[str]) -> tuple[str, ...]:
+    """The caller's trusted types, each a dotted ``module.name``, in order, once each."""
+    if isinstance(names, str):  # one name, not its characters
+        names = (names,)
+    out: list[str] = []
+    for raw in names:
+        name: Any = raw  # a Python caller may pass anything
+        if not isinstance(name, str) or not _TYPE_NAME.fullmatch(name):
+            raise InputError(
+                f"the trusted type {name!r} is not a dotted type name.",
+                "Name each type as skops reports it, module then name, e.g. "
+                "--trust-type sklearn.preprocessing._function_transformer.FunctionTransformer.",
+            )
+        if name not in out:
+            out.append(name)
+    return tuple(out)
+
+
 def _load_skops(path: Path, extra: Sequence[str], positive_label: Any) -> LoadedModel:
     sio = _require("skops.io", "a .skops model")
     try:
@@ -451,16 +485,19 @@ def _load_skops(path: Path, extra: Sequence[str], positive_label: Any) -> Loaded
             f"{path} is not a readable skops file: {type(exc).__name__}: {_first_line(exc)}",
             "Save the model with skops.io.dump.",
         ) from exc
-    allowed = set(DEFAULT_TRUSTED_TYPES) | {str(t) for t in extra}
+    untrusted = [str(t) for t in untrusted]
+    allowed = set(DEFAULT_TRUSTED_TYPES) | set(extra)
     refused = [t for t in untrusted if t not in allowed]
     if refused:
         listing = ", ".join(refused)
+        flags = " ".join(f"--trust-type {t}" for t in refused)
         raise InputError(
             f"{path} holds type(s) that are not on the trusted list: {listing}. Loading "
             "them could run code they define.",
-            "If you trust them, list them in the spec under evaluation.trusted_types, "
-            f"e.g. trusted_types: [{', '.join(repr(t) for t in refused)}].",
+            f"Only if you trust them yourself, pass {flags} to respai evaluate (or "
+            "trusted_types=[...] to evaluate() in Python); the record then lists them.",
         )
+    from_caller = [t for t in untrusted if t not in DEFAULT_TRUSTED_TYPES]
     try:
         obj = sio.load(path, trusted=untrusted)
     except Exception as exc:
@@ -474,6 +511,7 @@ def _load_skops(path: Path, extra: Sequence[str], positive_label: Any) -> Loaded
         description=str(path),
         fingerprint=file_fingerprint(path),
         trusted_types=untrusted,
+        caller_trusted_types=from_caller,
         runtime={"skops": _version("skops"), "scikit-learn": _version("scikit-learn")},
         positive_label=positive_label,
     )
@@ -612,6 +650,7 @@ def _wrap(
     fingerprint: Mapping[str, Any] | None = None,
     trusted_code: bool = False,
     trusted_types: Sequence[str] = (),
+    caller_trusted_types: Sequence[str] = (),
     runtime: Mapping[str, str] | None = None,
 ) -> LoadedModel:
     predict = getattr(obj, "predict", None)
@@ -651,6 +690,7 @@ def _wrap(
         fingerprint=fingerprint,
         trusted_code=trusted_code,
         trusted_types=trusted_types,
+        caller_trusted_types=caller_trusted_types,
         runtime=runtime,
         n_features=int(n_in) if isinstance(n_in, int | np.integer) else None,
         feature_names=fitted_names,

@@ -55,6 +55,14 @@ __all__ = ["evaluate"]
     help="Allow a pickle/joblib model file to load. Loading it runs code from the file; "
     "the record states that it was allowed.",
 )
+@click.option(
+    "--trust-type",
+    "trust_types",
+    multiple=True,
+    metavar="MODULE.NAME",
+    help="Allow a .skops model file to hold this type (repeatable). Only trust types "
+    "you know: one such as builtins.eval lets the file run code. The record lists them.",
+)
 @QUIET_OPTION
 @ENGINE_OPTION
 def evaluate(
@@ -66,6 +74,7 @@ def evaluate(
     ledger: Path,
     no_ledger: bool,
     trust_model_code: bool,
+    trust_types: tuple[str, ...],
     quiet: bool,
     engine: str,
 ) -> None:
@@ -90,6 +99,7 @@ def evaluate(
             spec,
             policy=policy,
             trust_model_code=trust_model_code,
+            trusted_types=trust_types,
             on_batch=lambda done, total: bar.update(done, total),
             engine=engine,
         )

@@ -3,6 +3,11 @@
 Test ids are checked against :data:`respai.battery.BATTERY`; without ``tests:`` the whole
 battery runs. A model file (for perturbation stability) needs its feature columns in the
 order the model expects; relative paths are resolved against the spec's folder.
+
+A spec never widens what a model file may load: ``evaluation.trusted_types`` is refused,
+because trust comes from the person running the command (``respai evaluate --trust-type``
+and ``--trust-model-code``, or the caller of :func:`respai.evaluate.evaluate`), never from
+an input file.
 """
 
 from __future__ import annotations
@@ -25,9 +30,11 @@ _EVALUATION_KEYS = (
     "numeric",
     "noise",
     "trials",
-    "trusted_types",
     "positive_label",
 )
+
+#: The key a spec once used to widen skops trust; refused with a message of its own.
+_REFUSED_TRUST_KEY = "trusted_types"
 
 
 def _names(ctx: _Ctx, key: str, value: Any) -> tuple[str, ...]:
@@ -48,6 +55,15 @@ def parse_evaluation(
 
     ctx = _Ctx(origin)
     eb = _mapping(ctx, "evaluation", block if block is not None else {})
+    if _REFUSED_TRUST_KEY in eb:
+        raise ctx.fail(
+            f"evaluation.{_REFUSED_TRUST_KEY}",
+            "a spec cannot widen what a model file may load: trust comes only from the "
+            "command line, so that no input file can make respai run code.",
+            "Remove evaluation.trusted_types from the spec, and pass each type you trust "
+            "yourself with respai evaluate --trust-type MODULE.NAME (repeatable), or "
+            "evaluate(..., trusted_types=[...]) in Python.",
+        )
     _check_keys(ctx, "evaluation", eb, _EVALUATION_KEYS, ())
     model: Path | None = None
     features: tuple[str, ...] = ()
@@ -80,11 +96,6 @@ def parse_evaluation(
     )
     trials = (
         _count(ctx, "evaluation.trials", eb["trials"], low=1, high=1000) if "trials" in eb else 5
-    )
-    trusted = (
-        _names(ctx, "evaluation.trusted_types", eb["trusted_types"])
-        if "trusted_types" in eb
-        else ()
     )
     positive = (
         None
@@ -129,6 +140,5 @@ def parse_evaluation(
         numeric=numeric,
         noise=noise,
         trials=trials,
-        trusted_types=trusted,
         positive_label=positive,
     )

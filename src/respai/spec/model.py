@@ -159,7 +159,6 @@ class EvaluationSpec:
     numeric: tuple[str, ...] | None = None
     noise: float = 0.05
     trials: int = 5
-    trusted_types: tuple[str, ...] = ()
     positive_label: str | None = None
 
 
