@@ -5,18 +5,22 @@ listed, each with its SHA-256, in ``MANIFEST.json``; the copies of the spec and 
 are also listed in ``inputs/SHA256SUMS`` (``sha256sum`` format). This module knows those
 names and formats, writes files durably (``fsync``) with the user's umask, writes the zip
 reproducibly (fixed times and modes, ZIP64 for large members), opens a folder or a zip
-for reading (refusing members outside the archive's folder), and parses the manifest and
-the sums file, refusing any path that is absolute or climbs out with ``..``.
+for reading (refusing members outside the archive's folder, symbolic links, and archives
+that pass :data:`~respai.limits.MAX_PACK_MEMBERS`, :data:`~respai.limits.MAX_PACK_RATIO`
+or :data:`~respai.limits.MAX_PACK_UNPACKED_BYTES`, before anything is unpacked), and
+parses the manifest and the sums file, refusing any path that is absolute or climbs out
+with ``..`` and any listed file that is a symbolic link. JSON is read with
+:func:`respai.record.loads_strict`, within its limits.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
 import os
 import re
 import shutil
+import stat
 import tempfile
 import zipfile
 from collections.abc import Iterator, Sequence
@@ -25,6 +29,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from respai.errors import InputError
+from respai.limits import MAX_PACK_MEMBERS, MAX_PACK_RATIO, MAX_PACK_UNPACKED_BYTES
+from respai.record import RecordError, loads_strict
 
 __all__ = [
     "MANIFEST",
@@ -253,8 +259,8 @@ def earlier_pack(folder: Path) -> bool:
     if not names:
         return True
     try:
-        doc = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        doc = loads_strict((folder / MANIFEST).read_bytes())
+    except (OSError, RecordError):
         return False
     return isinstance(doc, dict) and doc.get("kind") == PACK_KIND
 
@@ -263,8 +269,8 @@ def earlier_zip(path: Path, name: str) -> bool:
     """Whether the zip ``path`` holds an earlier pack under the folder ``name``."""
     try:
         with zipfile.ZipFile(path) as zf:
-            doc = json.loads(zf.read(f"{name}/{MANIFEST}").decode("utf-8"))
-    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+            doc = loads_strict(zf.read(f"{name}/{MANIFEST}"))
+    except (OSError, KeyError, RecordError, zipfile.BadZipFile):
         return False
     return isinstance(doc, dict) and doc.get("kind") == PACK_KIND
 
@@ -287,19 +293,24 @@ def read_json(path: Path, what: str) -> Any:
     Raises
     ------
     InputError
-        When the file is missing, unreadable or not JSON.
+        When the file is missing, unreadable, not JSON or past a limit of
+        :func:`respai.record.loads_strict` (the message names the limit).
     """
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return loads_strict(path.read_bytes(), source=str(path))
     except FileNotFoundError:
         raise InputError(
             f"the pack has no {what} ({path}).",
             "Point respai reproduce at a folder written by respai pack.",
         ) from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except OSError as exc:
         raise InputError(
-            f"{path} is not readable JSON: {exc}.",
+            f"cannot read {path}: {exc.strerror}.",
             "The pack is damaged; restore it from the archive.",
+        ) from None
+    except RecordError as exc:
+        raise InputError(
+            exc.message, "The pack is damaged; restore it from the archive."
         ) from None
 
 
@@ -360,7 +371,8 @@ def opened(pack: Path) -> Iterator[Path]:
     ------
     InputError
         When ``pack`` does not exist, is neither a folder nor a zip, holds a member
-        outside its folder, or holds no single pack.
+        outside its folder or a symbolic link, passes a limit of :mod:`respai.limits`
+        (checked before anything is unpacked), or holds no single pack.
     """
     if pack.is_dir():
         yield pack
@@ -379,14 +391,22 @@ def opened(pack: Path) -> Iterator[Path]:
         zipfile.ZipFile(pack) as zf,
     ):
         root = Path(tmp)
-        for info in zf.infolist():
+        members = zf.infolist()
+        _check_archive(pack, members)
+        for info in members:
             name = safe_relative(info.filename.rstrip("/") or ".", f"{pack}: member")
             if info.is_dir():
                 continue
             target = root / name
             target.parent.mkdir(parents=True, exist_ok=True)
-            with zf.open(info) as src, target.open("wb") as dst:
-                shutil.copyfileobj(src, dst, 1 << 20)
+            try:
+                with zf.open(info) as src, target.open("wb") as dst:
+                    shutil.copyfileobj(src, dst, 1 << 20)
+            except (zipfile.BadZipFile, EOFError, ValueError, NotImplementedError) as exc:
+                raise InputError(
+                    f"{pack}: the member {info.filename} cannot be unpacked: {exc}.",
+                    "Restore the pack from a good copy of its .zip archive.",
+                ) from None
         tops = [p for p in root.iterdir() if (p / MANIFEST).is_file()]
         if (root / MANIFEST).is_file():
             tops = [root]
@@ -396,6 +416,51 @@ def opened(pack: Path) -> Iterator[Path]:
                 "Give the .zip that respai pack wrote.",
             )
         yield tops[0]
+
+
+def _check_archive(pack: Path, members: Sequence[zipfile.ZipInfo]) -> None:
+    """Refuse an archive past the member count or unpacked size limits, or with a link."""
+    if len(members) > MAX_PACK_MEMBERS:
+        raise InputError(
+            f"{pack} holds {len(members):,} members, more than the limit of "
+            f"{MAX_PACK_MEMBERS:,} (MAX_PACK_MEMBERS); a pack holds about twenty.",
+            "Give the .zip that respai pack wrote.",
+        )
+    for info in members:
+        if stat.S_ISLNK(info.external_attr >> 16):
+            raise InputError(
+                f"{pack}: the member {info.filename} is a symbolic link; a pack holds only "
+                "regular files.",
+                "Give the .zip that respai pack wrote.",
+            )
+    total = sum(info.file_size for info in members)
+    bound = min(MAX_PACK_UNPACKED_BYTES, MAX_PACK_RATIO * max(pack.stat().st_size, 1))
+    if total > bound:
+        which = (
+            f"{MAX_PACK_UNPACKED_BYTES:,} bytes (MAX_PACK_UNPACKED_BYTES)"
+            if bound == MAX_PACK_UNPACKED_BYTES
+            else f"{MAX_PACK_RATIO} times the archive's size (MAX_PACK_RATIO), {bound:,} bytes"
+        )
+        raise InputError(
+            f"{pack} would unpack to {total:,} bytes, more than {which}; nothing was unpacked.",
+            "Unpack it yourself if you trust it, and give respai reproduce the folder.",
+        )
+
+
+def _refuse_links(folder: Path, names: Sequence[str]) -> None:
+    """Refuse a listed file that is (or lies under) a symbolic link, or a link to the pack."""
+    if folder.is_symlink():
+        raise InputError(f"the pack {folder} is a symbolic link.", "Give the pack folder itself.")
+    for name in names:
+        path = folder
+        for part in PurePosixPath(name).parts:
+            path = path / part
+            if path.is_symlink():
+                raise InputError(
+                    f"{path} in the pack is a symbolic link (to {os.readlink(path)}); a pack "
+                    "holds copies of its inputs, so a link could stand for another file.",
+                    "Replace the link with the file from the pack's .zip archive.",
+                )
 
 
 def read_manifest(folder: Path) -> tuple[dict[str, str], dict[str, str | None]]:
@@ -415,8 +480,8 @@ def read_manifest(folder: Path) -> tuple[dict[str, str], dict[str, str | None]]:
     Raises
     ------
     InputError
-        When the manifest is missing, not a respai pack's, lacks its lists, or names a
-        path outside the pack.
+        When the manifest is missing, not a respai pack's, lacks its lists, names a
+        path outside the pack, or a file it names is a symbolic link.
     """
     doc = read_json(folder / MANIFEST, MANIFEST)
     if not isinstance(doc, dict) or doc.get("kind") != PACK_KIND:
@@ -451,4 +516,5 @@ def read_manifest(folder: Path) -> tuple[dict[str, str], dict[str, str | None]]:
             f"{MANIFEST} does not name the spec and decisions copies in inputs/.",
             "The pack is damaged; restore it from the archive.",
         )
+    _refuse_links(folder, [*listed, *(r for r in roles.values() if r is not None)])
     return listed, roles

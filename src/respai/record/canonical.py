@@ -3,10 +3,12 @@
 Everything respai signs or hashes goes through :func:`canonical_bytes`, which is the
 RFC 8785 JSON Canonicalization Scheme as implemented by the ``rfc8785`` package, after a
 walk that names the JSON path of any value JCS cannot hold. :func:`loads_strict` is the
-reader for records: it refuses duplicate object keys and the ``NaN`` / ``Infinity``
-literals, and reads integers beyond the exactly representable range the way a browser's
+reader for every JSON file respai reads (records, ledger runs, ``keys.json``, a pack's
+manifest and tables): it refuses duplicate object keys and the ``NaN`` / ``Infinity``
+literals, reads integers beyond the exactly representable range the way a browser's
 ``JSON.parse`` does (as doubles), so a verifier in Python and one in JavaScript see the
-same values.
+same values, and holds every document to the limits below (nesting depth, integer
+digits, string length, document size), so hostile text gives an error, not a crash.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import datetime as dt
 import enum
 import json
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,6 +27,10 @@ from respai.record.errors import RecordError
 from respai.record.times import format_timestamp
 
 __all__ = [
+    "MAX_JSON_BYTES",
+    "MAX_JSON_DEPTH",
+    "MAX_JSON_INTEGER_DIGITS",
+    "MAX_JSON_STRING_CHARS",
     "MAX_SAFE_INTEGER",
     "canonical_bytes",
     "format_path",
@@ -33,6 +40,21 @@ __all__ = [
 
 MAX_SAFE_INTEGER = 2**53 - 1
 """The largest integer a JSON number (an IEEE-754 double) holds exactly."""
+
+MAX_JSON_DEPTH = 64
+"""The deepest nesting of arrays and objects :func:`loads_strict` reads (a record needs 8)."""
+
+MAX_JSON_INTEGER_DIGITS = 20
+"""The most digits of an integer literal :func:`loads_strict` reads (2^53 has 16)."""
+
+MAX_JSON_STRING_CHARS = 32 * 1024 * 1024
+"""The longest string :func:`loads_strict` reads (a record's base64 payload is the largest)."""
+
+MAX_JSON_BYTES = 64 * 1024 * 1024
+"""The largest JSON document :func:`loads_strict` reads, in UTF-8 bytes."""
+
+# A string (with its escapes) or one bracket; strings are skipped whole, at C speed.
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
 
 Path = tuple[str | int, ...]
 
@@ -163,6 +185,13 @@ def _parse_float(text: str) -> float:
 
 
 def _parse_int(text: str) -> int | float:
+    digits = len(text) - text.startswith("-")
+    if digits > MAX_JSON_INTEGER_DIGITS:
+        raise RecordError(
+            f"The JSON text holds an integer of {digits} digits ({text[:12]}...), more than "
+            f"the limit of {MAX_JSON_INTEGER_DIGITS} digits (MAX_JSON_INTEGER_DIGITS); "
+            "respai writes integers within +-(2^53-1)."
+        )
     value = int(text)
     if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
         return value
@@ -170,13 +199,43 @@ def _parse_int(text: str) -> int | float:
     return _parse_float(text)
 
 
-def loads_strict(data: bytes | str) -> Any:
-    """Parse JSON text, refusing duplicate keys, NaN and Infinity.
+def _check_shape(text: str) -> None:
+    """Refuse text nested deeper than MAX_JSON_DEPTH or with a string over the limit."""
+    depth = 0
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token[0] == '"':
+            if len(token) - 2 > MAX_JSON_STRING_CHARS:
+                raise RecordError(
+                    f"The JSON text holds a string of {len(token) - 2:,} characters at "
+                    f"character {match.start()}, more than the limit of "
+                    f"{MAX_JSON_STRING_CHARS:,} (MAX_JSON_STRING_CHARS)."
+                )
+        elif token in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                raise RecordError(
+                    f"The JSON text nests arrays and objects more than {MAX_JSON_DEPTH} "
+                    f"levels deep (MAX_JSON_DEPTH), at character {match.start()}; no file "
+                    "respai writes nests that deep."
+                )
+        else:
+            depth -= 1
+
+
+def loads_strict(data: bytes | str, *, source: str | None = None) -> Any:
+    """Parse JSON text within respai's limits, refusing duplicate keys, NaN and Infinity.
+
+    This is the one reader of JSON files: records, ledger runs, ``keys.json``, a pack's
+    manifest and tables all go through it.
 
     Parameters
     ----------
     data
         UTF-8 bytes or a string.
+    source
+        The file the text came from, named at the start of an error message, or
+        ``None`` when the caller names it.
 
     Returns
     -------
@@ -187,14 +246,32 @@ def loads_strict(data: bytes | str) -> Any:
     Raises
     ------
     RecordError
-        If the text is not UTF-8, not JSON, repeats an object key, or contains
-        ``NaN``, ``Infinity`` or a number that overflows a double.
+        If the text is not UTF-8, not JSON, repeats an object key, contains ``NaN``,
+        ``Infinity`` or a number that overflows a double, or passes a limit: more than
+        :data:`MAX_JSON_BYTES` bytes, nesting deeper than :data:`MAX_JSON_DEPTH`, an
+        integer of more than :data:`MAX_JSON_INTEGER_DIGITS` digits or a string of more
+        than :data:`MAX_JSON_STRING_CHARS` characters. The message names the limit.
 
     Examples
     --------
     >>> loads_strict(b'{"a": [1, 2.5]}')
     {'a': [1, 2.5]}
     """
+    try:
+        return _loads(data)
+    except RecordError as exc:
+        if source is None:
+            raise
+        raise RecordError(f"{source}: {exc.message}", exc.hint) from None
+
+
+def _loads(data: bytes | str) -> Any:
+    if len(data) > MAX_JSON_BYTES:
+        unit = "characters" if isinstance(data, str) else "bytes"
+        raise RecordError(
+            f"The JSON text is {len(data):,} {unit} long, more than the limit of "
+            f"{MAX_JSON_BYTES:,} bytes (MAX_JSON_BYTES) for one document."
+        )
     if isinstance(data, bytes | bytearray | memoryview):
         try:
             text = bytes(data).decode("utf-8")
@@ -204,6 +281,7 @@ def loads_strict(data: bytes | str) -> Any:
             ) from None
     else:
         text = data
+    _check_shape(text)
     try:
         return json.loads(
             text,

@@ -3,8 +3,12 @@
 A file is read as bytes (its SHA-256 goes into the record), decoded as UTF-8 (a byte order
 mark is allowed) and parsed with PyYAML's safe loader, which builds no Python objects
 beyond plain values. A key that appears twice in one mapping is refused, where PyYAML
-would silently keep the last. Every failure is a :class:`~respai.errors.SpecError` naming
-the file, and the line and column when YAML gives one.
+would silently keep the last. The file is held to the limits of :mod:`respai.limits`:
+its size, its nesting depth, the digits of an integer, and the number of values with
+every alias expanded (an alias to a value still being read, which would make a
+structure that contains itself, is refused). Every failure is a
+:class:`~respai.errors.SpecError` naming the file and the limit, and the line and column
+when YAML gives one.
 """
 
 from __future__ import annotations
@@ -16,10 +20,68 @@ from typing import Any
 import yaml
 
 from respai.errors import SpecError
+from respai.limits import MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_INTEGER_DIGITS, MAX_YAML_NODES
 
 
 class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that refuses duplicate mapping keys."""
+    """SafeLoader that refuses duplicate mapping keys and holds the file to the limits."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._nodes = 0
+        self._sizes: dict[int, int] = {}
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        """Compose one node, counting aliases as copies and refusing deep nesting."""
+        event: yaml.Event = self.peek_event()  # type: ignore[no-untyped-call]
+        line = event.start_mark.line + 1 if event.start_mark is not None else 0
+        if isinstance(event, yaml.AliasEvent):
+            target = self.anchors.get(event.anchor) if event.anchor is not None else None
+            if target is not None:
+                size = self._sizes.get(id(target))
+                if size is None:
+                    raise SpecError(
+                        f"the alias *{event.anchor} (line {line}) refers to the value it is "
+                        "inside, which would make it endless.",
+                        "Write the value out instead of referring to it.",
+                    )
+                self._count(size, line)
+            return super().compose_node(parent, index)
+        self._depth += 1
+        if self._depth > MAX_YAML_DEPTH:
+            raise SpecError(
+                f"the values nest more than {MAX_YAML_DEPTH} levels deep (MAX_YAML_DEPTH) "
+                f"at line {line}.",
+                "A spec needs a few levels; flatten the structure.",
+            )
+        start = self._nodes
+        self._count(1, line)
+        node = super().compose_node(parent, index)
+        self._depth -= 1
+        if node is not None:
+            self._sizes[id(node)] = self._nodes - start
+        return node
+
+    def _count(self, size: int, line: int) -> None:
+        self._nodes += size
+        if self._nodes > MAX_YAML_NODES:
+            raise SpecError(
+                f"the file holds more than {MAX_YAML_NODES:,} values (MAX_YAML_NODES) by "
+                f"line {line}, counting each alias as a copy of what it names.",
+                "Write fewer values, or fewer aliases to large ones.",
+            )
+
+
+def _construct_int(loader: _StrictLoader, node: yaml.ScalarNode) -> Any:
+    digits = sum(ch.isdigit() for ch in str(node.value))
+    if digits > MAX_YAML_INTEGER_DIGITS:
+        raise SpecError(
+            f"the integer at line {node.start_mark.line + 1} has {digits} digits, more than "
+            f"the limit of {MAX_YAML_INTEGER_DIGITS} (MAX_YAML_INTEGER_DIGITS).",
+            "Write a smaller number.",
+        )
+    return loader.construct_yaml_int(node)
 
 
 def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[Any, Any]:
@@ -41,17 +103,24 @@ _StrictLoader.add_constructor(
     yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
     _construct_mapping,
 )
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
 def _read_yaml(path: Path, what: str) -> tuple[Any, str]:
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_YAML_BYTES + 1)
     except FileNotFoundError:
         raise SpecError(f"{what} file {path} does not exist.", "Check the path.") from None
     except IsADirectoryError:
         raise SpecError(f"{what} file {path} is a directory, not a YAML file.") from None
     except OSError as exc:
         raise SpecError(f"cannot read {what} file {path}: {exc.strerror}.") from None
+    if len(raw) > MAX_YAML_BYTES:
+        raise SpecError(
+            f"{what} file {path} is larger than {MAX_YAML_BYTES:,} bytes (MAX_YAML_BYTES).",
+            "A spec or policy is a few kilobytes; check that this is the file you meant.",
+        )
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -1,0 +1,72 @@
+"""The limits on what respai reads: one set, for every JSON file, YAML file and pack.
+
+Input that passes a limit is refused with an error naming the limit and the file (exit 2,
+or exit 1 from ``respai verify`` for a record or ledger that does not verify), never a
+crash. The JSON limits are defined in :mod:`respai.record.canonical`, because verifying
+a record needs nothing outside :mod:`respai.record`, and are repeated here so the whole
+set has one place; :func:`respai.record.loads_strict` applies them.
+
+============================  ===============  ======================================
+limit                         value            applies to
+============================  ===============  ======================================
+``MAX_JSON_DEPTH``            64 levels        every JSON file
+``MAX_JSON_INTEGER_DIGITS``   20 digits        every JSON file (records hold integers
+                                               within +-(2^53-1))
+``MAX_JSON_STRING_CHARS``     32 Mi chars      every JSON file
+``MAX_JSON_BYTES``            64 MiB           every JSON file
+``MAX_YAML_DEPTH``            64 levels        spec and policy files
+``MAX_YAML_INTEGER_DIGITS``   20 digits        spec and policy files
+``MAX_YAML_BYTES``            4 MiB            spec and policy files
+``MAX_YAML_NODES``            100,000 nodes    spec and policy files, aliases expanded
+``MAX_PACK_MEMBERS``          10,000 members   a pack's zip archive
+``MAX_PACK_UNPACKED_BYTES``   16 GiB           a pack's zip archive, all members
+``MAX_PACK_RATIO``            200 times        a pack's zip archive: unpacked size
+                                               over the archive's size
+============================  ===============  ======================================
+"""
+
+from __future__ import annotations
+
+from respai.record.canonical import (
+    MAX_JSON_BYTES,
+    MAX_JSON_DEPTH,
+    MAX_JSON_INTEGER_DIGITS,
+    MAX_JSON_STRING_CHARS,
+)
+
+__all__ = [
+    "MAX_JSON_BYTES",
+    "MAX_JSON_DEPTH",
+    "MAX_JSON_INTEGER_DIGITS",
+    "MAX_JSON_STRING_CHARS",
+    "MAX_PACK_MEMBERS",
+    "MAX_PACK_RATIO",
+    "MAX_PACK_UNPACKED_BYTES",
+    "MAX_YAML_BYTES",
+    "MAX_YAML_DEPTH",
+    "MAX_YAML_INTEGER_DIGITS",
+    "MAX_YAML_NODES",
+]
+
+MAX_YAML_DEPTH = 64
+"""The deepest nesting of mappings and sequences in a spec or policy file."""
+
+MAX_YAML_INTEGER_DIGITS = 20
+"""The most digits of an integer in a spec or policy file."""
+
+MAX_YAML_BYTES = 4 * 1024 * 1024
+"""The largest spec or policy file, in bytes."""
+
+MAX_YAML_NODES = 100_000
+"""The most values (scalars, mappings, sequences) a spec or policy file may hold, with
+every alias counted as a full copy of what it names (so a "billion laughs" file stops)."""
+
+MAX_PACK_MEMBERS = 10_000
+"""The most members a pack's zip archive may hold (a pack has about twenty)."""
+
+MAX_PACK_UNPACKED_BYTES = 16 * 1024**3
+"""The most bytes a pack's zip archive may unpack to, all members together."""
+
+MAX_PACK_RATIO = 200
+"""The most a pack's zip archive may grow when unpacked, as a multiple of its own size.
+Decisions and tables compress about tenfold; a zip bomb a thousandfold."""
