@@ -17,6 +17,7 @@ from typing import Any
 
 from respai.errors import Error
 from respai.record import RecordError, canonical_bytes, envelope_payload, loads_strict
+from respai.render.escape import terminal_text
 
 __all__ = [
     "CompareError",
@@ -240,7 +241,12 @@ class Comparison:
         }
 
     def lines(self) -> list[str]:
-        """Return the comparison as lines for people, differences in verdict first."""
+        """Return the comparison as lines for people, differences in verdict first.
+
+        Names, keys and values come from the records, so every line is shown with its
+        control, escape and bidi characters escaped
+        (:func:`respai.render.escape.terminal_text`).
+        """
         out = [_side_line("A", self.a), _side_line("B", self.b)]
         if not self.same_system:
             out.append(
@@ -286,7 +292,7 @@ class Comparison:
             )
         elif unchanged:
             out.append(f"{unchanged} test(s) unchanged.")
-        return out
+        return [terminal_text(line) for line in out]
 
 
 # -- helpers -----------------------------------------------------------------------------

@@ -12,6 +12,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
+from respai.render.escape import terminal_text
+
 __all__ = [
     "Error",
     "InputError",
@@ -39,10 +41,15 @@ class Error(Exception):
         self.hint = hint
 
     def diagnostics(self) -> str:
-        """Return the message and the hint as one paragraph for people."""
+        """Return the message and the hint as one paragraph for people.
+
+        Control, escape and bidi characters a value in the message may hold (a column
+        name, a rule id, a file's line) are shown escaped (see
+        :func:`respai.render.escape.terminal_text`), so the paragraph is safe to print.
+        """
         if self.hint:
-            return f"{self.message} {self.hint}"
-        return self.message
+            return terminal_text(f"{self.message} {self.hint}")
+        return terminal_text(self.message)
 
 
 class SpecError(Error):
@@ -56,6 +63,9 @@ class InputError(Error):
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """Return ``" Did you mean 'x'?"`` for the closest choice, or ``""`` when none is close.
 
+    The choice is shown with its control characters escaped (a column name from a data
+    file's header can hold an escape sequence).
+
     Examples
     --------
     >>> did_you_mean("lable", ["label", "prediction"])
@@ -64,4 +74,4 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     ''
     """
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f" Did you mean '{close[0]}'?" if close else ""
+    return f" Did you mean '{terminal_text(close[0])}'?" if close else ""

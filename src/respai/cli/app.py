@@ -21,6 +21,7 @@ import click
 from respai import __version__
 from respai.cli.output import echo
 from respai.errors import Error
+from respai.render.escape import terminal_text
 
 __all__ = ["ENGINE_OPTION", "EXIT_INTERNAL", "EXIT_USAGE", "QUIET_OPTION", "cli", "main"]
 
@@ -77,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         exc.show()
         return EXIT_USAGE
     except Error as exc:
-        echo(f"respai: error: {exc.diagnostics()}")
+        echo(f"respai: error: {terminal_text(exc.diagnostics())}")
         return exc.exit_code
     except KeyboardInterrupt:
         echo("respai: interrupted.")
@@ -86,8 +87,8 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("RESPAI_DEBUG"):
             raise
         echo(
-            f"respai: internal error ({type(exc).__name__}: {exc}). This is a bug in "
-            "respai, not in your input; please report it. Set RESPAI_DEBUG=1 to see the "
+            f"respai: internal error ({type(exc).__name__}: {terminal_text(exc)}). This is a "
+            "bug in respai, not in your input; please report it. Set RESPAI_DEBUG=1 to see the "
             "traceback."
         )
         return EXIT_INTERNAL

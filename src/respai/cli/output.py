@@ -5,6 +5,11 @@ through it, so every command writes JSON the same way (indented, UTF-8 character
 no NaN or infinity, one final newline, flushed). :func:`echo` writes a line for people
 to standard error, and :func:`console` makes the rich console the renderers draw on, also
 on standard error. Standard output carries nothing but the JSON.
+
+Text for people is neutralised here, where every line passes: :func:`echo` shows control,
+escape and bidi characters escaped (line breaks kept) and :func:`console` is a
+:class:`respai.render.terminal.TerminalConsole`, which does the same for what rich
+draws. JSON is left as it is: ``json.dumps`` escapes control characters already.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 import click
+
+from respai.render.escape import terminal_text
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -35,12 +42,23 @@ def emit_json(payload: dict[str, Any]) -> None:
 
 
 def echo(message: str = "") -> None:
-    """Write one line for people (``message`` and a newline) to standard error."""
-    click.echo(message, err=True)
+    """Write one line for people (``message`` and a newline) to standard error.
+
+    Parameters
+    ----------
+    message
+        The text; its control, escape and bidi characters are shown escaped (see
+        :func:`respai.render.escape.terminal_text`), its line breaks kept.
+    """
+    click.echo(terminal_text(message, keep_newlines=True), err=True)
 
 
 def console() -> Console:
-    """A rich console on standard error, with markup, emoji and highlighting off."""
-    from rich.console import Console
+    """A rich console on standard error, with markup, emoji and highlighting off.
 
-    return Console(stderr=True, markup=False, emoji=False, highlight=False)
+    Its text has control, escape and bidi characters shown escaped (see
+    :class:`respai.render.terminal.TerminalConsole`).
+    """
+    from respai.render.terminal import terminal_console
+
+    return terminal_console(stderr=True)

@@ -23,6 +23,7 @@ from respai.ledger.layout import (
     run_info,
     safe_run_id,
 )
+from respai.render.escape import terminal_text
 
 __all__ = ["RunSummary", "find_run", "last_envelope", "list_runs", "log_lines"]
 
@@ -147,6 +148,10 @@ def list_runs(directory: Path | str | None = None) -> list[RunSummary]:
 def log_lines(runs: Sequence[RunSummary]) -> list[str]:
     """Return the run summaries as aligned lines for people, oldest first.
 
+    Every cell is what a run file says, so each is shown with its control, escape and
+    bidi characters escaped (:func:`respai.render.escape.terminal_text`) before the
+    columns are aligned.
+
     Examples
     --------
     >>> log_lines([])
@@ -177,10 +182,11 @@ def log_lines(runs: Sequence[RunSummary]) -> list[str]:
                 key,
             )
         )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    shown = [[terminal_text(cell) for cell in row] for row in rows]
+    widths = [max(len(row[i]) for row in shown) for i in range(len(rows[0]) - 1)]
     return [
         "  ".join(cell.ljust(w) for cell, w in zip(row[:-1], widths, strict=True)) + "  " + row[-1]
-        for row in rows
+        for row in shown
     ]
 
 

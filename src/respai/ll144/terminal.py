@@ -1,7 +1,10 @@
 """The terminal view of an LL144 audit, drawn with Rich on standard error.
 
 The console must be created with markup, emoji and highlighting off: category names,
-spellings and explanations are data and are shown exactly as they are.
+spellings and explanations are data and are shown as they are, except that control,
+escape and bidi characters are shown escaped
+(:func:`respai.render.escape.terminal_text`) wherever a line or a cell is built from
+them.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from respai.eeo1 import AXIS_TITLES
 from respai.ll144.audit import LL144Result
 from respai.ll144.diagnosis import Cutoff
 from respai.ll144.tables import TABLES, CategoryRow, CategoryTable
+from respai.render.escape import terminal_text
 
 __all__ = ["render_ll144"]
 
@@ -23,7 +27,7 @@ def _num(x: float | None) -> str:
 
 
 def _worst_text(worst: tuple[str, float] | None) -> str:
-    return "—" if worst is None else f"{worst[1]:.3f} ({worst[0]})"
+    return "—" if worst is None else f"{worst[1]:.3f} ({terminal_text(worst[0])})"
 
 
 def _note(row: CategoryRow, table: CategoryTable) -> str:
@@ -61,7 +65,13 @@ def _table(res: LL144Result, table: CategoryTable) -> Table:
         else:
             ratio = Text("excluded" if r.excluded else "—")
         grid.add_row(
-            r.category, str(r.count), str(r.selected), _num(r.rate), iv, ratio, _note(r, table)
+            terminal_text(r.category),
+            str(r.count),
+            str(r.selected),
+            _num(r.rate),
+            iv,
+            ratio,
+            _note(r, table),
         )
     return grid
 
@@ -70,7 +80,7 @@ def _cutoff_line(c: Cutoff) -> str:
     sign = ">" if c.rule == "above" else ">="
     worst = "; ".join(f"{AXIS_TITLES[name]}: {_worst_text(c.worst[name])}" for name in TABLES)
     return (
-        f"  {c.label} (score {sign} {c.threshold:g}, admits {c.admitted}, "
+        f"  {terminal_text(c.label)} (score {sign} {c.threshold:g}, admits {c.admitted}, "
         f"{c.share_admitted:.1%}): worst ratio {worst}"
     )
 
@@ -79,22 +89,23 @@ def render_ll144(res: LL144Result, console: Console) -> None:
     """Print the audit: header, warnings, the three tables, findings and diagnosis."""
     ll, spec, rec = res.ll144, res.spec, res.data.reconciliation
     name = " ".join(x for x in (spec.system.name, spec.system.version) if x) or "the tool"
+    name = terminal_text(name)
     console.print(
         Text(
             f"LL144 bias audit · {name} · {ll.kind} tool · {rec.applicants} "
-            f"applicants from {res.data.description}",
+            f"applicants from {terminal_text(res.data.description)}",
             style="bold",
         )
     )
     console.print(
         f"audit date {ll.audit_date or 'not set'} · distribution date "
-        f"{ll.distribution_date or 'not set'} · data: {spec.data.source} · "
+        f"{ll.distribution_date or 'not set'} · data: {terminal_text(spec.data.source)} · "
         f"one-year rule checked on {res.checked_on}"
     )
     if res.median is not None:
         console.print(f"median score of the full sample (unknowns included): {res.median!r}")
     for warning in res.warnings:
-        console.print(Text(warning, style="bold red"))
+        console.print(Text(terminal_text(warning), style="bold red"))
     for table_name in TABLES:
         table = res.tables[table_name]
         console.print()
@@ -103,7 +114,10 @@ def render_ll144(res: LL144Result, console: Console) -> None:
         )
         if table.undefined is not None:
             console.print(
-                Text(f"impact ratios undefined: {table.undefined.reason}", style="yellow")
+                Text(
+                    f"impact ratios undefined: {terminal_text(table.undefined.reason)}",
+                    style="yellow",
+                )
             )
         console.print(_table(res, table))
     excluded = [(res.tables[n], r) for n in TABLES for r in res.tables[n].excluded]
@@ -114,19 +128,19 @@ def render_ll144(res: LL144Result, console: Console) -> None:
         )
         for t, r in excluded:
             console.print(
-                f"  {t.title}: {r.category}, {r.count} "
+                f"  {t.title}: {terminal_text(r.category)}, {r.count} "
                 f"applicant{'' if r.count == 1 else 's'}, rate "
                 f"{_num(r.rate)}"
             )
-        console.print(f"  justification: {ll.exclusion_justification}")
+        console.print(f"  justification: {terminal_text(ll.exclusion_justification)}")
     console.print()
     console.print(Text("findings (stated, not gated: the law sets no pass mark)", style="bold"))
     if not res.findings:
         console.print(f"  no kept category has an impact ratio under {0.8 + ll.margin:g}")
     for f in res.findings:
         console.print(
-            f"  - {f.category} ({res.tables[f.table].title}, against "
-            f"{f.compared_with}): {f.gap.sentence}"
+            f"  - {terminal_text(f.category)} ({res.tables[f.table].title}, against "
+            f"{terminal_text(f.compared_with)}): {terminal_text(f.gap.sentence)}"
         )
     if res.sensitivity is not None:
         s = res.sensitivity
@@ -166,7 +180,7 @@ def render_ll144(res: LL144Result, console: Console) -> None:
         for st in fun.stages:
             for i, n in enumerate(TABLES):
                 grid.add_row(
-                    st.name if i == 0 else "",
+                    terminal_text(st.name) if i == 0 else "",
                     res.tables[n].title,
                     str(st.reached) if i == 0 else "",
                     str(st.passed) if i == 0 else "",
@@ -179,7 +193,8 @@ def render_ll144(res: LL144Result, console: Console) -> None:
             console.print(
                 f"  {res.tables[n].title}: "
                 + (
-                    f"the worst ratio first drops under {fun.line:g} at stage '{first}'"
+                    f"the worst ratio first drops under {fun.line:g} at stage "
+                    f"'{terminal_text(first)}'"
                     if first
                     else f"no stage has a ratio under {fun.line:g}"
                 )
@@ -188,7 +203,7 @@ def render_ll144(res: LL144Result, console: Console) -> None:
     console.print(Text("row reconciliation", style="bold"))
     for file in rec.files:
         console.print(
-            f"  {file.role}: {file.path}, {file.rows} rows, sha256 "
+            f"  {file.role}: {terminal_text(file.path)}, {file.rows} rows, sha256 "
             f"{file.fingerprint.get('sha256')}"
         )
     if rec.joined is not None:
@@ -204,4 +219,4 @@ def render_ll144(res: LL144Result, console: Console) -> None:
     console.print()
     console.print(Text("interpretation choices", style="bold"))
     for item in res.interpretation:
-        console.print(f"  - {item}")
+        console.print(f"  - {terminal_text(item)}")

@@ -1,17 +1,31 @@
-"""The one escaper of every page and document respai writes.
+r"""The one escaper of every page and document respai writes.
 
 Every string that comes from a record, a spec or a data file and ends up in HTML or
 Markdown goes through this module: :func:`html_text` for HTML element content and quoted
 attribute values (the evidence report, the LL144 summary page, the sample page) and
 :func:`markdown_text` for Markdown (the LL144 summary, the evidence-pack documents). No
 other module calls :func:`html.escape`; ``tests/render/test_escape.py`` checks that.
+
+Text for a terminal goes through :func:`terminal_text`: control characters, escape
+sequences and bidi controls from a spec, a data file or a record are shown escaped
+(``\x1b``, ``\u202e``), so they can neither move the cursor, clear the screen nor
+reverse a name.
 """
 
 from __future__ import annotations
 
 import html
+import unicodedata
 
-__all__ = ["html_text", "markdown_text"]
+__all__ = ["html_text", "markdown_text", "terminal_text"]
+
+#: Unicode categories shown escaped on a terminal: controls (C0, DEL, C1), format
+#: characters (the bidi embeddings, overrides and isolates, the marks U+200E, U+200F
+#: and U+061C, zero-width characters), surrogates, and the line and paragraph
+#: separators U+2028 and U+2029.
+_UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+#: The short escapes Python's ``unicode_escape`` uses, kept for the familiar ones.
+_SHORT_ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 #: Line endings in CommonMark (a lone CR is one too): each would end a table row.
 _LINE_ENDINGS = ("\r\n", "\r", "\n")
@@ -68,3 +82,60 @@ def markdown_text(value: object) -> str:
     for ending in _LINE_ENDINGS:
         text = text.replace(ending, " ")
     return text
+
+
+def _escaped(char: str) -> str:
+    if char in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[char]
+    code = ord(char)
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def terminal_text(value: object, *, keep_newlines: bool = False) -> str:
+    r"""Show ``value`` on a terminal with every control and format character escaped.
+
+    Every C0 and C1 control character (ESC, and so every escape sequence, included),
+    DEL, the Unicode bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F,
+    U+061C) and the other format characters, surrogates and line or paragraph
+    separators are written as Python-style escapes: ``\t``, ``\n``, ``\r``, ``\xNN``,
+    ``\uNNNN`` or ``\UNNNNNNNN``. Printable text, non-ASCII letters included, is
+    unchanged, and a backslash is left as it is, so text escaped once is not escaped
+    again.
+
+    Parameters
+    ----------
+    value
+        Any value; it is shown as ``str(value)``.
+    keep_newlines
+        Keep ``"\n"`` as a line break (for a block of lines built by respai itself);
+        by default it is escaped too, so a value cannot start a line of its own.
+
+    Returns
+    -------
+    str
+        The text, safe to write to a terminal.
+
+    Examples
+    --------
+    >>> terminal_text("\x1b[2Jverdict: PASS")
+    '\\x1b[2Jverdict: PASS'
+    >>> terminal_text("admin\u202eexe.txt")
+    'admin\\u202eexe.txt'
+    >>> terminal_text("Zoë, 女性")
+    'Zoë, 女性'
+    >>> terminal_text("a\nb"), terminal_text("a\nb", keep_newlines=True)
+    ('a\\nb', 'a\nb')
+    """
+    text = str(value)
+    if text.isprintable():
+        return text
+    return "".join(
+        _escaped(c)
+        if unicodedata.category(c) in _UNSAFE_CATEGORIES and not (keep_newlines and c == "\n")
+        else c
+        for c in text
+    )

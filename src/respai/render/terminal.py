@@ -1,25 +1,30 @@
 """The terminal summary of a fairness run, drawn with Rich.
 
 The console is created with markup, emoji and highlighting off: group names and column
-names are data and are shown exactly as they are (control characters never reach this
-point; the load gate refuses them).
+names are data and are shown as they are, except that control, escape and bidi
+characters are shown escaped: every value from a spec, a data file or a record goes
+through :func:`respai.render.escape.terminal_text` where a ``Text`` or a table cell is
+built from it, and :class:`TerminalConsole` escapes whatever else reaches the terminal.
 """
 
 from __future__ import annotations
 
-from typing import IO
+from collections.abc import Iterable
+from typing import IO, Any
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderableType
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
 from respai.evaluate import Evaluation
 from respai.fairness import FairnessResult
+from respai.render.escape import terminal_text
 from respai.rules import RuleResult
 from respai.tables import METRICS, GroupRow, Measure
 from respai.types import Interval, Verdict
 
-__all__ = ["print_fairness", "render_evaluation", "render_fairness"]
+__all__ = ["TerminalConsole", "print_fairness", "render_evaluation", "render_fairness"]
 
 _STYLE = {
     Verdict.PASS: "bold green",
@@ -29,6 +34,40 @@ _STYLE = {
 }
 #: The per-group table's short column names, from the metric registry.
 _SHORT = {key: rate.short for key, rate in METRICS.items()}
+
+
+class TerminalConsole(Console):
+    r"""A rich console whose printed text has its control characters shown escaped.
+
+    Every text segment is passed through :func:`respai.render.escape.terminal_text`
+    (line breaks kept), so an escape sequence or a bidi control in a value that was not
+    escaped where it was put into a ``Text`` is still shown as ``\x1b`` or
+    ``\u202e``; rich's own control segments (cursor moves it makes itself) are kept.
+    Create it like :class:`rich.console.Console`, with markup, emoji and highlighting
+    off.
+    """
+
+    def render(
+        self, renderable: RenderableType, options: ConsoleOptions | None = None
+    ) -> Iterable[Segment]:
+        """Render ``renderable`` as rich does, its text segments escaped."""
+        for segment in super().render(renderable, options):
+            if segment.control or segment.text.isprintable():
+                yield segment
+            else:
+                text = terminal_text(segment.text, keep_newlines=True)
+                yield Segment(text, segment.style, segment.control)
+
+
+def terminal_console(**options: Any) -> TerminalConsole:
+    """A :class:`TerminalConsole` with markup, emoji and highlighting off.
+
+    Parameters
+    ----------
+    **options
+        Further :class:`rich.console.Console` options (``file``, ``stderr``, ``width``).
+    """
+    return TerminalConsole(markup=False, emoji=False, highlight=False, **options)
 
 
 def _iv(iv: Interval | None) -> str:
@@ -62,7 +101,7 @@ def _rule_table(r: RuleResult) -> Table:
             else Text("")
         )
         table.add_row(
-            g.label,
+            terminal_text(g.label),
             str(g.cases),
             str(g.events),
             str(g.missing),
@@ -103,7 +142,7 @@ def _long_group_table(title: str, rows: tuple[GroupRow, ...]) -> Table:
         for i, (metric, short) in enumerate(_SHORT.items()):
             m = row.metrics[metric]
             table.add_row(
-                row.label if i == 0 else "",
+                terminal_text(row.label) if i == 0 else "",
                 str(row.count) if i == 0 else "",
                 str(row.missing_prediction) if i == 0 else "",
                 short,
@@ -115,7 +154,9 @@ def _long_group_table(title: str, rows: tuple[GroupRow, ...]) -> Table:
 
 
 def _group_table(name: str, rows: tuple[GroupRow, ...], left_out: int, width: int) -> Table:
-    title = f"{name}: per-group table (rates over cases with a prediction, 95% Wilson)"
+    title = (
+        f"{terminal_text(name)}: per-group table (rates over cases with a prediction, 95% Wilson)"
+    )
     if left_out:
         title += f"; {left_out} case(s) not in a declared group"
     if width < 150:
@@ -135,7 +176,7 @@ def _group_table(name: str, rows: tuple[GroupRow, ...], left_out: int, width: in
         table.add_column(short)
     for row in rows:
         table.add_row(
-            row.label,
+            terminal_text(row.label),
             str(row.count),
             str(row.missing_prediction),
             *(_measure(row.metrics[m]) for m in _SHORT),
@@ -149,8 +190,8 @@ def render_fairness(result: FairnessResult, console: Console) -> None:
     console.print(
         Text.assemble(
             ("respai fairness", "bold"),
-            f" · {spec.name} · ",
-            f"{result.counts.total} cases from {result.source}",
+            f" · {terminal_text(spec.name)} · ",
+            f"{result.counts.total} cases from {terminal_text(result.source)}",
         )
     )
     console.print(
@@ -163,8 +204,8 @@ def render_fairness(result: FairnessResult, console: Console) -> None:
         head = Text.assemble(
             _verdict(r.verdict),
             "  ",
-            (r.rule.id, "bold"),
-            f"  {r.rule.rate.value} rate by {r.rule.group_label}, ",
+            (terminal_text(r.rule.id), "bold"),
+            f"  {r.rule.rate.value} rate by {terminal_text(r.rule.group_label)}, ",
         )
         if r.rule.max_group_gap is not None:
             head.append(f"max_group_gap {r.rule.max_group_gap}")
@@ -173,12 +214,12 @@ def render_fairness(result: FairnessResult, console: Console) -> None:
         else:
             head.append(f"worst_group max {r.rule.worst_max}")
         if r.rule.threshold_source != "spec":
-            head.append(f" (from {r.rule.threshold_source})")
+            head.append(f" (from {terminal_text(r.rule.threshold_source)})")
         console.print(head)
-        console.print(Text(f"  why: {r.reason}."))
+        console.print(Text(f"  why: {terminal_text(r.reason)}."))
         left = sum(r.left_out.values())
         if left:
-            reasons = ", ".join(f"{k}: {v}" for k, v in r.left_out.items())
+            reasons = ", ".join(f"{terminal_text(k)}: {v}" for k, v in r.left_out.items())
             console.print(
                 Text(
                     f"  left out: {left} ({r.left_out_share:.1%}; limit "
@@ -207,28 +248,21 @@ def render_fairness(result: FairnessResult, console: Console) -> None:
         )
         for name, rows in result.calibration.items():
             parts = ", ".join(
-                f"{row.label} {_rate(row.ece)} (n={row.with_probability})" for row in rows
+                f"{terminal_text(row.label)} {_rate(row.ece)} (n={row.with_probability})"
+                for row in rows
             )
-            console.print(Text(f"  {name}: {parts}"))
+            console.print(Text(f"  {terminal_text(name)}: {parts}"))
     console.print()
     console.print(Text("assumptions", style="bold"))
     for line in result.assumptions:
-        console.print(Text(f"  - {line}"))
+        console.print(Text(f"  - {terminal_text(line)}"))
 
 
 def print_fairness(
     result: FairnessResult, file: IO[str] | None = None, width: int | None = None
 ) -> None:
     """Print the summary to ``file`` (default: standard error)."""
-    console = Console(
-        file=file,
-        stderr=file is None,
-        markup=False,
-        emoji=False,
-        highlight=False,
-        width=width,
-        soft_wrap=False,
-    )
+    console = terminal_console(file=file, stderr=file is None, width=width, soft_wrap=False)
     render_fairness(result, console)
 
 
@@ -239,7 +273,8 @@ def render_evaluation(
     console.print(
         Text.assemble(
             ("respai evaluate", "bold"),
-            f" · {e.fairness.spec.name} · {e.counts.total} cases from {e.fairness.source}",
+            f" · {terminal_text(e.fairness.spec.name)} · {e.counts.total} cases from "
+            f"{terminal_text(e.fairness.source)}",
         )
     )
     console.print(Text.assemble("verdict: ", _verdict(e.verdict), f" (exit {e.exit_code})"))
@@ -258,27 +293,27 @@ def render_evaluation(
             "—"
             if t.threshold is None
             else (
-                f"{t.threshold.comparison} {t.threshold.value:g}"
+                f"{terminal_text(t.threshold.comparison)} {t.threshold.value:g}"
                 + (" (interval)" if t.threshold.decision.value == "interval" else "")
             )
         )
         verdict = _verdict(t.verdict)
         if t.uncertain:
             verdict.append(" uncertain", style="yellow")
-        table.add_row(t.key, _rate(t.value), _iv(t.interval), threshold, verdict)
+        table.add_row(terminal_text(t.key), _rate(t.value), _iv(t.interval), threshold, verdict)
     for r in e.rules:
-        table.add_row(f"rule:{r.rule.id}", "", "", r.rule.kind, _verdict(r.verdict))
+        table.add_row(f"rule:{terminal_text(r.rule.id)}", "", "", r.rule.kind, _verdict(r.verdict))
     console.print(table)
     notes = [t for t in e.battery if t.value is None or t.uncertain]
     for t in notes:
-        console.print(Text(f"  {t.key}: {t.reason}"))
+        console.print(Text(f"  {terminal_text(t.key)}: {terminal_text(t.reason)}"))
     for r in e.rules:
-        console.print(Text(f"  rule:{r.rule.id}: {r.reason}"))
+        console.print(Text(f"  rule:{terminal_text(r.rule.id)}: {terminal_text(r.reason)}"))
     sources = sorted(
         {t.threshold.source.split(": ")[0] for t in e.battery if t.threshold is not None}
     )
     console.print()
-    console.print(Text("thresholds: " + "; ".join(sources)))
+    console.print(Text("thresholds: " + "; ".join(terminal_text(s) for s in sources)))
     if e.ll144 is not None:
         from respai.ll144.terminal import render_ll144
 
@@ -293,5 +328,8 @@ def render_evaluation(
         console.print()
     if record_path:
         console.print(
-            Text(f"signed record: {record_path}" + (f" (key {key_id})" if key_id else ""))
+            Text(
+                f"signed record: {terminal_text(record_path)}"
+                + (f" (key {key_id})" if key_id else "")
+            )
         )
