@@ -87,6 +87,11 @@ def make_control_characters(folder: Path) -> None:
     (folder / "cases.csv").write_bytes(_csv_bytes(rows))
 
 
+def make_header_control_near_miss(folder: Path) -> None:
+    header = HEADER.replace("prediction", "prediction\x1b[2J\u202e")
+    (folder / "cases.csv").write_bytes(("\n".join([header, *SMALL]) + "\n").encode("utf-8"))
+
+
 def make_huge_field(folder: Path) -> None:
     rows = list(SMALL)
     rows[2] = "3,1,0,0.44,female," + "x" * (10 * 1024 * 1024)  # file line 4
@@ -150,6 +155,10 @@ CASES: dict[str, Case] = {
     "empty_file": Case(("cases.csv is empty (0 bytes)",)),
     "header_only": Case(("cases.csv has a header but no cases",)),
     "missing_column_near_miss": Case(("no column 'predicton'", "Did you mean 'prediction'?")),
+    "header_control_near_miss": Case(
+        ("no column 'predicton'", "Did you mean 'prediction\\x1b[2J\\u202e'?"),
+        make=make_header_control_near_miss,
+    ),
     "label_two": Case(("label column 'label' holds '2'", "line 5", "0 or 1")),
     "label_text_no_map": Case(("label column 'label' holds 'approved'", "line 2", "label_map")),
     "prediction_text_yes": Case(
