@@ -129,3 +129,39 @@ def test_a_symlinked_input_in_a_pack_is_refused(
     assert main(["reproduce", "pack"]) == 2
     err = capsys.readouterr().err
     assert "decisions.csv" in err and "symbolic link" in err
+
+
+def test_a_checkpoint_size_of_5000_digits_does_not_verify(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = Path(__file__).resolve().parent.parent / "src" / "respai" / "samples"
+    os.chdir(tmp_path)
+    assert main(["evaluate", str(spec / "loan_screen.yaml"), "--out", "o"]) == 1
+    (checkpoint,) = (tmp_path / ".respai" / "checkpoints").glob("*.txt")
+    lines = checkpoint.read_text(encoding="utf-8").split("\n")
+    lines[1] = "9" * 5000
+    checkpoint.write_text("\n".join(lines), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["verify", "--ledger", ".respai"]) == 1
+    err = capsys.readouterr().err
+    assert "at most 19 digits" in err and "9" * 100 not in err
+
+
+@pytest.mark.parametrize("depth", [5000])
+def test_deep_json_in_a_jsonl_cases_file_is_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], depth: int
+) -> None:
+    nested = "[" * depth + "]" * depth
+    (tmp_path / "cases.jsonl").write_text(
+        '{"label": 1, "prediction": 1, "sex": "f"}\n'
+        + f'{{"label": {nested}, "prediction": 1, "sex": "m"}}\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "spec.yaml").write_text(
+        "fairness:\n  cases: cases.jsonl\n  label: label\n  prediction: prediction\n"
+        "  attributes: {sex: [f, m]}\n"
+        "  rules:\n    - {id: r, rate: error, attribute: sex, worst_group: {max: 0.5}}\n",
+        encoding="utf-8",
+    )
+    assert main(["fairness", str(tmp_path / "spec.yaml")]) == 2
+    assert "cases.jsonl" in capsys.readouterr().err

@@ -226,6 +226,8 @@ def _first_bad_json_line(file: LocalFile, upto: int | None) -> tuple[int, str] |
                     return number, "it is not UTF-8"
                 except json.JSONDecodeError as exc:
                     return number, f"{exc.msg.lower()} at character {exc.pos + 1}"
+                except (RecursionError, ValueError):  # nested too deep, a huge integer
+                    return number, "a value is nested too deeply or a number is too long"
     except OSError:
         return None
     return (upto, "a value is cut off or malformed") if upto is not None else None

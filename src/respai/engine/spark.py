@@ -206,6 +206,6 @@ def _first_json_keys(path: str) -> list[str]:
                 if line.strip():
                     value = json.loads(line)
                     return list(value) if isinstance(value, dict) else []
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return []
     return []

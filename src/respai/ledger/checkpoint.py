@@ -35,7 +35,7 @@ __all__ = [
     "verify_checkpoint",
 ]
 
-_SIZE = re.compile(r"^(0|[1-9][0-9]*)$")
+_SIZE = re.compile(r"^(0|[1-9][0-9]{0,18})\Z")  # at most 19 digits: no huge integers
 _EM_DASH = "\u2014"
 
 
@@ -143,7 +143,8 @@ def _parse_body(body: str, source: str) -> Checkpoint:
     check_origin(origin)
     if not _SIZE.match(size_text):
         raise CheckpointError(
-            f"{source}: the size line {size_text!r} is not a decimal number without leading zeros."
+            f"{source}: the size line {size_text[:40]!r}{'...' if len(size_text) > 40 else ''} "
+            "is not a decimal number of at most 19 digits without leading zeros."
         )
     try:
         root = base64.b64decode(root_text, validate=True)

@@ -24,6 +24,8 @@ from typing import Any
 from respai.io import StagedFolder
 from respai.ll144.audit import KIND, LL144Result
 from respai.ll144.summary import summary_csv, summary_html, summary_markdown, tables_csv
+from respai.record.canonical import loads_strict
+from respai.record.errors import RecordError
 from respai.sealing import SigningKey
 
 __all__ = [
@@ -49,8 +51,8 @@ def _earlier_output(folder: Path) -> bool:
     if "ll144.json" not in names or not names <= set(OUTPUT_FILES):
         return False
     try:
-        doc = json.loads((folder / "ll144.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        doc = loads_strict((folder / "ll144.json").read_bytes())
+    except (OSError, ValueError, RecordError):
         return False
     return isinstance(doc, dict) and doc.get("kind") == KIND
 

@@ -36,6 +36,8 @@ from respai.pack.archive import (
     sha256_file,
 )
 from respai.pack.documents import cells_csv, distributions, json_text, parse_lock
+from respai.record.canonical import loads_strict
+from respai.record.errors import RecordError
 
 if TYPE_CHECKING:
     from respai.ll144.audit import LL144Result
@@ -328,8 +330,8 @@ def _environment_notes(folder: Path) -> list[str]:
 
     notes: list[str] = []
     try:
-        engine = json.loads((folder / "engine.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        engine = loads_strict((folder / "engine.json").read_bytes())
+    except (OSError, ValueError, RecordError):
         engine = {}
     then = engine.get("engine", {}).get("version") if isinstance(engine, dict) else None
     if then != __version__:
