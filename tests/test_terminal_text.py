@@ -185,3 +185,12 @@ def test_evaluate_and_log_show_hostile_names_escaped_and_json_keeps_them(
     assert main(["log", "--json"]) == 0
     runs = json.loads(capsys.readouterr().out)["runs"]
     assert runs[-1]["system_name"] == HOSTILE_NAME
+
+
+def test_a_usage_error_shows_what_was_typed_escaped(capsys: pytest.CaptureFixture[str]) -> None:
+    from respai.cli import main
+
+    assert main(["evaluate", "spec.yaml", "--bogus\x1b[2J\u202e"]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\u202e" not in err
+    assert "--bogus\\x1b[2J\\u202e" in err and "Usage:" in err

@@ -14,6 +14,7 @@ starts fast.
 
 from __future__ import annotations
 
+import io
 import os
 
 import click
@@ -74,8 +75,10 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Abort:
         echo("respai: aborted.")
         return EXIT_USAGE
-    except click.exceptions.ClickException as exc:
-        exc.show()
+    except click.exceptions.ClickException as exc:  # it may repeat what was typed
+        shown = io.StringIO()
+        exc.show(file=shown)
+        click.echo(terminal_text(shown.getvalue(), keep_newlines=True), err=True, nl=False)
         return EXIT_USAGE
     except Error as exc:
         echo(f"respai: error: {terminal_text(exc.diagnostics())}")

@@ -110,13 +110,13 @@ def evaluate(
             f"{sk.path} (key id {sk.key_id}). Its public key and keys.json are beside "
             "it; publish them so others can verify your records."
         )
-    from rich.console import Console
+    from respai.render.terminal import terminal_console
 
     buffer = io.StringIO()
     record_file = out.resolve() / "record.json"
     render_evaluation(
         result,
-        Console(file=buffer, markup=False, emoji=False, highlight=False, width=120),
+        terminal_console(file=buffer, width=120),
         record_path=str(record_file),
         key_id=sk.key_id,
     )
