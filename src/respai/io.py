@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import stat
 import tempfile
 import uuid
 from collections.abc import Callable, Mapping
@@ -30,7 +31,16 @@ from pathlib import Path
 
 from respai.errors import InputError
 
-__all__ = ["StagedFolder", "atomic_write", "fsync_dir", "shared_mode", "write_file"]
+__all__ = [
+    "NotARegularFile",
+    "StagedFolder",
+    "atomic_write",
+    "fsync_dir",
+    "open_regular",
+    "read_regular",
+    "shared_mode",
+    "write_file",
+]
 
 
 def shared_mode(mode: int) -> int:
@@ -63,6 +73,43 @@ def _write_new(path: Path, data: bytes, mode: int) -> None:
         path.unlink(missing_ok=True)
         raise
     os.chmod(path, mode)
+
+
+class NotARegularFile(OSError):
+    """The path names a FIFO, a device, a socket or something else that is no plain file."""
+
+
+def open_regular(path: Path | str) -> int:
+    """Open ``path`` for reading only if it is a regular file (after following links).
+
+    The file is opened non-blocking, so a FIFO with no writer does not hang the open, then
+    checked with ``fstat`` on the descriptor itself (no race between check and read), and
+    set back to blocking. The caller closes the descriptor.
+
+    Raises
+    ------
+    FileNotFoundError, IsADirectoryError, NotARegularFile, OSError
+        When the path is missing, a folder, not a regular file, or cannot be opened.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(21, "Is a directory", str(path))
+        if not stat.S_ISREG(st.st_mode):
+            raise NotARegularFile(f"{path} is not a regular file")
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_regular(path: Path | str, limit: int) -> bytes:
+    """Up to ``limit`` bytes of a regular file (see :func:`open_regular`)."""
+    fd = open_regular(path)
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read(limit)
 
 
 def atomic_write(

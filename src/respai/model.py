@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import re
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -39,6 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 from respai.errors import Error, InputError
+from respai.io import NotARegularFile, open_regular
 from respai.record.fingerprint import file_fingerprint
 
 __all__ = [
@@ -353,6 +355,15 @@ def load_model(
             f"the model {p} is a directory.",
             "Point evaluation.model at one .onnx or .skops file.",
         )
+    try:
+        os.close(open_regular(p))
+    except NotARegularFile:
+        raise InputError(
+            f"the model {p} is not a regular file (a pipe, a device or a socket).",
+            "Point evaluation.model at one .onnx or .skops file.",
+        ) from None
+    except OSError as exc:
+        raise InputError(f"cannot read the model file {p}: {exc.strerror or exc}.") from None
     suffix = p.suffix.lower()
     if suffix in PICKLE_SUFFIXES or is_pickle_file(p):
         return _load_pickle(p, trust_model_code, positive_label)

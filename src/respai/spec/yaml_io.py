@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from respai.errors import SpecError
+from respai.io import NotARegularFile, read_regular
 from respai.limits import MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_INTEGER_DIGITS, MAX_YAML_NODES
 
 
@@ -108,12 +109,16 @@ _StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 def _read_yaml(path: Path, what: str) -> tuple[Any, str]:
     try:
-        with path.open("rb") as fh:
-            raw = fh.read(MAX_YAML_BYTES + 1)
+        raw = read_regular(path, MAX_YAML_BYTES + 1)
     except FileNotFoundError:
         raise SpecError(f"{what} file {path} does not exist.", "Check the path.") from None
     except IsADirectoryError:
         raise SpecError(f"{what} file {path} is a directory, not a YAML file.") from None
+    except NotARegularFile:
+        raise SpecError(
+            f"{what} file {path} is not a regular file (a pipe, a device or a socket).",
+            "Point it at the YAML file itself.",
+        ) from None
     except OSError as exc:
         raise SpecError(f"cannot read {what} file {path}: {exc.strerror}.") from None
     if len(raw) > MAX_YAML_BYTES:
