@@ -9,7 +9,6 @@ when everything succeeded, so a failed run leaves no partial output.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import shutil
 from collections.abc import Callable, Mapping
@@ -21,7 +20,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from respai.errors import InputError
 from respai.evaluate import Evaluation
-from respai.io import StagedFolder, write_file
+from respai.io import StagedFolder
 from respai.record import (
     KeyMaterialError,
     default_key_dir,
@@ -30,6 +29,7 @@ from respai.record import (
     new_key,
     passphrase_from_env_or_prompt,
 )
+from respai.record.keys import key_folder_lock, newest_key_file, unlist_key
 
 __all__ = [
     "Sealed",
@@ -62,7 +62,6 @@ class SigningKey:
 @dataclass(frozen=True, slots=True)
 class _KeyUndo:
     folder: Path
-    keys_json: bytes | None
     folder_existed: bool
 
 
@@ -73,19 +72,21 @@ def _load(path: Path) -> Ed25519PrivateKey:
 
 
 def _check_not_retired(sk: SigningKey) -> None:
-    """Refuse a key that its own keys.json lists as revoked or past its validity."""
-    from respai.record import KeyRing, now_utc
+    """Refuse a damaged or swapped key file, or a key its keys.json retired or revoked.
 
-    listing = sk.path.parent / "keys.json"
-    if not listing.is_file():
+    See :func:`respai.record.keys.check_key_file` for what "damaged or swapped" means.
+    """
+    from respai.record import now_utc
+    from respai.record.keys import check_key_file
+
+    entry = check_key_file(sk.path, sk.key)
+    if entry is None:
         return
-    ring = KeyRing.load(listing)
-    if sk.key_id not in ring:
-        return
-    found, reason = ring.find(sk.key_id, now_utc())
-    if found is None:
+    reason = entry.status(now_utc())
+    if reason is not None:
         raise KeyMaterialError(
-            f"the signing key {sk.path} ({sk.key_id}) cannot sign now: {reason} (per {listing}).",
+            f"the signing key {sk.path} ({sk.key_id}) cannot sign now: {reason} "
+            f"(per {sk.path.parent / 'keys.json'}).",
             "Create a new key with: respai keys new",
         )
 
@@ -107,16 +108,11 @@ def find_signing_key(path: Path | None, key_dir: Path | None = None) -> SigningK
         key = _load(path)
         sk = SigningKey(key, key_id(key.public_key()), path, False)
     else:
-        folder = key_dir or default_key_dir()
-        found = (
-            sorted(folder.glob("respai-*.key"), key=lambda p: p.stat().st_mtime)
-            if folder.is_dir()
-            else []
-        )
-        if not found:
+        newest = newest_key_file(key_dir or default_key_dir())
+        if newest is None:
             return None
-        key = _load(found[-1])
-        sk = SigningKey(key, key_id(key.public_key()), found[-1], False)
+        key = _load(newest)
+        sk = SigningKey(key, key_id(key.public_key()), newest, False)
     _check_not_retired(sk)
     return sk
 
@@ -124,39 +120,43 @@ def find_signing_key(path: Path | None, key_dir: Path | None = None) -> SigningK
 def create_signing_key(key_dir: Path | None = None) -> SigningKey:
     """Create a new unencrypted key in the key folder (when none is configured).
 
-    The caller undoes it with :func:`discard_created_key` when the run that needed it
-    fails, so a refused run leaves no key behind.
+    Whether to create one is decided under the key folder's lock: when a concurrent run
+    made a key since the caller looked, that key is used (and checked like any found
+    key) instead, so parallel first runs share one listed key. The caller undoes a
+    created key with :func:`discard_created_key` when the run that needed it fails, so a
+    refused run leaves no key behind.
+
+    Raises
+    ------
+    respai.record.KeyMaterialError
+        When the folder cannot be written, or the key found there cannot be used.
     """
     folder = key_dir or default_key_dir()
-    listing = folder / "keys.json"
-    before = listing.read_bytes() if listing.is_file() else None
     existed = folder.is_dir()
-    files = new_key(folder, passphrase=None)
-    key = load_private_key(files.private_key, None)
-    undo = _KeyUndo(folder, before, existed)
-    return SigningKey(key, files.key_id, files.private_key, True, undo)
+    with key_folder_lock(folder):
+        newest = newest_key_file(folder)
+        if newest is not None:
+            key = _load(newest)
+            sk = SigningKey(key, key_id(key.public_key()), newest, False)
+            _check_not_retired(sk)
+            return sk
+        files = new_key(folder, passphrase=None)
+        key = load_private_key(files.private_key, None)
+    return SigningKey(key, files.key_id, files.private_key, True, _KeyUndo(folder, existed))
 
 
 def discard_created_key(sk: SigningKey) -> None:
     """Remove a key made by :func:`create_signing_key` for a run that then failed.
 
-    The key files go, ``keys.json`` gets its earlier content back (or goes, when this key
-    created it), and so does the key folder when this key created it. A key that was
-    found rather than created is left alone.
+    The key files and the key's ``keys.json`` entry go (under the folder's lock, so keys
+    other runs listed meanwhile stay; ``keys.json`` goes when it lists nothing else), and
+    so does the key folder when this key created it and nothing else is in it. A key that
+    was found rather than created is left alone.
     """
     undo = sk.undo
     if not sk.created or undo is None:
         return
-    sk.path.unlink(missing_ok=True)
-    sk.path.with_suffix(".pub").unlink(missing_ok=True)
-    listing = undo.folder / "keys.json"
-    if undo.keys_json is None:
-        listing.unlink(missing_ok=True)
-    else:
-        write_file(listing, undo.keys_json, mode=0o644)
-    if not undo.folder_existed:
-        with contextlib.suppress(OSError):
-            undo.folder.rmdir()
+    unlist_key(undo.folder, sk.key_id, remove_folder=not undo.folder_existed)
 
 
 def signing_key(path: Path | None, key_dir: Path | None = None) -> SigningKey:

@@ -268,3 +268,102 @@ def test_malformed_keys_json(tmp_path: Path) -> None:
         KeyRing.load(path)
     with pytest.raises(KeyMaterialError, match="does not exist"):
         KeyRing.load(tmp_path / "nope.json")
+
+
+def _revoked_listing(tmp_path: Path) -> tuple[object, dict[str, object], str]:
+    files = new_key(tmp_path / "keys", passphrase=None)
+    entry = json.loads(files.keys_json.read_text())["keys"][0]
+    revoked = format_timestamp(now_utc() - dt.timedelta(hours=1))
+    return files, entry, revoked
+
+
+def test_keys_json_listing_a_key_twice_is_refused(
+    tmp_path: Path, rec: SimpleNamespace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from respai.cli import main
+    from respai.sealing import find_signing_key
+
+    files, entry, revoked = _revoked_listing(tmp_path)
+    # The unrevoked entry first: a reader taking the first copy would trust the key.
+    listing = {"keys": [entry, {**entry, "revoked_at": revoked}]}
+    files.keys_json.write_text(json.dumps(listing))  # type: ignore[attr-defined]
+    with pytest.raises(KeyMaterialError, match=r"lists the key sha256:\w+ twice"):
+        KeyRing.load(files.keys_json)  # type: ignore[attr-defined]
+    with pytest.raises(KeyMaterialError, match="twice"):
+        find_signing_key(files.private_key)  # type: ignore[attr-defined]
+    key = load_private_key(files.private_key, None)  # type: ignore[attr-defined]
+    record = tmp_path / "record.json"
+    record.write_text(json.dumps(seal(rec.make_predicate(), None, key, files.key_id)))  # type: ignore[attr-defined]
+    assert main(["verify", str(record), "--keys", str(files.keys_json)]) == 2  # type: ignore[attr-defined]
+    err = capsys.readouterr().err
+    assert "twice" in err and "Traceback" not in err
+
+
+def test_keys_json_repeating_a_field_is_refused(tmp_path: Path) -> None:
+    from respai.sealing import find_signing_key
+
+    files, entry, revoked = _revoked_listing(tmp_path)
+    body = json.dumps({**entry, "revoked_at": revoked})
+    # "revoked_at": "<time>", then "revoked_at": null in the same object.
+    text = '{"keys": [' + body[:-1] + ', "revoked_at": null}]}'
+    files.keys_json.write_text(text)  # type: ignore[attr-defined]
+    with pytest.raises(KeyMaterialError, match="repeats the object key 'revoked_at'"):
+        KeyRing.load(files.keys_json)  # type: ignore[attr-defined]
+    with pytest.raises(KeyMaterialError, match="revoked_at"):
+        find_signing_key(files.private_key)  # type: ignore[attr-defined]
+    with pytest.raises(KeyMaterialError, match="revoked_at"):
+        new_key(tmp_path / "keys", passphrase=None)  # nothing appended to a doctored file
+    assert len(list((tmp_path / "keys").glob("*.key"))) == 1
+
+
+def _flip_seed_bit(path: Path) -> None:
+    key = load_private_key(path, None)
+    seed = bytearray(
+        key.private_bytes(
+            serialization.Encoding.Raw,
+            serialization.PrivateFormat.Raw,
+            serialization.NoEncryption(),
+        )
+    )
+    seed[5] ^= 0x01
+    flipped = Ed25519PrivateKey.from_private_bytes(bytes(seed)).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    path.write_bytes(flipped)
+
+
+def test_a_key_file_that_is_not_the_named_key_is_refused(tmp_path: Path) -> None:
+    from respai.sealing import find_signing_key, signing_key
+
+    files = new_key(tmp_path / "keys", passphrase=None)
+    _flip_seed_bit(files.private_key)
+    with pytest.raises(KeyMaterialError, match="damaged or replaced"):
+        find_signing_key(files.private_key)
+    with pytest.raises(KeyMaterialError, match="damaged or replaced"):
+        signing_key(None, tmp_path / "keys")  # the default folder's newest key
+    assert len(list((tmp_path / "keys").glob("*.key"))) == 1  # no new key made instead
+
+
+def test_a_key_keys_json_does_not_list_is_refused(tmp_path: Path) -> None:
+    from respai.sealing import find_signing_key
+
+    listed = new_key(tmp_path / "keys", passphrase=None)
+    other = new_key(tmp_path / "other", passphrase=None)
+    # A renamed file: its name matches its key, but keys.json lists another key there.
+    renamed = listed.private_key.with_name(other.private_key.name)
+    other.private_key.rename(renamed)
+    listed.keys_json.write_text(
+        json.dumps({"keys": [json.loads(listed.keys_json.read_text())["keys"][0]]})
+    )
+    with pytest.raises(KeyMaterialError, match="does not list it"):
+        find_signing_key(renamed)
+    # A file named for the listed key that holds another key.
+    listed.private_key.unlink()
+    renamed.rename(listed.private_key)
+    with pytest.raises(KeyMaterialError, match="damaged or replaced"):
+        find_signing_key(listed.private_key)
+    # A key with a name of its own, beside a keys.json listing only the other key.
+    own = listed.private_key.with_name("signer.key")
+    listed.private_key.rename(own)
+    with pytest.raises(KeyMaterialError, match="does not list it"):
+        find_signing_key(own)

@@ -8,17 +8,26 @@ id is ``"sha256:" + hex(SHA-256(raw 32-byte public key))``.
 
 Passphrases come from the ``RESPAI_KEY_PASSPHRASE`` environment variable or a prompt,
 never from the command line.
+
+Every change to a key folder (a new key, a line of ``keys.json``) is made under an
+exclusive lock on the folder's ``.keys.lock`` (:func:`key_folder_lock`), and ``keys.json``
+is replaced atomically, so concurrent runs never lose a listed key. A ``keys.json`` that
+repeats a key id, or a field inside one object, is refused rather than read one way.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import datetime as dt
+import fcntl
 import getpass
 import json
 import os
+import re
 import stat
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,29 +41,40 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 )
 
 from respai.io import atomic_write
+from respai.record.canonical import loads_strict
 from respai.record.chain import digest_id, is_digest_id
 from respai.record.errors import KeyMaterialError, RecordError
 from respai.record.times import format_timestamp, now_utc, parse_timestamp
 
 __all__ = [
     "KEYS_JSON",
+    "KEYS_LOCK",
     "PASSPHRASE_ENV",
     "KeyEntry",
     "KeyFiles",
     "KeyRing",
+    "check_key_file",
     "default_key_dir",
+    "key_folder_lock",
     "key_id",
     "load_private_key",
     "load_public_key",
     "new_key",
+    "newest_key_file",
     "passphrase_from_env_or_prompt",
     "public_key_raw",
     "retire_key",
     "revoke_key",
+    "unlist_key",
 ]
 
 KEYS_JSON = "keys.json"
 """The file name of the published key list in a key directory."""
+
+KEYS_LOCK = ".keys.lock"
+"""The file in a key directory that :func:`key_folder_lock` locks."""
+
+_KEY_NAME = re.compile(r"respai-([0-9a-f]{12})\.key")
 
 PASSPHRASE_ENV = "RESPAI_KEY_PASSPHRASE"
 """The environment variable a private key's passphrase is read from."""
@@ -159,21 +179,39 @@ def _entry_json(public_key: Ed25519PublicKey, not_before: dt.datetime) -> dict[s
 
 def _read_keys_json(path: Path) -> dict[str, Any]:
     try:
-        text = path.read_text("utf-8")
+        text = path.read_bytes()
     except FileNotFoundError:
         raise KeyMaterialError(
             f"{path} does not exist.", "Create a key with 'respai keys new'."
         ) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise KeyMaterialError(f"Cannot read {path}: {exc}.") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
+        # Refuses a repeated field in any object: readers disagree on which copy wins, so
+        # ``"revoked_at": "...", "revoked_at": null`` could hide a revocation.
+        data = loads_strict(text)
+    except RecordError as exc:
         raise KeyMaterialError(
-            f"{path} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
+            f"{path} cannot be read as keys.json: {exc.message}",
+            "Fix the file by hand (each field once per key, each key once), or restore "
+            "the published copy.",
         ) from None
     if not isinstance(data, dict) or not isinstance(data.get("keys"), list):
         raise KeyMaterialError(f'{path} must be an object {{"keys": [...]}}.')
+    seen: dict[object, int] = {}
+    for i, entry in enumerate(data["keys"]):
+        kid = entry.get("key_id") if isinstance(entry, dict) else None
+        if kid is None or isinstance(kid, dict | list):
+            continue
+        if kid in seen:
+            raise KeyMaterialError(
+                f"{path} lists the key {kid} twice (keys[{seen[kid]}] and keys[{i}]); "
+                "respai refuses to choose one, since one entry could hide the other's "
+                "revocation or retirement.",
+                "Merge the two entries into one by hand (keep the earliest revoked_at and "
+                "not_after), or restore the published copy.",
+            )
+        seen[kid] = i
     return data
 
 
@@ -185,8 +223,131 @@ def _write_keys_json(path: Path, data: dict[str, Any]) -> None:
         raise KeyMaterialError(f"Cannot write {path}: {exc.strerror}.") from None
 
 
+def _make_folder(directory: Path) -> Path:
+    try:
+        if not directory.exists():
+            directory.mkdir(mode=0o700, parents=True)
+            os.chmod(directory, 0o700)
+    except FileExistsError:
+        pass  # another run made it meanwhile
+    except OSError as exc:
+        raise KeyMaterialError(f"Cannot create {directory}: {exc.strerror}.") from None
+    if not directory.is_dir():
+        raise KeyMaterialError(f"{directory} is not a directory.")
+    return directory
+
+
+_GUARD = threading.Lock()
+_THREAD_LOCKS: dict[tuple[int, int], threading.RLock] = {}
+_DEPTH: dict[tuple[int, int], int] = {}
+
+
+def _lock_fd(path: Path) -> int | None:
+    """Open ``path`` and hold an exclusive flock on it; ``None`` if it went meanwhile."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except FileNotFoundError:
+        return None  # the folder went (a discarded first key): make it anew
+    except OSError as exc:
+        raise KeyMaterialError(
+            f"Cannot open the key folder's lock {path}: {exc.strerror}."
+        ) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        held = os.fstat(fd)
+        now = os.stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        os.close(fd)
+        return None  # removed while we waited: lock the new one
+    except OSError as exc:
+        os.close(fd)
+        raise KeyMaterialError(
+            f"Cannot lock {path}: {exc.strerror} (the file system may not support flock)."
+        ) from None
+    if (held.st_dev, held.st_ino) != (now.st_dev, now.st_ino):
+        os.close(fd)
+        return None
+    return fd
+
+
+def _thread_lock(directory: Path) -> tuple[tuple[int, int], threading.RLock]:
+    st = _make_folder(directory).stat()
+    ident = (st.st_dev, st.st_ino)
+    with _GUARD:
+        return ident, _THREAD_LOCKS.setdefault(ident, threading.RLock())
+
+
+@contextlib.contextmanager
+def key_folder_lock(directory: Path) -> Iterator[Path]:
+    """Hold the key folder's exclusive lock: one writer of keys and ``keys.json`` at a time.
+
+    The folder is created (mode 0700) when missing. The lock is an ``fcntl.flock`` on
+    :data:`KEYS_LOCK` in the folder, so it holds between processes, and it is re-entrant
+    within one thread, so a caller holding it can call :func:`new_key`.
+
+    Parameters
+    ----------
+    directory
+        The key folder.
+
+    Yields
+    ------
+    Path
+        The folder.
+
+    Raises
+    ------
+    KeyMaterialError
+        If the folder or its lock file cannot be created or locked.
+    """
+    directory = Path(directory)
+    while True:
+        ident, rlock = _thread_lock(directory)
+        with rlock:
+            if _DEPTH.get(ident, 0):
+                _DEPTH[ident] += 1
+                try:
+                    yield directory
+                finally:
+                    _DEPTH[ident] -= 1
+                return
+            fd = _lock_fd(directory / KEYS_LOCK)
+            if fd is None:
+                continue
+            _DEPTH[ident] = 1
+            try:
+                yield directory
+            finally:
+                _DEPTH.pop(ident, None)
+                os.close(fd)
+            return
+
+
+def newest_key_file(directory: Path) -> Path | None:
+    """Return the newest ``respai-*.key`` in ``directory`` (by modification time), or ``None``.
+
+    Parameters
+    ----------
+    directory
+        The key folder; a missing folder holds no key.
+
+    Returns
+    -------
+    Path or None
+        The private key file that signs by default.
+    """
+    directory = Path(directory)
+    if not directory.is_dir():
+        return None
+    found = sorted(directory.glob("respai-*.key"), key=lambda p: p.stat().st_mtime)
+    return found[-1] if found else None
+
+
 def new_key(directory: Path, *, passphrase: bytes | None) -> KeyFiles:
     """Generate an Ed25519 key pair in ``directory`` and list it in its ``keys.json``.
+
+    The files are written and ``keys.json`` is replaced atomically under the folder's
+    lock (:func:`key_folder_lock`), so concurrent calls each list their key.
 
     Parameters
     ----------
@@ -205,17 +366,10 @@ def new_key(directory: Path, *, passphrase: bytes | None) -> KeyFiles:
     Raises
     ------
     KeyMaterialError
-        If the directory or a file cannot be created, or a key file already exists.
+        If the directory or a file cannot be created, a key file already exists, or the
+        folder's ``keys.json`` is malformed (a repeated key id or field included).
     """
     directory = Path(directory)
-    try:
-        if not directory.exists():
-            directory.mkdir(mode=0o700, parents=True)
-            os.chmod(directory, 0o700)
-    except OSError as exc:
-        raise KeyMaterialError(f"Cannot create {directory}: {exc.strerror}.") from None
-    if not directory.is_dir():
-        raise KeyMaterialError(f"{directory} is not a directory.")
     private = Ed25519PrivateKey.generate()
     public = private.public_key()
     kid = key_id(public)
@@ -228,21 +382,64 @@ def new_key(directory: Path, *, passphrase: bytes | None) -> KeyFiles:
     private_pem = private.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, encryption
     )
-    keys_json = directory / KEYS_JSON
-    data = _read_keys_json(keys_json) if keys_json.exists() else {"keys": []}
-    private_path = directory / f"{stem}.key"
-    public_path = directory / f"{stem}.pub"
-    _write_exclusive(private_path, private_pem, 0o600)
-    try:
-        _write_exclusive(public_path, _public_pem(public).encode("ascii"), 0o644)
-        data["keys"] = [e for e in data["keys"] if not _entry_has_id(e, kid)]
-        data["keys"].append(_entry_json(public, now_utc().replace(microsecond=0)))
-        _write_keys_json(keys_json, data)
-    except BaseException:
-        private_path.unlink(missing_ok=True)
-        public_path.unlink(missing_ok=True)
-        raise
+    with key_folder_lock(directory):
+        keys_json = directory / KEYS_JSON
+        data = _read_keys_json(keys_json) if keys_json.exists() else {"keys": []}
+        private_path = directory / f"{stem}.key"
+        public_path = directory / f"{stem}.pub"
+        _write_exclusive(private_path, private_pem, 0o600)
+        try:
+            _write_exclusive(public_path, _public_pem(public).encode("ascii"), 0o644)
+            data["keys"] = [e for e in data["keys"] if not _entry_has_id(e, kid)]
+            data["keys"].append(_entry_json(public, now_utc().replace(microsecond=0)))
+            _write_keys_json(keys_json, data)
+        except BaseException:
+            private_path.unlink(missing_ok=True)
+            public_path.unlink(missing_ok=True)
+            raise
     return KeyFiles(kid, private_path, public_path, keys_json, bool(passphrase))
+
+
+def unlist_key(directory: Path, kid: str, *, remove_folder: bool = False) -> None:
+    """Take a key back out of ``directory``: its files and its ``keys.json`` entry.
+
+    Used to undo a key made for a run that then failed. Only this key's entry goes;
+    keys other runs listed meanwhile stay. ``keys.json`` is removed when it lists no key.
+
+    Parameters
+    ----------
+    directory
+        The key folder.
+    kid
+        The key's id.
+    remove_folder
+        Also remove the folder (and its lock file) when nothing else is left in it.
+
+    Raises
+    ------
+    KeyMaterialError
+        If ``keys.json`` cannot be read or written.
+    """
+    directory = Path(directory)
+    if not directory.is_dir():
+        return
+    stem = "respai-" + kid.removeprefix("sha256:")[:12]
+    with key_folder_lock(directory):
+        (directory / f"{stem}.key").unlink(missing_ok=True)
+        (directory / f"{stem}.pub").unlink(missing_ok=True)
+        keys_json = directory / KEYS_JSON
+        if keys_json.exists():
+            data = _read_keys_json(keys_json)
+            data["keys"] = [e for e in data["keys"] if not _entry_has_id(e, kid)]
+            if data["keys"] or set(data) != {"keys"}:
+                _write_keys_json(keys_json, data)
+            else:
+                keys_json.unlink()
+        if remove_folder and {p.name for p in directory.iterdir()} <= {KEYS_LOCK}:
+            # Waiters on the lock see it gone and make the folder anew (_lock_fd).
+            (directory / KEYS_LOCK).unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                directory.rmdir()
 
 
 def _entry_has_id(entry: object, kid: str) -> bool:
@@ -595,10 +792,70 @@ class KeyRing:
         return None, "unknown key"
 
 
+def check_key_file(path: Path, private_key: Ed25519PrivateKey) -> KeyEntry | None:
+    """Refuse a private key that is not the key its file name and ``keys.json`` say it is.
+
+    A damaged or swapped key file (one flipped bit in the seed is another valid key)
+    would otherwise sign records that no published key verifies. The checks: a file
+    named ``respai-<12 hex>.key`` must hold the key whose id starts with those 12 hex
+    digits, and when a ``keys.json`` lies beside the file it must list the key.
+
+    Parameters
+    ----------
+    path
+        The private key file.
+    private_key
+        The key loaded from it.
+
+    Returns
+    -------
+    KeyEntry or None
+        The key's entry in the ``keys.json`` beside it, or ``None`` without one.
+
+    Raises
+    ------
+    KeyMaterialError
+        If the key does not match its file name or its ``keys.json`` entry, is not
+        listed in that ``keys.json``, or the ``keys.json`` is malformed.
+    """
+    path = Path(path)
+    kid = key_id(private_key.public_key())
+    short = kid.removeprefix("sha256:")[:12]
+    named = _KEY_NAME.fullmatch(path.name)
+    if named and named.group(1) != short:
+        raise KeyMaterialError(
+            f"The private key {path} holds the key {kid}, whose file would be "
+            f"respai-{short}.key: the file was damaged or replaced, so respai refuses to "
+            "sign with it (its records would match no published key).",
+            "Restore the key file from a backup, or create a new key with 'respai keys new'.",
+        )
+    listing = path.parent / KEYS_JSON
+    if not listing.is_file():
+        return None
+    ring = KeyRing.load(listing)
+    for entry in ring:
+        if entry.key_id == kid:
+            return entry
+    raise KeyMaterialError(
+        f"The private key {path} holds the key {kid}, but {listing} beside it does not "
+        "list it: respai refuses to sign with a key its own keys.json does not publish "
+        "(its records would not verify).",
+        "Restore the key file from a backup, sign with a listed key, or create a new key "
+        "with 'respai keys new'.",
+    )
+
+
 def _set_time(keys_json: Path, kid: str, field: str, at: dt.datetime) -> None:
     if not is_digest_id(kid):
         raise KeyMaterialError(f"{kid!r} is not a key id ('sha256:' and 64 hex digits).")
     path = Path(keys_json)
+    if not path.parent.is_dir():
+        _read_keys_json(path)  # says the file does not exist
+    with key_folder_lock(path.parent):
+        _set_time_locked(path, kid, field, at)
+
+
+def _set_time_locked(path: Path, kid: str, field: str, at: dt.datetime) -> None:
     data = _read_keys_json(path)
     for i, entry in enumerate(data["keys"]):
         if _entry_has_id(entry, kid):
