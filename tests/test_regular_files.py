@@ -78,3 +78,16 @@ def test_a_cases_file_that_is_no_regular_file_is_refused(tmp_path: Path, kind: s
     spec = _spec(tmp_path, **{str(SAMPLE / "loan_screen.csv"): str(target)})
     proc = _run("fairness", str(spec), cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr
+
+
+def test_a_keys_json_that_is_a_fifo_is_refused(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "keys.json")
+    proc = _run("verify", "--ledger", str(tmp_path), "--keys", "keys.json", cwd=tmp_path)
+    assert proc.returncode == 2 and "not a regular file" in proc.stderr
+
+
+def test_a_public_key_that_is_a_fifo_is_refused(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "key.pem")
+    (tmp_path / "record.json").write_text("{}", encoding="utf-8")
+    proc = _run("verify", "record.json", "--key", "key.pem", cwd=tmp_path)
+    assert proc.returncode == 2 and "not a regular file" in proc.stderr

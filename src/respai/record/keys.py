@@ -40,7 +40,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PublicKey,
 )
 
-from respai.io import atomic_write
+from respai.io import NotARegularFile, atomic_write, read_regular
 from respai.record.canonical import loads_strict
 from respai.record.chain import digest_id, is_digest_id
 from respai.record.errors import KeyMaterialError, RecordError
@@ -78,6 +78,9 @@ _KEY_NAME = re.compile(r"respai-([0-9a-f]{12})\.key")
 
 PASSPHRASE_ENV = "RESPAI_KEY_PASSPHRASE"
 """The environment variable a private key's passphrase is read from."""
+
+#: The most bytes respai reads of a key file or ``keys.json`` (they are a few kilobytes).
+MAX_KEY_FILE_BYTES = 16 * 1024 * 1024
 
 
 def public_key_raw(public_key: Ed25519PublicKey) -> bytes:
@@ -179,10 +182,14 @@ def _entry_json(public_key: Ed25519PublicKey, not_before: dt.datetime) -> dict[s
 
 def _read_keys_json(path: Path) -> dict[str, Any]:
     try:
-        text = path.read_bytes()
+        text = read_regular(path, MAX_KEY_FILE_BYTES + 1)
     except FileNotFoundError:
         raise KeyMaterialError(
             f"{path} does not exist.", "Create a key with 'respai keys new'."
+        ) from None
+    except NotARegularFile:
+        raise KeyMaterialError(
+            f"{path} is not a regular file (a pipe, a device or a socket)."
         ) from None
     except OSError as exc:
         raise KeyMaterialError(f"Cannot read {path}: {exc}.") from None
@@ -566,7 +573,11 @@ def load_public_key(path: Path) -> Ed25519PublicKey:
     """
     path = Path(path)
     try:
-        data = path.read_bytes()
+        data = read_regular(path, MAX_KEY_FILE_BYTES + 1)
+    except NotARegularFile:
+        raise KeyMaterialError(
+            f"The public key {path} is not a regular file (a pipe, a device or a socket)."
+        ) from None
     except OSError as exc:
         raise KeyMaterialError(f"Cannot read the public key {path}: {exc.strerror}.") from None
     try:
