@@ -67,7 +67,7 @@ def writes(path: Path) -> set[str]:
                 found.add(name)
             if (
                 name is not None
-                and name.split(".")[-1] == "Console"
+                and name.split(".")[-1].lower().endswith("console")
                 and any(k.arg == "stderr" for k in node.keywords)
             ):
                 found.add("Console(stderr=...)")

@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.ClickException as exc:  # it may repeat what was typed
         shown = io.StringIO()
         exc.show(file=shown)
-        click.echo(terminal_text(shown.getvalue(), keep_newlines=True), err=True, nl=False)
+        echo(shown.getvalue().rstrip("\n"))  # echo escapes what it shows
         return EXIT_USAGE
     except Error as exc:
         echo(f"respai: error: {terminal_text(exc.diagnostics())}")
