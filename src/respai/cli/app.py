@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import os
+from pathlib import Path
 
 import click
 
@@ -42,6 +43,24 @@ ENGINE_OPTION = click.option(
     "(local, or the cluster named by RESPAI_SPARK_MASTER).",
 )
 QUIET_OPTION = click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+LEDGER_OPTION = click.option(
+    "--ledger",
+    type=click.Path(path_type=Path),
+    default=Path(".respai"),
+    show_default=True,
+    help="Append-only ledger the signed run is chained into.",
+)
+NO_LEDGER_OPTION = click.option(
+    "--no-ledger",
+    is_flag=True,
+    help="Do not append to a ledger (the record then starts its own chain).",
+)
+KEY_OPTION = click.option(
+    "--key",
+    type=click.Path(path_type=Path),
+    help="Ed25519 private key (PKCS#8 PEM); passphrase from RESPAI_KEY_PASSPHRASE or a "
+    "prompt. Default: the newest key in the key folder, one made there when it has none.",
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -12,7 +12,14 @@ from pathlib import Path
 import click
 
 from respai.cli import output
-from respai.cli.app import ENGINE_OPTION, QUIET_OPTION, cli
+from respai.cli.app import (
+    ENGINE_OPTION,
+    KEY_OPTION,
+    LEDGER_OPTION,
+    NO_LEDGER_OPTION,
+    QUIET_OPTION,
+    cli,
+)
 
 __all__ = ["evaluate"]
 
@@ -32,23 +39,9 @@ __all__ = ["evaluate"]
     help="Folder for record.json, summary.txt and the public key.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Write the result as JSON to stdout.")
-@click.option(
-    "--key",
-    type=click.Path(path_type=Path),
-    help="Ed25519 private key (PKCS#8 PEM); passphrase from RESPAI_KEY_PASSPHRASE or a prompt.",
-)
-@click.option(
-    "--ledger",
-    type=click.Path(path_type=Path),
-    default=Path(".respai"),
-    show_default=True,
-    help="Append-only ledger the run is chained into.",
-)
-@click.option(
-    "--no-ledger",
-    is_flag=True,
-    help="Do not append to a ledger (the record then starts its own chain).",
-)
+@KEY_OPTION
+@LEDGER_OPTION
+@NO_LEDGER_OPTION
 @click.option(
     "--trust-model-code",
     is_flag=True,
@@ -105,11 +98,7 @@ def evaluate(
         )
     sk = found or create_signing_key()  # created only once the evaluation succeeded
     if sk.created:
-        output.echo(
-            f"respai: no signing key was configured, so a new one was created: "
-            f"{sk.path} (key id {sk.key_id}). Its public key and keys.json are beside "
-            "it; publish them so others can verify your records."
-        )
+        output.key_created(sk.path, sk.key_id)
     from respai.render.terminal import terminal_console
 
     buffer = io.StringIO()

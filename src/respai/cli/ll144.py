@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from respai.cli import output
-from respai.cli.app import cli
+from respai.cli.app import KEY_OPTION, LEDGER_OPTION, NO_LEDGER_OPTION, cli
 
 __all__ = ["ll144_command"]
 
@@ -33,20 +33,9 @@ __all__ = ["ll144_command"]
     type=click.Path(path_type=Path),
     help="Policy file; its alpha sets the Fisher tests' significance level.",
 )
-@click.option(
-    "--key",
-    type=click.Path(path_type=Path),
-    help="Ed25519 private key for --out (PKCS#8 PEM); passphrase from RESPAI_KEY_PASSPHRASE "
-    "or a prompt.",
-)
-@click.option(
-    "--ledger",
-    type=click.Path(path_type=Path),
-    default=Path(".respai"),
-    show_default=True,
-    help="Append-only ledger a signed run (--out) is chained into.",
-)
-@click.option("--no-ledger", is_flag=True, help="Do not append a signed run to a ledger.")
+@KEY_OPTION
+@LEDGER_OPTION
+@NO_LEDGER_OPTION
 def ll144_command(
     spec: Path,
     as_json: bool,
@@ -81,11 +70,7 @@ def ll144_command(
         sk = found or create_signing_key()
         sealed = seal_ll144(result, sk, staged=staged, ledger=None if no_ledger else ledger)
         if sk.created:
-            console.print(
-                f"respai: no signing key was configured, so a new one was created: "
-                f"{sk.path} (key id {sk.key_id}). Its public key and keys.json are beside "
-                "it; publish them so others can verify your records."
-            )
+            output.key_created(sk.path, sk.key_id)
     render_ll144(result, console)
     if sealed is not None:
         console.print()

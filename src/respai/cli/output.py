@@ -28,6 +28,15 @@ if TYPE_CHECKING:
 __all__ = ["console", "echo", "emit_json"]
 
 
+def key_created(path: object, key_id: str) -> None:
+    """Tell the user that a signing key was made for them, and where it is."""
+    echo(
+        f"respai: no signing key was configured, so a new one was created: {path} "
+        f"(key id {key_id}). Its public key and keys.json are beside it; publish them so "
+        "others can verify your records."
+    )
+
+
 def emit_json(payload: dict[str, Any]) -> None:
     """Write ``payload`` to standard output as the ``--json`` document.
 

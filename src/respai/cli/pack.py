@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from respai.cli import output
-from respai.cli.app import cli
+from respai.cli.app import KEY_OPTION, LEDGER_OPTION, NO_LEDGER_OPTION, cli
 from respai.cli.output import echo
 
 __all__ = ["pack_command", "reproduce_command"]
@@ -31,25 +31,14 @@ MAX_SHOWN = 40
     help="The pack folder to write (created, or replaced when it is an earlier pack); "
     "the archive is written beside it as OUT.zip.",
 )
-@click.option(
-    "--key",
-    type=click.Path(path_type=Path),
-    help="Signing key (default: the newest key in $RESPAI_HOME or ~/.config/respai/keys; "
-    "one is created there when there is none).",
-)
+@KEY_OPTION
 @click.option(
     "--policy",
     type=click.Path(path_type=Path),
     help="Policy file; its alpha sets the Fisher tests' significance level.",
 )
-@click.option(
-    "--ledger",
-    type=click.Path(path_type=Path),
-    default=Path(".respai"),
-    show_default=True,
-    help="Append-only ledger the signed run is chained into.",
-)
-@click.option("--no-ledger", is_flag=True, help="Do not append the signed run to a ledger.")
+@LEDGER_OPTION
+@NO_LEDGER_OPTION
 def pack_command(
     spec: Path, out: Path, key: Path | None, policy: Path | None, ledger: Path, no_ledger: bool
 ) -> None:
@@ -66,11 +55,7 @@ def pack_command(
 
     res = build_pack(spec, out, key_path=key, ledger=None if no_ledger else ledger, policy=policy)
     if res.key_created:
-        echo(
-            f"respai: no signing key was configured, so a new one was created: "
-            f"{res.key_path} (key id {res.key_id}). Its public key and keys.json are "
-            "beside it; publish them so others can verify your records."
-        )
+        output.key_created(res.key_path, res.key_id)
     for warning in res.result.warnings:
         echo(warning)
     echo(f"respai pack: wrote {len(res.files)} files to {res.out_dir} and {res.zip_path}")
