@@ -381,3 +381,24 @@ def test_a_run_stored_without_its_checkpoint_keeps_its_outputs(
     assert len(list((work / ".respai" / "runs").glob("*.json"))) == 1
     monkeypatch.setattr(store, "_write_checkpoint", real)
     assert main(["verify", "--ledger", ".respai"]) == 0
+
+
+@pytest.mark.parametrize("joined", [False, True])
+def test_each_input_file_is_hashed_once_per_run(
+    work: Path, monkeypatch: pytest.MonkeyPatch, joined: bool
+) -> None:
+    from respai.record import fingerprint
+
+    if joined:
+        _split_self_id(work)
+    hashed: list[str] = []
+    real = fingerprint.descriptor_fingerprint
+
+    def spy(fd: int, name: str) -> Any:
+        hashed.append(name)
+        return real(fd, name)
+
+    monkeypatch.setattr(fingerprint, "descriptor_fingerprint", spy)
+    assert main(["evaluate", "spec.yaml", "--out", "out"]) != 2
+    files = ["decisions.csv", "self_id.csv"] if joined else ["cases.csv"]
+    assert sorted(hashed) == files  # the thread's hash serves the LL144 reconciliation too

@@ -20,7 +20,7 @@ from typing import Any
 from respai import engine
 from respai.counts import Counts, RankSums, Row, build_counts
 from respai.errors import InputError, did_you_mean
-from respai.spec import FairnessSpec, Spec
+from respai.spec import FairnessSpec, Spec, SystemInfo
 
 __all__ = [
     "CountPass",
@@ -55,39 +55,6 @@ CountPass = Callable[
 """The count pass's signature: ``(source, keys, probability, bins, count_non_null)``."""
 
 
-def open_cases(
-    spec: FairnessSpec,
-    data: Any = None,
-    engine_name: str = "duckdb",
-    extra_columns: Sequence[str] = (),
-) -> Any:
-    """Open the cases: a DataFrame as given, else the spec's file on the chosen engine.
-
-    ``engine_name`` is ``"duckdb"`` (the default: out of core, embedded) or ``"spark"``
-    (the file is read by Spark, local or on a cluster; see :mod:`respai.engine.spark`).
-    The label, prediction, unit and attribute columns are read as text on both.
-    """
-    if data is not None:
-        return engine.open_frame(data)
-    if spec.cases is None:
-        raise InputError(
-            "the spec names no cases file and no DataFrame was given.",
-            "Set fairness.cases to the file of decided cases.",
-        )
-    text = [*spec.attributes, spec.label, spec.prediction]
-    if spec.unit:
-        text.append(spec.unit)
-    if engine_name == "spark":
-        return engine.open_spark_file(spec.cases, spec.format, spec.delimiter, text)
-    if engine_name != "duckdb":
-        raise InputError(
-            f"'{engine_name}' is not an engine." + did_you_mean(engine_name, ENGINES),
-            f"Use one of {', '.join(ENGINES)}.",
-        )
-    read = [*spec.columns(), *extra_columns]
-    return engine.open_file(spec.cases, spec.format, spec.delimiter, text, read)
-
-
 @dataclass(frozen=True, slots=True)
 class Inputs:
     """The input files of one run, each opened once, shared by every block.
@@ -95,13 +62,11 @@ class Inputs:
     ``cases`` is the cases (decisions) file; with ``data.demographics``, ``demographics``
     is the self-identification file and ``joined`` the two joined on ``data.join_on``
     (FULL OUTER JOIN, so the LL144 reconciliation can count unmatched rows on each side).
-    ``origin`` names the file each declared column is read from.
     """
 
     cases: engine.Source
     demographics: engine.Source | None = None
     joined: engine.JoinedSource | None = None
-    origin: Mapping[str, engine.Source] | None = None
 
     @property
     def decided(self) -> engine.Source:
@@ -225,7 +190,7 @@ def open_inputs(
         delimiter=delimiter,
         text_columns=text,
     )
-    return Inputs(cases, right, joined, origin)
+    return Inputs(cases, right, joined)
 
 
 def check_id(side: engine.Source, column: str, purpose: str) -> None:
@@ -286,7 +251,7 @@ def load_counts(
         A numeric score column for the rank AUC. When given, a second pass sorts the
         scored cases and gathers the AUC's rank sums per group (``Counts.ranks``).
     engine_name
-        ``"duckdb"`` or ``"spark"`` for a cases file (see :func:`open_cases`).
+        ``"duckdb"`` or ``"spark"`` for a cases file (see :func:`open_inputs`).
     count
         The count pass to run once the columns are checked (default
         :func:`respai.engine.count_cube`): a run that also tallies the LL144 tables
@@ -297,7 +262,11 @@ def load_counts(
     InputError
         When the data does not fit the declaration.
     """
-    source = open_cases(spec, data, engine_name, [score] if score else [])
+    if data is None:  # a fairness block on its own: the same opening as a whole spec
+        whole = Spec(path=None, sha256=None, system=SystemInfo(), fairness=spec)
+        source = open_inputs(whole, engine_name=engine_name, score=score).cases
+    else:
+        source = engine.open_frame(data)
     _check_columns(spec, source)
     if score is not None:
         _check_score_column(spec, source, score)

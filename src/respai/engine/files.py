@@ -20,6 +20,7 @@ import io
 import os
 import re
 import stat
+import threading
 import weakref
 from pathlib import Path
 from typing import IO, Any
@@ -65,6 +66,8 @@ class LocalFile:
         self.fd = fd
         self.reader = reader
         self._opened = opened
+        self._fingerprint: dict[str, Any] | None = None
+        self._hashing = threading.Lock()  # a second caller waits for the one hash
         self._finalizer = weakref.finalize(self, os.close, fd)
 
     @classmethod
@@ -157,8 +160,10 @@ class LocalFile:
         """The SHA-256 fingerprint of the file, read from the open descriptor.
 
         The descriptor is read with ``pread`` (it has no shared offset to disturb), so the
-        hash can run on a thread while the engine counts. The file is then checked
-        unchanged (:meth:`check_unchanged`).
+        hash can run on a thread while the engine counts. It is read once per open file:
+        a second call (the LL144 reconciliation of the run that hashed it) gets the same
+        digest, after the file is checked unchanged again (:meth:`check_unchanged`), so
+        the digest is always of the bytes the descriptor still holds.
 
         Returns
         -------
@@ -173,11 +178,16 @@ class LocalFile:
         """
         from respai.record.fingerprint import descriptor_fingerprint
 
-        found = descriptor_fingerprint(self.fd, self.path.name)
-        self.check_unchanged()
-        if found["size_bytes"] != self.size:  # pragma: no cover - check_unchanged saw it
-            raise self._changed(self._opened, os.fstat(self.fd))
-        return found
+        with self._hashing:
+            if self._fingerprint is not None:
+                self.check_unchanged()
+                return dict(self._fingerprint)
+            found = descriptor_fingerprint(self.fd, self.path.name)
+            self.check_unchanged()
+            if found["size_bytes"] != self.size:  # pragma: no cover - check_unchanged saw it
+                raise self._changed(self._opened, os.fstat(self.fd))
+            self._fingerprint = dict(found)
+            return found
 
     def check_unchanged(self) -> None:
         """Refuse a file that was written to, or replaced, since it was opened.
