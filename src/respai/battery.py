@@ -75,20 +75,19 @@ class TestId(enum.StrEnum):
 
 
 class DetailsKind(enum.StrEnum):
-    """What a battery test's ``details`` hold, so a renderer knows how to show them."""
+    """What a battery test's ``details`` hold, so a renderer knows how to show them.
 
-    #: ``correct``, ``with_prediction``, ``missing_prediction``.
-    MATCHES = "matches"
-    #: ``overall`` and ``per_group`` AUC entries, ``cases_without_score``.
-    RANKS = "ranks"
-    #: ``groups`` (one rate row per group), ``rate``, ``min_group``, ``max_group``.
-    GROUP_RATES = "group_rates"
-    #: ``columns``, ``cells``, ``empty_cells``, ``empty_by_column``.
-    CELLS = "cells"
-    #: ``labelled_1``, ``labelled_0``.
-    LABELS = "labels"
-    #: The perturbation run's shares (empty without model access).
-    STABILITY = "stability"
+    The fields of each kind are defined once, as a type in :mod:`respai.record.model`
+    (:data:`~respai.record.model.DETAILS_TYPES`), which the record's schema is generated
+    from; a test checks that every test of one kind has the same details type.
+    """
+
+    MATCHES = "matches"  #: record.model.AccuracyDetails
+    RANKS = "ranks"  #: record.model.AucDetails
+    GROUP_RATES = "group_rates"  #: record.model.SpreadDetails
+    CELLS = "cells"  #: record.model.CompletenessDetails
+    LABELS = "labels"  #: record.model.ClassBalanceDetails
+    STABILITY = "stability"  #: record.model.StabilityDetails
 
 
 class Decision(enum.StrEnum):

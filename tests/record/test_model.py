@@ -58,9 +58,14 @@ def test_every_test_kind_has_its_details_in_the_schema(test_id: str) -> None:
 
 
 def test_every_battery_test_has_a_details_type() -> None:
-    from respai.battery import BATTERY
+    from respai.battery import BATTERY, REGISTRY
 
     assert set(BATTERY) <= set(model.DETAILS_TYPES)
+    # one renderer kind, one details type: the kinds name the types, they do not redefine them
+    by_kind: dict[str, set[type]] = {}
+    for test in REGISTRY.values():
+        by_kind.setdefault(test.details, set()).add(model.DETAILS_TYPES[test.id])
+    assert all(len(types) == 1 for types in by_kind.values()), by_kind
 
 
 def _predicate() -> dict[str, Any]:
