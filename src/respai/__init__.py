@@ -12,7 +12,7 @@ INSUFFICIENT_EVIDENCE or MANUAL_REVIEW, with exit codes a CI pipeline can gate o
 
 from __future__ import annotations
 
-__version__ = "0.2.1"
+__version__ = "0.3.0"
 
 from respai.errors import Error, InputError, SpecError
 from respai.types import Verdict
