@@ -42,6 +42,7 @@ __all__ = [
     "find_signing_key",
     "seal_evaluation",
     "seal_run",
+    "settle_created_key",
     "signing_key",
     "write_outputs",
 ]
@@ -108,13 +109,34 @@ def find_signing_key(path: Path | None, key_dir: Path | None = None) -> SigningK
         key = _load(path)
         sk = SigningKey(key, key_id(key.public_key()), path, False)
     else:
-        newest = newest_key_file(key_dir or default_key_dir())
-        if newest is None:
-            return None
+        folder = key_dir or default_key_dir()
+        if newest_key_file(folder) is None:
+            return None  # nothing to lock: a refused run must not create the folder
+        with key_folder_lock(folder):
+            newest = newest_key_file(folder)
+            if newest is None:  # a failed first run took its key back meanwhile
+                return None
+            _adopt(newest)
         key = _load(newest)
         sk = SigningKey(key, key_id(key.public_key()), newest, False)
     _check_not_retired(sk)
     return sk
+
+
+def _pending_marker(key_file: Path) -> Path:
+    """The marker beside a key that a run created and has not yet used successfully."""
+    return key_file.with_suffix(".pending")
+
+
+def _adopt(key_file: Path) -> None:
+    """Mark a just-created key as used by this run too (the caller holds the folder lock).
+
+    The run that created the key then keeps it even when that run fails, so a record this
+    run signs with it stays signed by a listed key.
+    """
+    marker = _pending_marker(key_file)
+    if marker.exists():
+        marker.write_bytes(b"adopted\n")
 
 
 def create_signing_key(key_dir: Path | None = None) -> SigningKey:
@@ -136,11 +158,17 @@ def create_signing_key(key_dir: Path | None = None) -> SigningKey:
     with key_folder_lock(folder):
         newest = newest_key_file(folder)
         if newest is not None:
+            _adopt(newest)
             key = _load(newest)
             sk = SigningKey(key, key_id(key.public_key()), newest, False)
             _check_not_retired(sk)
             return sk
         files = new_key(folder, passphrase=None)
+        try:
+            _pending_marker(files.private_key).write_bytes(b"")
+        except BaseException:
+            unlist_key(folder, files.key_id, remove_folder=not existed)
+            raise
         key = load_private_key(files.private_key, None)
     return SigningKey(key, files.key_id, files.private_key, True, _KeyUndo(folder, existed))
 
@@ -151,12 +179,28 @@ def discard_created_key(sk: SigningKey) -> None:
     The key files and the key's ``keys.json`` entry go (under the folder's lock, so keys
     other runs listed meanwhile stay; ``keys.json`` goes when it lists nothing else), and
     so does the key folder when this key created it and nothing else is in it. A key that
-    was found rather than created is left alone.
+    was found rather than created is left alone, and so is a created key that a concurrent
+    run has picked up meanwhile (it may already have signed a record with it).
     """
     undo = sk.undo
     if not sk.created or undo is None:
         return
-    unlist_key(undo.folder, sk.key_id, remove_folder=not undo.folder_existed)
+    with key_folder_lock(undo.folder):
+        marker = _pending_marker(sk.path)
+        try:
+            adopted = marker.read_bytes().startswith(b"adopted")
+        except FileNotFoundError:
+            return  # settled: its run succeeded, the key is kept
+        marker.unlink(missing_ok=True)
+        if adopted:  # another run signed with it meanwhile: it stays listed
+            return
+        unlist_key(undo.folder, sk.key_id, remove_folder=not undo.folder_existed)
+
+
+def settle_created_key(sk: SigningKey) -> None:
+    """Keep a key made by :func:`create_signing_key` for good: its run succeeded."""
+    if sk.created:
+        _pending_marker(sk.path).unlink(missing_ok=True)
 
 
 def signing_key(path: Path | None, key_dir: Path | None = None) -> SigningKey:
@@ -299,6 +343,7 @@ def seal_run(
                 staged.write_all(files(envelope))
                 staged.commit()
                 staged.finish()
+            settle_created_key(sk)
             return envelope, None, None
         from respai.ledger import Ledger
 
@@ -316,6 +361,7 @@ def seal_run(
                 raise
         if staged is not None:
             staged.finish()
+        settle_created_key(sk)
         return envelope, ledger.resolve(), appended.note
     except BaseException:
         if staged is not None:

@@ -99,3 +99,39 @@ def test_parallel_new_keys_are_all_listed(tmp_path: Path) -> None:
     listed = {entry.key_id for entry in KeyRing.load(folder / "keys.json")}
     assert listed == made
     assert len(list(folder.glob("respai-*.key"))) == WORKERS
+
+
+def test_a_failed_first_run_keeps_a_key_another_run_picked_up(tmp_path: Path) -> None:
+    """Run A makes the first key, run B signs with it, then A fails: the key stays listed."""
+    from respai.sealing import create_signing_key, discard_created_key, find_signing_key
+
+    folder = tmp_path / "keys"
+    a = create_signing_key(folder)
+    assert a.created and (folder / (a.path.stem + ".pending")).exists()
+    b = find_signing_key(None, folder)
+    assert b is not None and not b.created and b.key_id == a.key_id
+    envelope = sign_envelope(PAYLOAD, b.key, b.key_id)
+    discard_created_key(a)  # A failed after B signed
+    (entry,) = KeyRing.load(folder / "keys.json").entries
+    assert entry.key_id == b.key_id and signature_valid(envelope, entry.public_key)
+    assert b.path.exists() and not list(folder.glob("*.pending"))
+
+
+def test_a_failed_first_run_alone_takes_its_key_back(tmp_path: Path) -> None:
+    from respai.sealing import create_signing_key, discard_created_key
+
+    folder = tmp_path / "keys"
+    discard_created_key(create_signing_key(folder))
+    assert not folder.exists()
+
+
+def test_a_successful_first_run_settles_its_key(tmp_path: Path) -> None:
+    from respai.sealing import create_signing_key, discard_created_key, settle_created_key
+
+    folder = tmp_path / "keys"
+    a = create_signing_key(folder)
+    settle_created_key(a)
+    assert not list(folder.glob("*.pending"))
+    discard_created_key(a)  # settled means kept, whatever a caller does later
+    assert a.path.exists()
+    assert [e.key_id for e in KeyRing.load(folder / "keys.json").entries] == [a.key_id]

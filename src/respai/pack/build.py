@@ -169,6 +169,7 @@ def build_pack(
         discard_created_key,
         envelope_bytes,
         find_signing_key,
+        settle_created_key,
     )
     from respai.spec import load_policy, load_spec
 
@@ -326,6 +327,7 @@ def build_pack(
             ) from None
         raise
     staged.finish()
+    settle_created_key(sk)
     if zip_backup is not None:
         zip_backup.unlink(missing_ok=True)
     return PackResult(
