@@ -446,7 +446,7 @@ class GapFinding:
         rates and cell-size ratio (:func:`sample_size_for_power`); ``None`` when there is
         no gap to detect, a rate is undefined or the target is not met by ``max_n``.
     significant
-        ``p_value <= alpha``.
+        ``p_value <= alpha``, or ``p_adjusted <= alpha`` when the p-value was adjusted.
     alpha, line, power_target
         The level, the impact-ratio line and the target power used.
     finding
@@ -454,6 +454,12 @@ class GapFinding:
         ``"near_line"``, ``"above_line"`` or ``"ratio_undefined"``.
     sentence
         The finding in words, with the p-value, power and needed cell size.
+    p_adjusted
+        The p-value after the caller's adjustment for multiple comparisons (it decides
+        ``significant``), else ``None``.
+    adjustment
+        The adjustment in words (e.g. ``"Holm-adjusted over the audit's 226
+        comparisons"``), else ``None``.
     """
 
     k1: int
@@ -471,6 +477,8 @@ class GapFinding:
     power_target: float
     finding: FindingCode
     sentence: str
+    p_adjusted: float | None = None
+    adjustment: str | None = None
 
 
 def _fmt_p(p: float) -> str:
@@ -515,11 +523,16 @@ def _describe(
     alpha: float,
     line: float,
     margin: float,
+    p_adjusted: float | None = None,
+    adjustment: str | None = None,
 ) -> tuple[FindingCode, str]:
     """The finding code and sentence for a defined impact ratio."""
     shown = _fmt_ratio(ratio, line)
     test = f"one-sided Fisher exact {_fmt_p(p_value)}"
     power_text = f"{power:.0%} power at the observed rates and cell sizes"
+    if p_adjusted is not None:
+        test += f", {adjustment} to {_fmt_p(p_adjusted)}"
+        power_text += f" at level {alpha:g} before the adjustment"
     if ratio < line and significant:
         return "below_line_significant", (
             f"Impact ratio {shown} is under the {line:g} line and the gap is statistically "
@@ -555,6 +568,8 @@ def assess_gap(
     line: float = 0.8,
     margin: float = 0.0,
     max_n: int = 200_000,
+    p_adjusted: float | None = None,
+    adjustment: str | None = None,
 ) -> GapFinding:
     """Assess one category's selection rate against the top category's.
 
@@ -587,6 +602,14 @@ def assess_gap(
         Width of the band above ``line`` reported as ``"near_line"``; ``>= 0``.
     max_n
         Largest category cell size the sample-size search considers.
+    p_adjusted
+        The test's p-value after an adjustment for multiple comparisons made by the
+        caller (which knows the family). When given, it and not the raw p-value decides
+        ``significant``, and the sentence quotes both; power and the needed cell size
+        stay those of the unadjusted test at ``alpha``.
+    adjustment
+        The adjustment in words, for the sentence ("one-sided Fisher exact p = 0.0132,
+        <adjustment> to p = 0.6310"); required with ``p_adjusted``.
 
     Returns
     -------
@@ -597,7 +620,8 @@ def assess_gap(
     ------
     ValueError
         If a count is negative, selections exceed cases, ``alpha`` or ``power_target``
-        lies outside ``(0, 1)``, ``line`` is not positive or ``margin`` is negative.
+        lies outside ``(0, 1)``, ``line`` is not positive, ``margin`` is negative, or
+        ``p_adjusted`` lies outside ``[p_value, 1]`` or comes without ``adjustment``.
 
     Examples
     --------
@@ -619,7 +643,14 @@ def assess_gap(
         raise ValueError(f"margin must be >= 0 and finite, got margin={margin!r}")
 
     p_value = fisher_lower(k1, n1, k2, n2)
-    significant = _rejects(p_value, alpha)
+    if p_adjusted is not None:
+        p_adjusted = _check_probability(p_adjusted, "p_adjusted")
+        if p_adjusted < p_value * (1.0 - _TIE_RTOL) or not adjustment:
+            raise ValueError(
+                f"p_adjusted={p_adjusted!r} must be at least the raw p-value {p_value!r} "
+                "and come with the adjustment's name"
+            )
+    significant = _rejects(p_value if p_adjusted is None else p_adjusted, alpha)
     finding: FindingCode
     if n1 == 0 or k2 == 0:
         ratio: float | None = None
@@ -652,6 +683,8 @@ def assess_gap(
             alpha=alpha,
             line=line,
             margin=margin,
+            p_adjusted=p_adjusted,
+            adjustment=adjustment,
         )
     return GapFinding(
         k1=k1,
@@ -669,4 +702,6 @@ def assess_gap(
         power_target=power_target,
         finding=finding,
         sentence=sentence,
+        p_adjusted=p_adjusted,
+        adjustment=adjustment,
     )
