@@ -297,3 +297,37 @@ def test_file_is_large(tmp_path: Path) -> None:
     assert file_is_large(tmp_path, threshold_bytes=50)
     assert not file_is_large(tmp_path / "missing.csv")
     assert not file_is_large("s3a://bucket/cases.parquet")
+
+
+def test_spelling_float_codes_match_declared_numbers_on_spark(spark: Any, tmp_path: Path) -> None:
+    # law_school's male column as 1.0 / 0.0: text in CSV, a double in JSONL and Parquet;
+    # every format on Spark counts what DuckDB counts, and nothing is left out
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from respai.spec import parse_fairness
+
+    rows = [(1.0, 1.0, 1.0), (1.0, 0.0, 1.0), (0.0, 0.0, 0.0), (0.0, 1.0, 0.0), (1.0, 1.0, 0.0)]
+    names = ["label", "prediction", "male"]
+    paths = {"csv": tmp_path / "law.csv", "jsonl": tmp_path / "law.jsonl"}
+    paths["csv"].write_text(
+        "label,prediction,male\n" + "".join(",".join(map(str, r)) + "\n" for r in rows),
+        encoding="utf-8",
+    )
+    paths["jsonl"].write_text(
+        "".join(json.dumps(dict(zip(names, r, strict=True))) + "\n" for r in rows),
+        encoding="utf-8",
+    )
+    paths["parquet"] = tmp_path / "law.parquet"
+    pq.write_table(
+        pa.table({n: [r[i] for r in rows] for i, n in enumerate(names)}), paths["parquet"]
+    )
+    block = {"label": "label", "prediction": "prediction", "attributes": {"male": [0, 1]}}
+    for fmt, path in paths.items():
+        spec = parse_fairness({**block, "cases": str(path)})
+        duck = load_counts(spec).counts
+        on_spark = load_counts(spec, _spark_source(spark, path, names)).counts
+        assert on_spark == duck, fmt
+        male = on_spark.groupings[("male",)]
+        assert not male.left_out, fmt
+        assert male.groups[("1",)].tp == 1 and male.groups[("0",)].tn == 1, fmt

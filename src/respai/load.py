@@ -21,6 +21,7 @@ from respai import engine
 from respai.counts import Counts, RankSums, Row, build_counts
 from respai.errors import InputError, did_you_mean
 from respai.spec import FairnessSpec, Spec, SystemInfo
+from respai.spelling import BinaryValues, DeclaredValues
 
 __all__ = [
     "CountPass",
@@ -476,17 +477,18 @@ def has_control(text: str) -> bool:
     return any(ord(c) < 32 or 127 <= ord(c) < 160 for c in text)
 
 
-_ONE = frozenset({"1", "1.0", "true"})
-_ZERO = frozenset({"0", "0.0", "false"})
-
-
 class _Gate:
     """Validates the distinct values of each cube cell, caching per column and value."""
 
     def __init__(self, spec: FairnessSpec, source: engine.Source) -> None:
         self.spec = spec
         self.source = source
-        self.declared = {a: set(v) for a, v in spec.attributes.items()}
+        # cells match declared values as docs/spec.md says (text, trimmed, same number)
+        self.declared = {a: DeclaredValues(v) for a, v in spec.attributes.items()}
+        self._binaries = {
+            "label": BinaryValues(spec.label_map),
+            "prediction": BinaryValues(spec.prediction_map),
+        }
         self._attr_cache: dict[tuple[str, Any], tuple[str | None, str | None]] = {}
 
     def row(self, cell: engine.CubeRow) -> Row:
@@ -527,12 +529,14 @@ class _Gate:
                     "(such as terminal escape codes).",
                     "Clean the column: group names must be printable text.",
                 )
-            if text in self.declared[attr]:
-                out = (text, None)
-            elif text.strip() in self.declared[attr]:
-                out = (text.strip(), None)
+            declared = self.declared[attr]
+            found = declared.match(text)
+            if found is not None:
+                out = (found, None)
             else:
-                out = (None, f"undeclared value {show_value(text)}")
+                twin = declared.case_twin(text)
+                hint = f" (did you mean {show_value(twin)}?)" if twin is not None else ""
+                out = (None, f"undeclared value {show_value(text)}{hint}")
         self._attr_cache[key] = out
         return out
 
@@ -555,18 +559,16 @@ class _Gate:
                 "Fill in the label, or leave the case out of the export.",
             )
         text = value_text(value).strip()
+        read = self._binaries[role].read(text)
+        if read is not None:
+            return read
         if mapping:
-            if text in mapping:
-                return mapping[text]
             raise InputError(
                 f"{self.source.description}: the {role} column '{column}' holds {show_value(text)}"
                 f"{_where(self.source, column, raw)}, which {role}_map does not map."
                 + did_you_mean(text, mapping),
                 f"Map it under {role}_map in the spec (to 0 or 1).",
             )
-        lowered = text.lower()
-        if lowered in _ONE or lowered in _ZERO:
-            return 1 if lowered in _ONE else 0
         raise InputError(
             f"{self.source.description}: the {role} column '{column}' holds {show_value(text)}"
             f"{_where(self.source, column, raw)}; {role}s must be 0 or 1.",

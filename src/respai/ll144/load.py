@@ -35,6 +35,7 @@ from respai.load import (
     value_text,
 )
 from respai.spec import LL144Spec, Spec
+from respai.spelling import BinaryValues
 
 __all__ = [
     "AuditData",
@@ -214,10 +215,6 @@ def load_audit_data(spec: Spec, data: Any = None, *, inputs: Inputs | None = Non
         inputs = open_inputs(spec, data=data)  # the same opening as every other block
     plan = plan_audit(spec, inputs)
     return plan.finish(engine.group_counts(plan.source, plan.keys, value=plan.value))
-
-
-_ONE = frozenset({"1", "1.0", "true"})
-_ZERO = frozenset({"0", "0.0", "false"})
 
 
 class _Gate:
@@ -460,18 +457,16 @@ class _Gate:
         if value is None:
             return None
         text = value_text(value).strip()
+        read = BinaryValues(mapping).read(text)  # as the fairness gate reads 0/1 (spelling.py)
+        if read is not None:
+            return read
         if mapping:
-            if text in mapping:
-                return mapping[text]
             raise InputError(
                 f"{side.description}: the {role} column '{column}' holds {show_value(text)}"
                 f"{self._where(column, raw)}, which ll144.selected_map does not map."
                 + did_you_mean(text, mapping),
                 "Map it under ll144.selected_map (to 0 or 1).",
             )
-        lowered = text.lower()
-        if lowered in _ONE or lowered in _ZERO:
-            return 1 if lowered in _ONE else 0
         extra = (
             " Map other values with ll144.selected_map, e.g. {'advance': 1, 'reject': 0}."
             if role == "decision"

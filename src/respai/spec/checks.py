@@ -20,6 +20,7 @@ from typing import Any
 
 from respai.errors import SpecError, did_you_mean
 from respai.spec.model import FORMATS
+from respai.spelling import same_number_pair
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -148,6 +149,14 @@ def _binary_map(ctx: _Ctx, key: str, value: Any) -> dict[str, int]:
         out[str(raw)] = int(target)
     if not out:
         raise ctx.fail(key, "is empty.", "Map each value in the column to 0 or 1.")
+    twins = same_number_pair(out)
+    if twins is not None:
+        raise ctx.fail(
+            key,
+            f"maps {twins[0]!r} and {twins[1]!r}, which are the same number (map keys match "
+            "any spelling of the same number).",
+            "Map the number once.",
+        )
     return out
 
 

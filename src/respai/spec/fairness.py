@@ -40,6 +40,7 @@ from respai.spec.model import (
     FairnessSpec,
     Rule,
 )
+from respai.spelling import same_number_pair
 
 __all__ = ["parse_fairness"]
 
@@ -186,6 +187,15 @@ def _parse_attributes(ctx: _Ctx, value: Any) -> dict[str, tuple[str, ...]]:
         dupes = sorted({t for t in texts if texts.count(t) > 1})
         if dupes:
             raise ctx.fail(key, f"declares {dupes[0]!r} more than once.")
+        twins = same_number_pair(texts)
+        if twins is not None:
+            raise ctx.fail(
+                key,
+                f"declares {twins[0]!r} and {twins[1]!r}, which are the same number, so a "
+                "cell such as 1.0 would match both (declared numbers match any spelling of "
+                "the same number).",
+                "Declare the number once.",
+            )
         out[name] = tuple(texts)
     return out
 
