@@ -18,6 +18,7 @@ group :data:`respai.cli.app.cli`:
 - :mod:`respai.cli.demo`: ``respai demo``
 - :mod:`respai.cli.ll144`: ``respai ll144``
 - :mod:`respai.cli.pack`: ``respai pack``, ``respai reproduce``
+- :mod:`respai.cli.export`: ``respai export``
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 from respai.cli import (  # each adds its commands to the group
     demo,
     evaluate,
+    export,
     fairness,
     keys,
     ledger,
@@ -37,5 +39,16 @@ from respai.cli.app import cli, main
 
 __all__ = ["COMMAND_MODULES", "cli", "main"]
 
-COMMAND_MODULES = (fairness, evaluate, verify, ledger, keys, report, demo, ll144, pack)
+COMMAND_MODULES = (
+    fairness,
+    evaluate,
+    verify,
+    ledger,
+    keys,
+    report,
+    demo,
+    ll144,
+    pack,
+    export,
+)
 """The modules whose import adds the commands to :data:`cli`."""

@@ -25,7 +25,7 @@ from respai.render.escape import terminal_text
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["console", "echo", "emit_json"]
+__all__ = ["console", "echo", "emit_json", "write_stdout"]
 
 
 def key_created(path: object, key_id: str) -> None:
@@ -48,6 +48,19 @@ def emit_json(payload: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=False))
     sys.stdout.write("\n")
     sys.stdout.flush()
+
+
+def write_stdout(document: bytes) -> None:
+    """Write an exported document (its exact bytes) to standard output, flushed.
+
+    Parameters
+    ----------
+    document
+        The bytes, as a file written with ``-o`` would hold them.
+    """
+    sys.stdout.flush()
+    sys.stdout.buffer.write(document)
+    sys.stdout.buffer.flush()
 
 
 def echo(message: str = "") -> None:

@@ -1,0 +1,189 @@
+"""The verdicts a CI system reads: one :class:`Outcome` per battery test, rule or LL144 line.
+
+Every export (JUnit, the in-toto test result, the CycloneDX fairness assessments) reads
+the same list, drawn either from a verified record's predicate
+(:func:`record_outcomes`) or from the JSON of an unsigned ``respai fairness`` run
+(:func:`fairness_outcomes`), so the formats cannot disagree about what passed.
+
+Kinds: ``battery`` (the RESPAI battery of ``evaluation:``), ``rule`` (the group rules
+of ``fairness.rules``) and ``ll144`` (one line per LL144 category; the law sets no pass
+mark, so these read MANUAL_REVIEW unless a policy gates them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "KINDS",
+    "Outcome",
+    "fairness_outcomes",
+    "outcome_kind",
+    "record_outcomes",
+    "worst_verdict",
+]
+
+KINDS = ("battery", "rule", "ll144")
+"""The kinds of outcome, in the order the exports list them."""
+
+#: From best to worst (DESIGN.md section 2): the worst verdict of a run decides.
+_SEVERITY = {"PASS": 0, "MANUAL_REVIEW": 1, "INSUFFICIENT_EVIDENCE": 2, "FAIL": 3}
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One verdict of a run, as every export shows it.
+
+    Attributes
+    ----------
+    kind
+        One of :data:`KINDS`.
+    key
+        The record's ``test_key`` (``accuracy``, ``impact_ratio:sex``, ``rule:fnr``,
+        ``ll144:race:Asian``), unique within a run.
+    name
+        A readable name (the battery test's name, ``Group rule fnr``, ...).
+    verdict
+        ``PASS``, ``FAIL``, ``INSUFFICIENT_EVIDENCE`` or ``MANUAL_REVIEW``.
+    reason
+        Why: the record's reason, or the undefined reason when there is no value.
+    value
+        The measured value, or ``None`` when undefined.
+    record_id
+        The test record's id in the signed chain (``None`` for an unsigned run).
+    """
+
+    kind: str
+    key: str
+    name: str
+    verdict: str
+    reason: str
+    value: float | None = None
+    record_id: str | None = None
+
+
+def outcome_kind(test_id: object) -> str:
+    """The kind of a test record from its ``test_id``.
+
+    Examples
+    --------
+    >>> outcome_kind("group_rule"), outcome_kind("ll144_impact_ratio"), outcome_kind("auc")
+    ('rule', 'll144', 'battery')
+    """
+    if test_id == "group_rule":
+        return "rule"
+    if isinstance(test_id, str) and test_id.startswith("ll144"):
+        return "ll144"
+    return "battery"
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _name(rec: Mapping[str, Any], kind: str) -> str:
+    from respai.battery import TEST_NAMES
+
+    key = _text(rec.get("test_key"))
+    if kind == "rule":
+        return f"Group rule {key.removeprefix('rule:')}"
+    if kind == "ll144":
+        details = rec.get("details")
+        table = details.get("table") if isinstance(details, Mapping) else None
+        category = details.get("category") if isinstance(details, Mapping) else None
+        if isinstance(table, str) and isinstance(category, str):
+            return f"LL144 impact ratio, {table.replace('_x_', ' x ')}: {category}"
+        return f"LL144 impact ratio {key.removeprefix('ll144:')}"
+    name = TEST_NAMES.get(_text(rec.get("test_id")), _text(rec.get("test_id")) or key)
+    grouping = rec.get("grouping")
+    if isinstance(grouping, list) and grouping:
+        return f"{name} by {' x '.join(str(g) for g in grouping)}"
+    return name
+
+
+def record_outcomes(predicate: Mapping[str, Any]) -> tuple[Outcome, ...]:
+    """Every test record of a verified record's predicate, in chain order.
+
+    Parameters
+    ----------
+    predicate
+        The Statement's predicate (read it only after the record verified).
+
+    Returns
+    -------
+    tuple of Outcome
+        One per ``test`` record; ``run_start`` and ``run_end`` are not outcomes.
+    """
+    out = []
+    records = predicate.get("records")
+    for rec in records if isinstance(records, list) else ():
+        if not isinstance(rec, Mapping) or rec.get("record_type") != "test":
+            continue
+        kind = outcome_kind(rec.get("test_id"))
+        reason = _text(rec.get("reason")) or _text(rec.get("undefined_reason"))
+        details = rec.get("details")
+        if kind == "rule" and isinstance(details, Mapping):
+            reason = _text(details.get("reason")) or reason
+        out.append(
+            Outcome(
+                kind=kind,
+                key=_text(rec.get("test_key")),
+                name=_name(rec, kind),
+                verdict=_text(rec.get("verdict")),
+                reason=reason,
+                value=_number(rec.get("value")),
+                record_id=_text(rec.get("record_id")) or None,
+            )
+        )
+    return tuple(out)
+
+
+def fairness_outcomes(result: Mapping[str, Any]) -> tuple[Outcome, ...]:
+    """The rules of an unsigned ``respai fairness`` result (its ``--json`` document).
+
+    Parameters
+    ----------
+    result
+        :meth:`respai.fairness.FairnessResult.to_dict`.
+
+    Returns
+    -------
+    tuple of Outcome
+        One ``rule`` outcome per declared rule, in declared order.
+    """
+    rules = result.get("rules")
+    return tuple(
+        Outcome(
+            kind="rule",
+            key=f"rule:{_text(rule.get('id'))}",
+            name=f"Group rule {_text(rule.get('id'))}",
+            verdict=_text(rule.get("verdict")),
+            reason=_text(rule.get("reason")),
+            value=None,
+        )
+        for rule in (rules if isinstance(rules, list) else ())
+        if isinstance(rule, Mapping)
+    )
+
+
+def worst_verdict(outcomes: Iterable[Outcome], *, default: str = "PASS") -> str:
+    """The worst verdict among ``outcomes`` (FAIL, then INSUFFICIENT_EVIDENCE, ...).
+
+    Examples
+    --------
+    >>> worst_verdict([Outcome("rule", "a", "a", "PASS", ""),
+    ...                Outcome("rule", "b", "b", "MANUAL_REVIEW", "")])
+    'MANUAL_REVIEW'
+    """
+    found: Sequence[str] = [o.verdict for o in outcomes]
+    if not found:
+        return default
+    return max(found, key=lambda v: _SEVERITY.get(v, 3))

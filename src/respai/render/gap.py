@@ -1,0 +1,47 @@
+"""The bounds shown for a group rule's largest gap: one definition for every output.
+
+A rule's ``gap_bounds`` (in the record and in ``--json``) are the bounds on the largest
+signed difference ``rate_i - rate_j`` over ordered pairs of distinct groups
+(:func:`respai.stats.max_gap_bounds`). The lower one can be negative: every interval
+then overlaps, and the groups may all have the same rate. The largest gap between two
+groups, ``max rate - min rate``, is never negative, so every page and export shows its
+lower bound as ``max(lo, 0)``, as the rule's reason does; the record keeps the raw
+bound, which is what the verdict was decided from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+__all__ = ["shown_gap_bounds"]
+
+
+def shown_gap_bounds(bounds: object) -> tuple[float, float] | None:
+    """The largest gap's bounds as shown: ``(max(lo, 0), hi)``, or ``None``.
+
+    Parameters
+    ----------
+    bounds
+        A rule's ``gap_bounds`` (``{"lo": ..., "hi": ...}``), or anything else.
+
+    Returns
+    -------
+    tuple of float or None
+        The bounds, or ``None`` when ``bounds`` does not hold two numbers.
+
+    Examples
+    --------
+    >>> shown_gap_bounds({"lo": -0.046, "hi": 0.21})
+    (0.0, 0.21)
+    >>> shown_gap_bounds({"lo": 0.05, "hi": 0.21})
+    (0.05, 0.21)
+    >>> shown_gap_bounds(None) is None
+    True
+    """
+    if not isinstance(bounds, Mapping):
+        return None
+    lo, hi = bounds.get("lo"), bounds.get("hi")
+    if any(isinstance(v, bool) or not isinstance(v, int | float) for v in (lo, hi)):
+        return None
+    assert isinstance(lo, int | float) and isinstance(hi, int | float)
+    return max(float(lo), 0.0), float(hi)
