@@ -19,6 +19,7 @@ group :data:`respai.cli.app.cli`:
 - :mod:`respai.cli.ll144`: ``respai ll144``
 - :mod:`respai.cli.pack`: ``respai pack``, ``respai reproduce``
 - :mod:`respai.cli.export`: ``respai export``
+- :mod:`respai.cli.paired`: ``respai paired``
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from respai.cli import (  # each adds its commands to the group
     ledger,
     ll144,
     pack,
+    paired,
     report,
     verify,
 )
@@ -49,6 +51,7 @@ COMMAND_MODULES = (
     demo,
     ll144,
     pack,
+    paired,
     export,
 )
 """The modules whose import adds the commands to :data:`cli`."""

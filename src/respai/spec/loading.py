@@ -17,13 +17,14 @@ from respai.spec.data import _check_data_block, _parse_data
 from respai.spec.evaluation import parse_evaluation
 from respai.spec.fairness import parse_fairness
 from respai.spec.ll144 import _check_ll144_with_data, parse_ll144
-from respai.spec.model import FairnessSpec, Spec
+from respai.spec.model import FairnessSpec, PairedSpec, Spec
+from respai.spec.paired import parse_paired
 from respai.spec.system import _parse_system
 from respai.spec.yaml_io import _read_yaml
 
 __all__ = ["load_spec", "parse_spec"]
 
-_TOP_KEYS = ("fairness", "system", "data", "evaluation", "ll144")
+_TOP_KEYS = ("fairness", "system", "data", "evaluation", "ll144", "paired")
 
 
 def load_spec(path: str | Path) -> Spec:
@@ -60,12 +61,12 @@ def parse_spec(
     _check_keys(ctx, "", top, _TOP_KEYS, ())
     data = _mapping(ctx, "data", top.get("data") or {})
     _check_data_block(ctx, data)
-    if "fairness" not in top and "ll144" not in top:
+    if not {"fairness", "ll144", "paired"} & set(top):
         raise ctx.fail(
             "fairness",
             "is required but missing.",
             "Declare the label, prediction and attributes under fairness: (or an ll144: "
-            "block for an LL144 bias audit).",
+            "block for an LL144 bias audit, or a paired: block for a paired test).",
         )
     parsed_fairness: FairnessSpec | None = None
     if "fairness" in top:
@@ -85,7 +86,11 @@ def parse_spec(
         ll144 = _check_ll144_with_data(
             ctx, parse_ll144(top["ll144"], origin=origin), data_spec, system
         )
+    paired: PairedSpec | None = None
+    if "paired" in top:
+        paired = parse_paired(top["paired"], base_dir=base_dir, origin=origin)
     return Spec(
+        paired=paired,
         path=path,
         sha256=sha256,
         system=system,

@@ -27,6 +27,7 @@ __all__ = [
     "EvaluationSpec",
     "FairnessSpec",
     "LL144Spec",
+    "PairedSpec",
     "Policy",
     "Rate",
     "Rule",
@@ -227,6 +228,34 @@ class LL144Spec:
         return tuple(dict.fromkeys(cols))
 
 
+@dataclass(frozen=True, slots=True)
+class PairedSpec:
+    """A validated ``paired:`` block: matched cases that differ in one group-linked detail.
+
+    ``variants`` lists the declared variants, the reference first. ``outcome`` is a 0/1
+    column; ``max_difference`` is the largest difference in outcome rates (variant minus
+    reference, either sign) that still passes.
+    """
+
+    cases: Path
+    pair: str
+    variant: str
+    variants: tuple[str, ...]
+    outcome: str
+    max_difference: float
+    format: str | None = None
+    delimiter: str = ","
+
+    @property
+    def reference(self) -> str:
+        """The reference variant: the first one declared."""
+        return self.variants[0]
+
+    def columns(self) -> tuple[str, str, str]:
+        """The three columns the block reads."""
+        return (self.pair, self.variant, self.outcome)
+
+
 @dataclass(frozen=True, slots=True, init=False)
 class Spec:
     """A whole spec file: its path and digest, and its blocks.
@@ -243,6 +272,7 @@ class Spec:
     evaluation: EvaluationSpec | None
     data: DataSpec
     ll144: LL144Spec | None
+    paired: PairedSpec | None
 
     def __init__(
         self,
@@ -255,6 +285,7 @@ class Spec:
         data: DataSpec | None = None,
         ll144: LL144Spec | None = None,
         fairness_block: FairnessSpec | None = None,
+        paired: PairedSpec | None = None,
     ) -> None:
         object.__setattr__(self, "path", path)
         object.__setattr__(self, "sha256", sha256)
@@ -266,6 +297,7 @@ class Spec:
         object.__setattr__(self, "evaluation", evaluation)
         object.__setattr__(self, "data", data if data is not None else DataSpec())
         object.__setattr__(self, "ll144", ll144)
+        object.__setattr__(self, "paired", paired)
 
     @property
     def fairness(self) -> FairnessSpec:
@@ -278,11 +310,15 @@ class Spec:
         """
         if self.fairness_block is None:
             origin = str(self.path) if self.path is not None else "spec"
+            blocks = " and ".join(
+                f"{name}:" for name, b in (("ll144", self.ll144), ("paired", self.paired)) if b
+            )
             raise SpecError(
                 f"{origin}: fairness: is required by this command but missing (the spec "
-                "has only an ll144: block).",
+                f"has only {blocks or 'other'} block(s)).",
                 "Declare the label, prediction and attributes under fairness:, or run "
-                f"respai ll144 {origin} for the LL144 bias audit.",
+                f"respai ll144 {origin} (an LL144 bias audit) or respai paired {origin} "
+                "(a paired test).",
             )
         return self.fairness_block
 
