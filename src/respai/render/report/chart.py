@@ -3,6 +3,11 @@
 A row is a group (or all cases): a dot at its value, a bar for its inner interval, a
 whisker for its outer one, its label on the left and a note on the right; an optional
 dashed line marks the limit the test compares with. The axis fits the values shown.
+
+The texts of a chart (group names, rates, notes, title, caption, the limit's label) are
+bound to the record (:mod:`respai.render.report.bind`); the axis' tick labels are
+multiples of the tick step (:data:`TICK_LABELS`), and the positions of the marks are
+drawn from the record but not re-checked by the page's script.
 """
 
 from __future__ import annotations
@@ -12,10 +17,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from respai.render.escape import html_text
+from respai.render.report.bind import At
 from respai.render.report.fields import as_dict, is_number
-from respai.render.report.values import number
 
-__all__ = ["ChartRow", "dot_chart", "interval_pair"]
+__all__ = ["TICK_LABELS", "ChartRow", "dot_chart", "interval_pair"]
+
+#: Every text an axis tick can have: the multiples of 0.01 in [0, 1] to two decimals and
+#: of 0.1 to one (the tick steps of :func:`_domain`).
+TICK_LABELS = frozenset(
+    [f"{i / 100:.2f}" for i in range(101)] + [f"{i / 10:.1f}" for i in range(11)]
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,23 +36,32 @@ class ChartRow:
     Attributes
     ----------
     label
-        The row's name, shown on the left (shortened to 30 characters, in full on hover).
+        The row's name in the record, shown on the left (shortened to 30 characters, in
+        full on hover), or a fixed label of the renderer.
     value
-        Where the dot goes, or ``None``: the row then says "undefined".
+        The row's value in the record: where the dot goes and the number on the right;
+        a value that is not a number gives no dot and "undefined".
     inner, outer
         The bar and the whisker, as ``(lo, hi)``, or ``None`` for none.
     note
-        The text on the right, after the value (counts, flags).
+        The text on the right, after the value (counts, flags): its value in the record,
+        its format and the format's argument.
     extreme
         Draw the dot open: the lowest or highest group, or the all-cases row.
     """
 
-    label: str
-    value: float | None
+    label: At | str
+    value: At
     inner: tuple[float, float] | None
     outer: tuple[float, float] | None
-    note: str
+    note: tuple[At, str, str | None]
     extreme: bool = False
+
+    @property
+    def number(self) -> float | None:
+        """The value as a float, or ``None`` when it is not a finite number."""
+        v = self.value.value
+        return float(v) if is_number(v) else None
 
 
 def interval_pair(iv: object) -> tuple[float, float] | None:
@@ -66,10 +86,6 @@ def _domain(values: Iterable[float]) -> tuple[float, float, float]:
     return lo, hi, step
 
 
-def _truncate(text: str, limit: int = 30) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 _ICONS = {
     "dot": '<circle class="dot" cx="11" cy="6" r="4"/>',
     "open": '<circle class="dot extreme" cx="11" cy="6" r="3.5"/>',
@@ -87,16 +103,30 @@ def dot_chart(
     title: str,
     caption: str,
     legend: Sequence[tuple[str, str]],
-    limit: tuple[float, str] | None = None,
+    limit: tuple[float, At, str] | None = None,
 ) -> str:
-    """A dot-and-interval chart, one row per group, as inline SVG with a caption."""
+    """A dot-and-interval chart, one row per group, as inline SVG with a caption.
+
+    Parameters
+    ----------
+    rows
+        The groups, top to bottom.
+    title
+        The SVG's bound ``<title>`` element (HTML).
+    caption, legend
+        The caption and each legend entry's text (HTML, bound where it holds the record's
+        values); a legend entry's kind is one of ``dot``, ``open``, ``bar``, ``whisker``,
+        ``limit``.
+    limit
+        Where the dashed line goes, and the record's value and format of its label.
+    """
     width, label_w, x0, x1, note_x = 780, 200, 210, 560, 574
     row_h, top = 26, 26
     height = top + row_h * len(rows) + 30
     values: list[float] = []
     for r in rows:
-        if r.value is not None:
-            values.append(r.value)
+        if r.number is not None:
+            values.append(r.number)
         for pair in (r.inner, r.outer):
             if pair is not None:
                 values.extend(pair)
@@ -109,7 +139,7 @@ def dot_chart(
 
     parts = [
         f'<svg viewBox="0 0 {width} {height}" role="img" xmlns="http://www.w3.org/2000/svg">',
-        f"<title>{html_text(title)}</title>",
+        title,
     ]
     bottom = top + row_h * len(rows)
     digits = 2 if step < 0.1 or step == 0.25 else 1
@@ -125,10 +155,14 @@ def dot_chart(
     parts.append(f'<line class="axis" x1="{x0}" y1="{bottom}" x2="{x1}" y2="{bottom}"/>')
     for i, r in enumerate(rows):
         cy = top + row_h * i + row_h / 2
-        parts.append(
-            f'<text x="{label_w}" y="{cy + 4:.1f}" text-anchor="end">'
-            f"<title>{html_text(r.label)}</title>{html_text(_truncate(r.label))}</text>"
-        )
+        anchor = f'x="{label_w}" y="{cy + 4:.1f}" text-anchor="end"'
+        if isinstance(r.label, str):
+            parts.append(f"<text {anchor}>{html_text(r.label)}</text>")
+        else:
+            parts.append(
+                f"<g>{r.label.show('textq', tag='title')}"
+                f"{r.label.show('short', tag='text', attrs=anchor)}</g>"
+            )
         if r.outer is not None:
             a, b = x(r.outer[0]), x(r.outer[1])
             parts.append(
@@ -143,15 +177,17 @@ def dot_chart(
                 f'<line class="inner" x1="{a:.1f}" y1="{cy:.1f}" x2="{max(b, a + 1):.1f}" '
                 f'y2="{cy:.1f}"/>'
             )
-        if r.value is not None:
+        if r.number is not None:
             cls = "dot extreme" if r.extreme else "dot"
-            parts.append(f'<circle class="{cls}" cx="{x(r.value):.1f}" cy="{cy:.1f}" r="4.5"/>')
+            parts.append(f'<circle class="{cls}" cx="{x(r.number):.1f}" cy="{cy:.1f}" r="4.5"/>')
         else:
             parts.append(f'<text class="undefined" x="{x0 + 4}" y="{cy + 4:.1f}">undefined</text>')
-        shown = number(r.value) if r.value is not None else "—"
+        note, fmt, arg = r.note
         parts.append(
-            f'<text class="rate" x="{note_x}" y="{cy + 4:.1f}">{html_text(shown)}</text>'
-            f'<text class="size" x="{note_x + 54}" y="{cy + 4:.1f}">{html_text(r.note)}</text>'
+            r.value.show("number", tag="text", cls="rate", attrs=f'x="{note_x}" y="{cy + 4:.1f}"')
+            + note.show(
+                fmt, arg, tag="text", cls="size", attrs=f'x="{note_x + 54}" y="{cy + 4:.1f}"'
+            )
         )
     if limit is not None and lo <= limit[0] <= hi:
         lx = x(limit[0])
@@ -159,17 +195,21 @@ def dot_chart(
         shift = -4 if anchor == "end" else 4
         parts.append(
             f'<line class="limit" x1="{lx:.1f}" y1="{top - 8}" x2="{lx:.1f}" y2="{bottom}"/>'
-            f'<text class="limit-label" x="{lx + shift:.1f}" y="{top - 12}" '
-            f'text-anchor="{anchor}">{html_text(limit[1])}</text>'
+            + limit[1].show(
+                limit[2],
+                tag="text",
+                cls="limit-label",
+                attrs=f'x="{lx + shift:.1f}" y="{top - 12}" text-anchor="{anchor}"',
+            )
         )
     parts.append("</svg>")
     legend_html = "".join(
         f'<span><svg class="key" viewBox="0 0 22 12" width="22" height="12">{_ICONS[kind]}</svg>'
-        f"{html_text(text)}</span>"
+        f"{text}</span>"
         for kind, text in legend
     )
     return (
         f'<figure class="chart">{"".join(parts)}'
-        f'<figcaption>{html_text(caption)}<div class="legend">{legend_html}</div>'
+        f'<figcaption>{caption}<div class="legend">{legend_html}</div>'
         "</figcaption></figure>"
     )

@@ -2,27 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from respai.render.escape import html_text
-from respai.render.report.fields import as_dict, as_list
+from respai.render.report.bind import At
 
 __all__ = ["claims_section"]
 
 
-def claims_section(predicate: Mapping[str, Any]) -> str:
+def _items(values: At) -> str:
+    return "".join(v.show("text0", tag="li") for v in values.elements()) or "<li>—</li>"
+
+
+def claims_section(predicate: At) -> str:
     """The record's claims (what it states and does not state) and its caveats."""
-    claims = as_dict(predicate.get("claims"))
-
-    def items(values: object) -> str:
-        return "".join(f"<li>{html_text(v)}</li>" for v in as_list(values)) or "<li>—</li>"
-
-    caveats = "".join(f"<li>{html_text(c)}</li>" for c in as_list(predicate.get("caveats")))
+    claims = predicate["claims"]
     return (
         '<div class="claims">'
-        f"<div><h3>This record states</h3><ul>{items(claims.get('states'))}</ul></div>"
-        f"<div><h3>This record does not state</h3><ul>{items(claims.get('does_not_state'))}"
+        f"<div><h3>This record states</h3><ul>{_items(claims['states'])}</ul></div>"
+        f"<div><h3>This record does not state</h3><ul>{_items(claims['does_not_state'])}"
         "</ul></div></div>"
-        f'<h3 class="caveats-head">Caveats</h3><ul class="caveats">{caveats or "<li>—</li>"}</ul>'
+        f'<h3 class="caveats-head">Caveats</h3><ul class="caveats">'
+        f"{_items(predicate['caveats'])}</ul>"
     )

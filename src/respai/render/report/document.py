@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import hashlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from respai.render.escape import html_text
 from respai.render.inline import asset_text, csp_hash, embed_json
 from respai.render.report.fields import as_dict, as_str
 from respai.render.report.page import page_body
+from respai.render.report.tables import script_tables
 from respai.render.report.verification import verification_box
 
 __all__ = ["render_report", "render_report_file"]
@@ -65,15 +65,18 @@ def render_report(
         system = as_dict(predicate.get("system"))
         name = f"{as_str(system.get('name'), 'record')} {as_str(system.get('version'))}".strip()
         title = f"{name} · respai evidence report"
+    # the raw key only: the script computes its id, and no id written here is trusted
     key_json: dict[str, str] | None = None
     if public_key_raw is not None:
-        key_json = {
-            "raw_b64": base64.b64encode(public_key_raw).decode("ascii"),
-            "key_id": "sha256:" + hashlib.sha256(public_key_raw).hexdigest(),
-        }
+        key_json = {"raw_b64": base64.b64encode(public_key_raw).decode("ascii")}
     css = asset_text("report_assets", "report.css")
-    script = (
-        asset_text("report_assets", "core.js") + "\n" + asset_text("report_assets", "report.js")
+    script = "\n".join(
+        [
+            script_tables(),
+            asset_text("report_assets", "core.js"),
+            asset_text("report_assets", "bind.js"),
+            asset_text("report_assets", "report.js"),
+        ]
     )
     csp = (
         f"default-src 'none'; script-src {csp_hash(script)}; style-src {csp_hash(css)}; "

@@ -9,12 +9,12 @@ from respai.record.canonical import loads_strict
 from respai.record.dsse import b64decode_any
 from respai.record.errors import RecordError
 from respai.render.escape import html_text
+from respai.render.report.bind import At
 from respai.render.report.claims import claims_section
 from respai.render.report.controls import controls_section
-from respai.render.report.fields import as_dict, tests_of
 from respai.render.report.header import page_header
 from respai.render.report.provenance import chain_section, fingerprints_section
-from respai.render.report.results import result_section, results_table, tamper_index
+from respai.render.report.results import result_section, results_table, tamper_index, tests_of
 from respai.render.report.verification import verification_box
 
 __all__ = ["page_body"]
@@ -46,11 +46,14 @@ def page_body(envelope: Mapping[str, Any], has_key: bool) -> str:
             "<h1>The record cannot be read</h1></div></header>"
             f"<p>{html_text(exc.message)}</p>" + verification_box(has_key)
         )
-    statement = as_dict(statement_any)
-    predicate = as_dict(statement.get("predicate"))
+    statement = At(statement_any)
+    predicate = statement["predicate"]
     tests = tests_of(predicate)
     tamper = tamper_index(tests)
-    sections = "".join(result_section(i + 1, rec, i == tamper) for i, rec in enumerate(tests))
+    sections = "".join(
+        result_section(i + 1, rec, i == tamper, predicate["records"])
+        for i, rec in enumerate(tests)
+    )
     return (
         page_header(predicate)
         + verification_box(has_key)

@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from respai.render.escape import html_text
-from respai.render.report.fields import as_dict, as_list, as_str
+from respai.render.report.bind import At
 from respai.render.report.markup import definition_list
-from respai.render.report.values import count_text, plain, size_text
 
 __all__ = ["chain_section", "fingerprints_section"]
 
 
-def _hash_line(digest: object, missing: str = "—") -> str:
-    """A SHA-256 on its own line under what it fingerprints (``missing`` if absent)."""
-    return f'<br><span class="mono hash">sha256:{html_text(as_str(digest, missing))}</span>'
+def _hash_line(digest: At) -> str:
+    """A SHA-256 on its own line under what it fingerprints."""
+    return "<br>" + digest.show("hash", cls="mono hash")
 
 
-def fingerprints_section(predicate: Mapping[str, Any], statement: Mapping[str, Any]) -> str:
+def fingerprints_section(predicate: At, statement: At) -> str:
     """The fingerprints of what was tested, the settings, and the run's identity.
 
     Parameters
@@ -34,76 +29,51 @@ def fingerprints_section(predicate: Mapping[str, Any], statement: Mapping[str, A
     str
         A key-value list (HTML).
     """
-    fps = as_dict(predicate.get("fingerprints"))
-    records = [as_dict(r) for r in as_list(predicate.get("records"))]
-    start = records[0] if records else {}
+    fps = predicate["fingerprints"]
+    start = predicate["records"][0]
     rows: list[tuple[str, str]] = []
-    dataset = as_dict(fps.get("dataset"))
-    if dataset:
-        rows.append(
-            (
-                "Dataset",
-                html_text(
-                    f"{as_str(dataset.get('name'), '—')} · {as_str(dataset.get('media_type'))} · "
-                    f"{size_text(dataset.get('size_bytes'))}"
-                )
-                + _hash_line(dataset.get("sha256"), ""),
-            )
-        )
-    model = fps.get("model")
-    if model is None:
+    dataset = fps["dataset"]
+    if dataset.mapping():
+        rows.append(("Dataset", dataset.show("dataset_line") + _hash_line(dataset["sha256"])))
+    model = fps["model"]
+    if model.value is None:
         rows.append(("Model", "none: model access is not part of this evaluation"))
     else:
-        m = as_dict(model)
-        rows.append(
-            (
-                "Model",
-                html_text(as_str(m.get("name"), "model")) + _hash_line(m.get("sha256"), ""),
-            )
-        )
-    code = as_dict(fps.get("engine_code"))
-    if code:
+        rows.append(("Model", model["name"].show() + _hash_line(model["sha256"])))
+    code = fps["engine_code"]
+    if code.mapping():
         git = ""
         if isinstance(code.get("git_commit"), str):
-            dirty = " (uncommitted changes)" if code.get("git_dirty") is True else ""
-            commit = html_text(code["git_commit"])
-            git = f'<br>git commit <span class="mono">{commit}</span>{html_text(dirty)}'
+            git = f"<br>git commit {code['git_commit'].show(cls='mono')}{code.show('dirty')}"
         rows.append(
             (
                 "Engine code",
-                html_text(f"version {as_str(code.get('version'), '?')}")
-                + f" · {count_text(code.get('files'))} files"
-                + _hash_line(code.get("sha256"), "")
+                f"version {code['version'].show('textq')} · {code['files'].show('count')} files"
+                + _hash_line(code["sha256"])
                 + git,
             )
         )
-    spec = as_dict(start.get("spec"))
-    if spec:
-        rows.append(
-            (
-                "Spec",
-                html_text(as_str(spec.get("name"), "—")) + _hash_line(spec.get("sha256")),
-            )
-        )
-    policy = start.get("policy")
-    policy_d = as_dict(policy)
+    spec = start["spec"]
+    if spec.mapping():
+        rows.append(("Spec", spec["name"].show() + _hash_line(spec["sha256"])))
+    policy = start["policy"]
     rows.append(
         (
             "Policy",
             "none: default thresholds"
-            if policy is None
-            else html_text(as_str(policy_d.get("name"), "—")) + _hash_line(policy_d.get("sha256")),
+            if policy.value is None
+            else policy["name"].show() + _hash_line(policy["sha256"]),
         )
     )
-    settings = as_dict(start.get("settings"))
-    if settings:
-        sources = as_dict(settings.get("sources"))
+    settings = start["settings"]
+    if settings.mapping():
+        sources = settings["sources"]
 
         def with_source(key: str) -> str:
-            src = sources.get(key)
-            return html_text(plain(settings.get(key))) + (
-                f' <span class="muted small">({html_text(src)})</span>'
-                if isinstance(src, str)
+            src = sources[key]
+            return settings[key].show("plain") + (
+                f' <span class="muted small">({src.show()})</span>'
+                if isinstance(src.value, str)
                 else ""
             )
 
@@ -112,49 +82,33 @@ def fingerprints_section(predicate: Mapping[str, Any], statement: Mapping[str, A
                 ("alpha", with_source("alpha")),
                 ("Minimum cell", with_source("min_cell")),
                 ("Max left out", with_source("max_left_out")),
-                ("Score column", html_text(plain(settings.get("score")))),
-                ("Unit column", html_text(plain(settings.get("unit")))),
+                ("Score column", settings["score"].show("plain")),
+                ("Unit column", settings["unit"].show("plain")),
             ]
         )
-    subjects = ", ".join(
-        html_text(as_str(as_dict(s).get("name"))) for s in as_list(statement.get("subject"))
-    )
+    subjects = ", ".join(s["name"].show("text0") for s in statement["subject"].elements())
     rows.append(("Statement subjects", subjects or "—"))
-    rows.append(
-        (
-            "Run identity",
-            html_text(
-                f"run {as_str(predicate.get('run_id'), '—')} at "
-                f"{as_str(predicate.get('timestamp'), '—')}, schema_version "
-                f"{as_str(predicate.get('schema_version'), '?')}"
-            ),
-        )
-    )
-    rows.append(
-        (
-            "Key id",
-            f'<span class="mono hash">{html_text(as_str(predicate.get("key_id"), "—"))}</span>',
-        )
-    )
+    rows.append(("Run identity", predicate.show("run_identity")))
+    rows.append(("Key id", predicate["key_id"].show(cls="mono hash")))
     return definition_list(rows)
 
 
-def chain_section(predicate: Mapping[str, Any]) -> str:
+def chain_section(predicate: At) -> str:
     """Every record of the chain with its seq, type, test and id, and what links them."""
-    records = [as_dict(x) for x in as_list(predicate.get("records"))]
+    records = predicate["records"].elements()
     rows = [
-        f'<tr><td class="num">{html_text(plain(r.get("seq")))}</td>'
-        f"<td>{html_text(as_str(r.get('record_type'), '—'))}</td>"
-        f'<td class="mono">{html_text(as_str(r.get("test_key")))}</td>'
-        f'<td class="mono hash small">{html_text(as_str(r.get("record_id"), "—"))}</td></tr>'
+        f"<tr>{r['seq'].show('plain', tag='td', cls='num')}"
+        f"{r['record_type'].show(tag='td')}"
+        f"{r['test_key'].show('text0', tag='td', cls='mono')}"
+        f"{r['record_id'].show(tag='td', cls='mono hash small')}</tr>"
         for r in records
     ]
-    genesis = as_str(records[0].get("prev_record_id"), "—") if records else "—"
+    genesis = predicate["records"][0]["prev_record_id"].show(cls="mono hash")
     return (
         '<p class="small">Each record\'s id is the SHA-256 of its canonical JSON without the '
         "id; each record holds the id of the one before it, and the run_end record lists "
         "every id of the run. Editing, dropping or reordering a record breaks the chain. "
-        f'The first record links to <span class="mono hash">{html_text(genesis)}</span>.</p>'
+        f"The first record links to {genesis}.</p>"
         '<table class="small"><thead><tr><th class="num">seq</th><th>type</th><th>test</th>'
         f"<th>record_id</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from respai.render.escape import html_text
+if TYPE_CHECKING:
+    from respai.render.report.bind import At
 
 __all__ = [
     "VERDICTS",
@@ -42,10 +43,9 @@ def verdict_class(verdict: object) -> str:
     return f"v-{verdict}" if verdict in VERDICTS else "v-unknown"
 
 
-def badge(verdict: object) -> str:
-    """A verdict as a coloured badge (HTML)."""
-    word = VERDICT_WORDS.get(str(verdict), str(verdict) if verdict is not None else "—")
-    return f'<span class="badge {verdict_class(verdict)}">{html_text(word)}</span>'
+def badge(verdict: At) -> str:
+    """A verdict as a coloured badge (HTML), bound to its path; its colour is checked too."""
+    return verdict.show("verdict", cls=f"badge {verdict_class(verdict.value)}")
 
 
 def verdict_counts(tests: Sequence[Mapping[str, Any]]) -> dict[str, int]:

@@ -1,8 +1,12 @@
 /* respai evidence report: verify the embedded signed record in the browser.
-   Reads the DSSE envelope, the raw Ed25519 public key and the test names (rendered from
-   respai's test registry, so no test id or label is spelt here) from three JSON script tags,
-   runs the same named checks as `respai verify` (all but the JSON Schema check), shows
-   the outcome and sets <html data-verified="true|false|unsupported" data-failed="...">.
+   Reads the DSSE envelope and the raw Ed25519 public key from two JSON script tags (the
+   test names come from RespaiTables, rendered from respai's test registry into this
+   script, so no test id or label is spelt here; the copy in the respai-test-names tag
+   must equal them), runs the same named checks as `respai verify` (all but the JSON
+   Schema check) and then page_text (RespaiBind: every text on the page is the signed
+   record's or one of the report's labels), shows the outcome with the full id of the key
+   the signature was checked with, and sets
+   <html data-verified="true|false|unsupported" data-failed="...">.
    Everything is read with textContent and written with textContent: nothing from the
    record is ever parsed as HTML. */
 (function () {
@@ -26,9 +30,11 @@
 
   var original = readJSON("respai-envelope");
   var keyInfo = readJSON("respai-public-key");
-  var testNames = readJSON("respai-test-names") || {};
+  var testNames = RespaiTables.testNames;
+  var embeddedNames = readJSON("respai-test-names");
   var current = original;
   var tampered = false;
+  var signingKey = null; // the full id of the key the signature was checked with
 
   function isObject(v) { return v !== null && typeof v === "object" && !Array.isArray(v); }
   function isInt(v) { return typeof v === "number" && Number.isInteger(v); }
@@ -87,6 +93,10 @@
   }
 
   async function checkSignature(env, payload, predicate, supported) {
+    signingKey = null;
+    if (isObject(keyInfo) && typeof keyInfo.raw_b64 === "string") {
+      try { signingKey = "sha256:" + C.hex(await C.sha256(C.b64decode(keyInfo.raw_b64))); } catch (e) { signingKey = null; }
+    }
     if (!supported) return check("signature", false, "this browser cannot check Ed25519 signatures");
     if (!isObject(keyInfo) || typeof keyInfo.raw_b64 !== "string") {
       return check("signature", false, "no public key was embedded in this page, so the signature cannot be checked");
@@ -252,7 +262,31 @@
     checks.push(checkChain(predicate));
     checks.push(checkBrackets(predicate));
     checks.push(isObject(statement) ? checkSubjects(statement, predicate) : check("subjects", false, "the payload is not a JSON object"));
+    checks.push(checkPageText(statement));
     return checks;
+  }
+
+  // "seq 3, Impact ratio (impact_ratio:sex): verdict" for /predicate/records/3/verdict
+  function whereIn(statement) {
+    var records = isObject(statement) && isObject(statement.predicate) && Array.isArray(statement.predicate.records)
+      ? statement.predicate.records : [];
+    return function (ptr) {
+      var m = /^\/predicate\/records\/(0|[1-9][0-9]*)(\/.*)?$/.exec(ptr);
+      var rest = function (p) { return p.slice(1).split("/").map(function (k) { return k.replace(/~1/g, "/").replace(/~0/g, "~"); }).join(" "); };
+      if (m && +m[1] < records.length) return label(+m[1], records[+m[1]]) + (m[2] ? ": " + rest(m[2]) : "");
+      return ptr === "" ? "the record" : "the record's " + rest(ptr);
+    };
+  }
+
+  function checkPageText(statement) {
+    if (!isObject(statement)) return check("page_text", false, "the payload is not a JSON object, so the page's text cannot be checked against it");
+    var problems = RespaiBind.pageProblems(statement, whereIn(statement));
+    if (JSON.stringify(embeddedNames) !== JSON.stringify(testNames)) problems.unshift("the test names embedded in the page (respai-test-names) were changed");
+    if (problems.length) {
+      var more = problems.length > 1 ? "; and " + (problems.length - 1) + " more difference(s)" : "";
+      return check("page_text", false, problems[0] + more);
+    }
+    return check("page_text", true, "every number, verdict, name and count on the page is the signed record's, and every other text is one of the report's own labels");
   }
 
   // -- showing the outcome -------------------------------------------------------------
@@ -274,10 +308,15 @@
     var title = document.getElementById("verify-title");
     var summary = document.getElementById("verify-summary");
     var list = document.getElementById("verify-checks");
+    var pageCheck = checks.filter(function (c) { return c.name === "page_text"; })[0];
     box.setAttribute("data-state", state);
+    var signature = checks.filter(function (c) { return c.name === "signature"; })[0];
+    document.getElementById("verify-key").textContent = signingKey === null
+      ? "none: no public key is embedded in this page"
+      : signingKey + (signature && signature.ok ? "" : " (embedded in this page; the signature was not verified with it)");
     if (state === "true") {
       title.textContent = "Verified";
-      summary.textContent = "The signature, the canonical payload, every record id and the hash chain check out in this browser" + (tampered ? "." : ", against the public key embedded in this page.");
+      summary.textContent = "The signature, the canonical payload, every record id, the hash chain and every text shown on this page check out in this browser" + (tampered ? "." : ", against the public key embedded in this page: compare its full id below with the one the key holder publishes.");
     } else if (state === "unsupported") {
       title.textContent = "Signature not checked: this browser has no Ed25519 in WebCrypto";
       summary.textContent = "Every other check passed. Open this file in a current Chrome, Edge (137+), Firefox (129+) or Safari (17+), or run: respai verify record.json --key public_key.pem";
@@ -285,7 +324,10 @@
       title.textContent = "Not verified: " + failed.join(", ");
       summary.textContent = tampered
         ? "A value in the embedded record was changed in this browser's memory; the checks named above now fail. Press Reset to restore the signed record."
-        : "The record in this page does not match its signature or its hash chain. Do not rely on the numbers below.";
+        : pageCheck && !pageCheck.ok && failed.length === 1
+          ? "The text on this page differs from the signed record: " + pageCheck.detail + ". Do not rely on the numbers below."
+          : "The record in this page does not match its signature or its hash chain. Do not rely on the numbers below." +
+            (pageCheck && !pageCheck.ok ? " The text on this page also differs from the record embedded in it: " + pageCheck.detail + "." : "");
     }
     var chips = document.getElementById("verify-chips");
     list.textContent = "";
@@ -352,9 +394,9 @@
     edited.payload = C.b64encode(C.utf8(JSON.stringify(statement)));
     current = edited;
     tampered = true;
-    setShown(record.value.toFixed(4), true);
+    setShown(RespaiBind.fixed(record.value), true);
     document.getElementById("tamper-note").textContent =
-      "Changed " + testLabel(record) + " to " + record.value.toFixed(4) + " in the record held in memory (the file on disk is unchanged).";
+      "Changed " + testLabel(record) + " to " + RespaiBind.fixed(record.value) + " in the record held in memory (the file on disk is unchanged).";
     document.getElementById("reset").disabled = false;
     document.getElementById("tamper").disabled = true;
     return run();
@@ -371,6 +413,7 @@
   }
 
   function start() {
+    document.getElementById("tamper-note").textContent = "";
     var tamperButton = document.getElementById("tamper");
     var resetButton = document.getElementById("reset");
     var canTamper = false;

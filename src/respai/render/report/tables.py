@@ -1,0 +1,45 @@
+"""The tables the page's script formats and checks with, written into the script itself.
+
+``RespaiTables`` holds what ``report_assets/bind.js`` needs from Python: the test, verdict
+and framework names, the verdict sentences, the fixed labels, the axis ticks, the ids of
+the elements the script writes, and the fixed parts of the AUC caption. It is part of the
+inline script (so the CSP hash covers it) and the same for every record of one respai
+version, so the script's hash is too: it is never data from the record.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from respai.battery import TEST_NAMES, TestId
+from respai.render.inline import embed_json
+from respai.render.report.formats import FORMATS, FRAMEWORK_NAMES
+from respai.render.report.labels import LABELS, TICK_LABELS
+from respai.render.report.verdicts import VERDICT_SENTENCES, VERDICT_WORDS
+from respai.render.report.verification import SCRIPT_OWNED
+
+__all__ = ["script_tables"]
+
+_SLOT = "@@"
+
+
+@cache
+def script_tables() -> str:
+    """The ``var RespaiTables = {...};`` line that starts the page's script."""
+    caption = FORMATS["auc_caption"](_SLOT, None)
+    before, _, after = caption.partition(_SLOT)
+    tables = {
+        "testNames": dict(TEST_NAMES),
+        "testIds": {
+            "groupRule": TestId.GROUP_RULE.value,
+            "impactRatio": TestId.IMPACT_RATIO.value,
+        },
+        "verdictWords": VERDICT_WORDS,
+        "verdictSentences": VERDICT_SENTENCES,
+        "frameworkNames": FRAMEWORK_NAMES,
+        "labels": sorted(LABELS),
+        "ticks": sorted(TICK_LABELS),
+        "scriptOwned": list(SCRIPT_OWNED),
+        "aucCaption": [before, after],
+    }
+    return f"var RespaiTables = {embed_json(tables)};"

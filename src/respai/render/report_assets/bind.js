@@ -1,0 +1,472 @@
+/* respai evidence report: the page's text checked against the signed payload.
+   Every text the renderer takes from the record sits in an element with
+   data-bind="<JSON Pointer into the Statement>" and data-fmt="<format>"; FORMATS below
+   implements every format of respai/render/report/formats.py under the same name (a test
+   runs both on the same values). pageCheck() walks <main>: each bound element's text must
+   be its value's format, any other text must be one of the renderer's fixed labels
+   (RespaiTables.labels, generated from labels.py), and the table of tests and the test
+   sections must hold one row and one section per test record, in order, each showing only
+   its own record. Nothing here writes to the page. */
+var RespaiBind = (function () {
+  "use strict";
+  var T = RespaiTables;
+  var DASH = "\u2014";
+  var LABELS = new Set(T.labels);
+  var TICKS = new Set(T.ticks);
+  var OWNED = new Set(T.scriptOwned);
+  var MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
+    "September", "October", "November", "December"];
+  var UNSAFE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu;
+  var SHORT = { "\t": "\\t", "\n": "\\n", "\r": "\\r" };
+  var STAMP = /^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]{1,9})?Z$/;
+
+  function has(o, k) { return Object.prototype.hasOwnProperty.call(o, k); }
+  function isObject(v) { return v !== null && typeof v === "object" && !Array.isArray(v); }
+  function asDict(v) { return isObject(v) ? v : {}; }
+  function asList(v) { return Array.isArray(v) ? v : []; }
+  function get(o, k) { return isObject(o) && has(o, k) ? o[k] : undefined; }
+  function isNumber(v) { return typeof v === "number" && isFinite(v); }
+  function isInt(v) { return typeof v === "number" && Number.isInteger(v); }
+  function isStr(v) { return typeof v === "string"; }
+  function nonEmpty(o) { return isObject(o) && Object.keys(o).length > 0; }
+  function pad(n, w) { var s = String(n); while (s.length < w) s = "0" + s; return s; }
+
+  // -- text and numbers exactly as Python writes them ------------------------------------
+
+  // respai.render.escape.terminal_text: controls, format (bidi) characters, surrogates and
+  // line or paragraph separators as \t \n \r \xNN \uNNNN \UNNNNNNNN
+  function shown(s) {
+    return s.replace(UNSAFE, function (c) {
+      if (has(SHORT, c)) return SHORT[c];
+      var code = c.codePointAt(0);
+      if (code <= 0xff) return "\\x" + pad(code.toString(16), 2);
+      if (code <= 0xffff) return "\\u" + pad(code.toString(16), 4);
+      return "\\U" + pad(code.toString(16), 8);
+    });
+  }
+  function str(v, fallback) { return isStr(v) && v !== "" ? shown(v) : fallback; }
+  function chars(s) { return Array.from(s); }
+
+  // the exact decimal digits of a finite x >= 0: value = 0.D x 10^E, D without leading or
+  // trailing zeros (toPrecision(100) is exact for every double a tie can come from)
+  function decimal(x) {
+    if (x === 0) return { d: "", e: 0 };
+    var m = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(x.toPrecision(100));
+    var digits = m[1] + (m[2] || ""), e = m[1].length + (m[3] ? parseInt(m[3], 10) : 0);
+    var lead = /^0*/.exec(digits)[0].length;
+    return { d: digits.slice(lead).replace(/0+$/, ""), e: e - lead };
+  }
+  // keep the first `keep` digits, rounding half to even (as Python's format does)
+  function roundAt(dec, keep) {
+    var d = dec.d, e = dec.e;
+    if (keep >= d.length) return dec;
+    if (keep < 0) return { d: "", e: e };
+    var head = d.slice(0, keep), rest = d.slice(keep);
+    var last = head.length ? parseInt(head[head.length - 1], 10) : 0;
+    var up = rest[0] > "5" || (rest[0] === "5" && (rest.length > 1 || last % 2 === 1));
+    if (up) {
+      var digits = head.split(""), i = digits.length - 1;
+      while (i >= 0 && digits[i] === "9") { digits[i] = "0"; i--; }
+      if (i < 0) { digits.unshift("1"); e += 1; } else digits[i] = String(parseInt(digits[i], 10) + 1);
+      head = digits.join("");
+    }
+    return { d: head.replace(/0+$/, ""), e: e };
+  }
+  function place(dec, n) {
+    var d = dec.d, e = dec.e, whole, frac;
+    if (e >= 0) {
+      whole = (d + "0".repeat(Math.max(0, e - d.length))).slice(0, e) || "0";
+      frac = d.slice(e);
+    } else {
+      whole = "0";
+      frac = "0".repeat(-e) + d;
+    }
+    frac = (frac + "0".repeat(n)).slice(0, n);
+    whole = whole.replace(/^0+(?=\d)/, "");
+    return n > 0 ? whole + "." + frac : whole;
+  }
+  function sign(x) { return x < 0 || Object.is(x, -0) ? "-" : ""; }
+  // f"{x:.nf}"
+  function fixedText(x, n) {
+    var dec = decimal(Math.abs(x));
+    return sign(x) + place(roundAt(dec, dec.e + n), n);
+  }
+  // f"{x:.pg}"
+  function gText(x, p) {
+    var a = Math.abs(x);
+    if (a === 0) return sign(x) + "0";
+    var r = roundAt(decimal(a), p), exp = r.e - 1;
+    if (exp >= -4 && exp < p) {
+      var s = place(r, Math.max(p - 1 - exp, 0));
+      if (s.indexOf(".") >= 0) s = s.replace(/0+$/, "").replace(/\.$/, "");
+      return sign(x) + s;
+    }
+    var digits = (r.d + "0".repeat(p)).slice(0, p);
+    var mant = (digits[0] + "." + digits.slice(1)).replace(/0+$/, "").replace(/\.$/, "");
+    var ex = Math.abs(exp);
+    return sign(x) + mant + "e" + (exp < 0 ? "-" : "+") + (ex < 10 ? "0" : "") + ex;
+  }
+  function fixed(v, n) { return isNumber(v) ? fixedText(v, n === undefined ? 4 : n) : DASH; }
+  function plain(v) { return isNumber(v) ? String(v) : isStr(v) ? shown(v) : DASH; }
+  function grouped(n) {
+    return (n < 0 ? "-" : "") + String(Math.abs(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  }
+  function count(v) { return isInt(v) ? grouped(v) : DASH; }
+  function significant(v) { return isNumber(v) ? gText(v, 4) : DASH; }
+  function percent(v) { return isNumber(v) ? gText(v * 100, 4) + "%" : ""; }
+  function intervalText(iv) {
+    var d = asDict(iv);
+    if (!(isNumber(d.lo) && isNumber(d.hi))) return DASH;
+    return "[" + fixed(d.lo) + ", " + fixed(d.hi) + "]";
+  }
+  function size(v) {
+    if (!isInt(v)) return "";
+    if (v >= 1000000) return fixedText(v / 1000000, 1) + " MB";
+    if (v >= 1000) return fixedText(v / 1000, 1) + " kB";
+    return v + " bytes";
+  }
+  function daysIn(y, m) { return [31, (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]; }
+  function when(v) {
+    if (!isStr(v)) return DASH;
+    var m = STAMP.exec(v);
+    if (!m) return shown(v);
+    var y = +m[1], mo = +m[2], d = +m[3], h = +m[4], mi = +m[5], s = +m[6];
+    if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo) || h > 23 || mi > 59 || s > 59) return shown(v);
+    return d + " " + MONTHS[mo - 1] + " " + pad(y, 4) + ", " + pad(h, 2) + ":" + pad(mi, 2) + ":" + pad(s, 2) + " UTC";
+  }
+  function operators(t) { return t.split(">=").join("\u2265").split("<=").join("\u2264"); }
+  function thresholdText(th) {
+    var t = asDict(th);
+    var comparison = isStr(t.comparison) ? shown(t.comparison) : "";
+    var keys = ["value", "max_group_gap", "worst_group_min", "worst_group_max"];
+    for (var i = 0; i < keys.length; i++) {
+      if (isNumber(get(t, keys[i]))) return (operators(comparison) + " " + plain(t[keys[i]])).trim();
+    }
+    return operators(comparison) || DASH;
+  }
+  function items(v) {
+    return asList(v).map(function (g) { return isStr(g) ? shown(g) : "?"; }).join(" \u00d7 ");
+  }
+  function tests(records) {
+    return asList(records).filter(function (r) { return asDict(r).record_type === "test"; });
+  }
+  function titleCase(t) {
+    return t.length && t.charCodeAt(0) < 128 ? t[0].toUpperCase() + t.slice(1) : t;
+  }
+  function level(groups, key, fallback) {
+    var lv = null;
+    asList(groups).forEach(function (g) {
+      var iv = asDict(get(asDict(g), key));
+      if (has(iv, "confidence")) lv = iv.confidence;
+    });
+    return percent(lv) || fallback;
+  }
+  function spreadLimit(rec) {
+    var r = asDict(rec), details = asDict(r.details);
+    var rates = asList(details.groups).map(asDict).filter(function (g) { return isNumber(g.rate); })
+      .map(function (g) { return g.rate; });
+    var th = asDict(r.threshold), t = th.value, comparison = th.comparison;
+    if (!rates.length || !isNumber(t)) return null;
+    var top = Math.max.apply(null, rates);
+    if (r.test_id === T.testIds.impactRatio && comparison === ">=") {
+      return [plain(t) + " \u00d7 highest = " + fixedText(top * t, 4),
+        " The dashed line is " + plain(t) + " times the highest rate: the impact ratio meets its threshold when the lowest group is at or to the right of it."];
+    }
+    if (comparison === "<=" && top - t >= 0) {
+      return ["highest \u2212 " + plain(t) + " = " + fixedText(top - t, 4),
+        " The dashed line is the highest rate minus " + plain(t) + ": the difference meets its threshold when the lowest group is at or to the right of it."];
+    }
+    return null;
+  }
+  function ruleThreshold(r) {
+    var fromDetails = asDict(asDict(r.details).threshold);
+    return nonEmpty(fromDetails) ? fromDetails : asDict(r.threshold);
+  }
+  function ruleLimit(rec) {
+    var th = ruleThreshold(asDict(rec)), found = "";
+    [["worst_group_max", "maximum"], ["worst_group_min", "minimum"]].forEach(function (kw) {
+      if (isNumber(get(th, kw[0]))) found = kw[1] + " " + plain(th[kw[0]]);
+    });
+    return found;
+  }
+  function rateWords(v) { return str(v, "rate").split("_").join(" "); }
+
+  // -- the formats (respai/render/report/formats.py, name for name) ----------------------
+
+  var FORMATS = {
+    text: function (v) { return str(v, DASH); },
+    text0: function (v) { return str(v, ""); },
+    textq: function (v) { return str(v, "?"); },
+    name: function (v) { return str(v, "unnamed system"); },
+    short: function (v) {
+      var c = chars(str(v, "?"));
+      return c.length <= 30 ? c.join("") : c.slice(0, 29).join("") + "\u2026";
+    },
+    number: function (v, a) { return fixed(v, ["1", "2", "3", "4"].indexOf(a) >= 0 ? +a : 4); },
+    plain: plain,
+    count: count,
+    significant: significant,
+    size: size,
+    when: when,
+    hash: function (v) { return "sha256:" + (isStr(v) ? shown(v) : DASH); },
+    short_hash: function (v) {
+      if (!isStr(v)) return "";
+      var body = v.indexOf("sha256:") === 0 ? v.slice(7) : v, c = chars(body);
+      return shown(c.length > 16 ? "sha256:" + c.slice(0, 16).join("") + "\u2026" : v);
+    },
+    interval: intervalText,
+    threshold: thresholdText,
+    verdict: function (v) { return isStr(v) ? (has(T.verdictWords, v) ? T.verdictWords[v] : shown(v)) : DASH; },
+    verdict_sentence: function (v) {
+      return isStr(v) && has(T.verdictSentences, v) ? T.verdictSentences[v] : "The record's verdict is not one of the four.";
+    },
+    verdict_count: function (v, a) {
+      var verdict = isStr(a) && has(T.verdictWords, a) ? a : "PASS";
+      var n = tests(v).filter(function (t) { return asDict(t).verdict === verdict; }).length;
+      return n + " " + T.verdictWords[verdict];
+    },
+    test_count: function (v) { return String(tests(v).length); },
+    test_number: function (v, a) {
+      var list = asList(v), i = isStr(a) && /^[0-9]{1,9}$/.test(a) ? parseInt(a, 10) : -1;
+      if (i < 0 || i >= list.length || asDict(list[i]).record_type !== "test") return "?";
+      return String(tests(list.slice(0, i)).length + 1);
+    },
+    test_name: function (v) { return isStr(v) ? (has(T.testNames, v) ? T.testNames[v] : shown(v)) : "test"; },
+    sub: function (v) {
+      var r = asDict(v);
+      if (r.test_id === T.testIds.groupRule) {
+        return isStr(r.test_key) ? shown(r.test_key.indexOf("rule:") === 0 ? r.test_key.slice(5) : r.test_key) : "";
+      }
+      return items(r.grouping);
+    },
+    uncertain_flag: function (v) { return v === true ? "uncertain" : ""; },
+    uncertain_note: function (v) {
+      var r = asDict(v);
+      if (!has(r, "uncertain")) return "not applicable: a group rule is decided from its intervals";
+      if (r.uncertain === true) return "uncertain: the interval crosses the threshold";
+      if (nonEmpty(r.interval)) return "no: the interval lies on one side of the threshold";
+      return "no: there is no interval";
+    },
+    interval_cell: function (v) {
+      var r = asDict(v);
+      if (r.interval !== null && r.interval !== undefined) return intervalText(r.interval);
+      var b = asDict(asDict(r.details).gap_bounds);
+      if (isNumber(b.lo) && isNumber(b.hi)) return "gap in [" + fixed(b.lo) + ", " + fixed(b.hi) + "]";
+      return DASH;
+    },
+    interval_note: function (v) {
+      var r = asDict(v), iv = asDict(r.interval);
+      if (nonEmpty(iv)) {
+        var method = isStr(iv.method) ? shown(iv.method) : "";
+        return method + (isNumber(iv.confidence) ? ", " + percent(iv.confidence) : "");
+      }
+      if (nonEmpty(asDict(r.details).gap_bounds)) return "bounds on the largest gap";
+      return "";
+    },
+    decision: function (v) { return isStr(v) && v !== "" ? "decided on the " + shown(v) : ""; },
+    cases: function (v) {
+      var p = asDict(v), cases = asDict(p.counts).cases;
+      var bytes = asDict(asDict(p.fingerprints).dataset).size_bytes;
+      return [isInt(cases) ? count(cases) : "", size(bytes)].filter(Boolean).join(" \u00b7 ") || DASH;
+    },
+    engine: function (v) {
+      var e = asDict(v);
+      return str(e.name, "?") + " " + str(e.version, "") + (isStr(e.python) ? ", Python " + shown(e.python) : "");
+    },
+    run_identity: function (v) {
+      var p = asDict(v);
+      return "run " + str(p.run_id, DASH) + " at " + str(p.timestamp, DASH) + ", schema_version " + str(p.schema_version, "?");
+    },
+    dataset_line: function (v) {
+      var d = asDict(v);
+      return str(d.name, DASH) + " \u00b7 " + (isStr(d.media_type) ? shown(d.media_type) : "") + " \u00b7 " + size(d.size_bytes);
+    },
+    dirty: function (v) { return asDict(v).git_dirty === true ? " (uncommitted changes)" : ""; },
+    items: items,
+    rate_name: function (v) { return str(v, DASH).split("_").join(" "); },
+    error_budget: function (v) {
+      var d = asDict(v);
+      return "alpha " + plain(d.alpha) + ", " + significant(d.alpha_per_group) + " per group";
+    },
+    left_out: function (v) {
+      var d = asDict(v), reasons = asDict(d.by_reason), keys = Object.keys(reasons);
+      return count(d.total) + " case(s)" +
+        (isNumber(d.share) ? " (" + fixedText(d.share * 100, 1) + "% of the file)" : "") +
+        (keys.length ? ": " + keys.map(function (k) { return shown(k) + ": " + count(reasons[k]); }).join("; ") : "");
+    },
+    small_cells: function (v) {
+      return asList(v).map(function (c) {
+        var d = asDict(c);
+        return str(d.group, "?") + " (" + count(d.with_prediction) + " with a prediction)";
+      }).join(", ");
+    },
+    length: function (v) { return String(asList(v).length); },
+    framework: function (v) { return isStr(v) ? (has(T.frameworkNames, v) ? T.frameworkNames[v] : shown(v)) : "?"; },
+    n_over_d: function (v) { var g = asDict(v); return count(g.numerator) + " / " + count(g.denominator); },
+    rule_note: function (v) {
+      var g = asDict(v), note = count(g.events) + " / " + count(g.with_prediction);
+      if (isInt(g.missing_prediction) && g.missing_prediction) note += " \u00b7 " + grouped(g.missing_prediction) + " no pred.";
+      if (g.small_cell === true) note += " \u00b7 small cell";
+      return note;
+    },
+    pos_neg: function (v) { var g = asDict(v); return count(g.positives) + " pos. / " + count(g.negatives) + " neg."; },
+    spread_title: function (v) { var r = asDict(v); return str(asDict(r.details).rate, "rate") + " by " + items(r.grouping); },
+    spread_caption: function (v) {
+      var r = asDict(v), found = spreadLimit(r);
+      return titleCase(str(asDict(r.details).rate, "rate")) + " by " + items(r.grouping) +
+        ", over cases with a prediction. Numbers on the right: the rate, then cases counted / cases it is over." +
+        (found ? found[1] : "");
+    },
+    spread_limit: function (v) { var found = spreadLimit(v); return found ? found[0] : ""; },
+    spread_level: function (v) { return level(asDict(v).groups, "interval_simultaneous", "simultaneous"); },
+    rule_title: function (v) { var r = asDict(v); return rateWords(asDict(r.details).rate) + " rate by " + items(r.grouping); },
+    rule_caption: function (v) {
+      var r = asDict(v), details = asDict(r.details), th = ruleThreshold(r), b = asDict(details.gap_bounds), gap = "";
+      if (isNumber(b.lo) && isNumber(b.hi)) {
+        gap = " The largest gap between two groups lies between " + fixed(b.lo) + " and " + fixed(b.hi) +
+          (isNumber(get(th, "max_group_gap")) ? "; the rule allows " + plain(th.max_group_gap) + "." : ".");
+      }
+      return titleCase(rateWords(details.rate)) + " rate by " + items(r.grouping) +
+        ". Bars: Clopper-Pearson intervals at " + level(details.groups, "interval", "Clopper-Pearson") +
+        " each (Bonferroni over the groups), with cases without a prediction counted at their worst. " +
+        "Numbers on the right: the rate, then events / cases with a prediction." + gap;
+    },
+    rule_limit: ruleLimit,
+    rule_level: function (v) { return level(asDict(v).groups, "interval", "Clopper-Pearson"); },
+    auc_title: function (v) { return "AUC by " + str(v, "?"); },
+    auc_caption: function (v) { return T.aucCaption[0] + str(v, "?") + T.aucCaption[1]; },
+    auc_limit: function (v) { return isNumber(v) ? "threshold " + plain(v) : ""; },
+  };
+
+  function format(name, value, arg) {
+    if (!has(FORMATS, name)) throw new Error("no format " + JSON.stringify(name));
+    return FORMATS[name](value, arg === null ? undefined : arg);
+  }
+
+  // -- reading the payload ---------------------------------------------------------------
+
+  // RFC 6901; a missing member, an index past the end or a step into a scalar is undefined
+  function resolve(root, ptr) {
+    if (ptr === "") return { found: true, value: root };
+    if (ptr[0] !== "/") return { found: false };
+    var node = root, parts = ptr.slice(1).split("/");
+    for (var i = 0; i < parts.length; i++) {
+      var key = parts[i].replace(/~1/g, "/").replace(/~0/g, "~");
+      if (Array.isArray(node)) {
+        if (!/^(0|[1-9][0-9]*)$/.test(key) || +key >= node.length) return { found: false, value: undefined, key: key };
+        node = node[+key];
+      } else if (isObject(node) && has(node, key)) {
+        node = node[key];
+      } else {
+        return { found: false, value: undefined, key: key };
+      }
+      if (i === parts.length - 1) return { found: true, value: node, key: key };
+    }
+    return { found: true, value: node };
+  }
+
+  // -- checking the page -----------------------------------------------------------------
+
+  function quote(s) {
+    var c = chars(s);
+    return "\u201c" + (c.length > 80 ? c.slice(0, 79).join("") + "\u2026" : c.join("")) + "\u201d";
+  }
+  function verdictClass(v) { return isStr(v) && has(T.verdictWords, v) ? "v-" + v : "v-unknown"; }
+  function vClasses(el) {
+    return Array.prototype.filter.call(el.classList, function (c) { return c.indexOf("v-") === 0; });
+  }
+
+  /* Check every text in <main> against the statement; `where(pointer)` names a place
+     ("seq 3, Impact ratio (impact_ratio:sex), verdict"). Returns the problems, in page
+     order. */
+  function pageProblems(statement, where) {
+    var main = document.querySelector("main"), problems = [], bound = [];
+    if (!main) return ["the page has no <main>"];
+    function checkBound(el) {
+      var ptr = el.getAttribute("data-bind"), fmt = el.getAttribute("data-fmt");
+      var arg = el.hasAttribute("data-arg") ? el.getAttribute("data-arg") : null;
+      var at = resolve(statement, ptr), value = at.value;
+      if (el.getAttribute("data-of") === "key") {
+        if (!at.found) { problems.push("the page shows the name " + quote(el.textContent) + " at " + where(ptr) + ", which the signed record does not have"); return; }
+        value = at.key;
+      }
+      var expected;
+      try { expected = format(fmt, value, arg); } catch (e) {
+        problems.push("the page shows " + quote(el.textContent) + " with an unknown format " + JSON.stringify(fmt)); return;
+      }
+      bound.push({ el: el, ptr: ptr, fmt: fmt, arg: arg });
+      if (el.textContent !== expected) {
+        problems.push("the page shows " + quote(el.textContent) + " for " + where(ptr) + " but the signed record says " + quote(expected));
+        return;
+      }
+      var colour = fmt === "verdict" ? verdictClass(value) : fmt === "verdict_count" ? verdictClass(arg) : null;
+      if (colour !== null && vClasses(el).length && vClasses(el).join(" ") !== colour) {
+        problems.push("the page colours " + quote(expected) + " (" + where(ptr) + ") as " + vClasses(el).join(" ") + ", not " + colour);
+      }
+      if (expected !== "" && el.tagName.toLowerCase() !== "title" && typeof el.checkVisibility === "function" &&
+          !el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) {
+        problems.push("the page hides " + quote(expected) + " (" + where(ptr) + ")");
+      }
+    }
+    function walk(node) {
+      for (var child = node.firstChild; child; child = child.nextSibling) {
+        if (child.nodeType === 3) {
+          var text = child.nodeValue;
+          if (text.trim() === "" || LABELS.has(text)) continue;
+          var parent = child.parentNode;
+          if (TICKS.has(text) && parent.namespaceURI === "http://www.w3.org/2000/svg" && parent.classList.contains("tick")) continue;
+          problems.push("the page shows " + quote(text) + ", which is neither from the signed record nor one of the report's labels");
+        } else if (child.nodeType === 1) {
+          var tag = child.tagName.toLowerCase();
+          if (tag === "noscript" || tag === "template" || OWNED.has(child.id)) continue;
+          if (tag === "script" || tag === "style" || tag === "iframe" || tag === "object" || tag === "embed" || tag === "img") {
+            problems.push("the page holds a <" + tag + "> element the report never writes");
+            continue;
+          }
+          if (child.hasAttribute("data-bind")) checkBound(child);
+          else walk(child);
+        }
+      }
+    }
+    walk(main);
+    var predicate = asDict(asDict(statement).predicate);
+    var banner = document.getElementById("verdict");
+    if (banner && banner.closest("main") === main && vClasses(banner).join(" ") !== verdictClass(predicate.verdict)) {
+      problems.push("the page colours the run's verdict as " + (vClasses(banner).join(" ") || "none") + " but the signed record says " + quote(FORMATS.verdict(predicate.verdict)));
+    }
+    var records = asList(predicate.records), wanted = [];
+    records.forEach(function (r, i) { if (asDict(r).record_type === "test") wanted.push(i); });
+    [["table.tests tbody tr", "row of the tests table"], ["section.test-section", "test section"]].forEach(function (kind) {
+      var shownParts = main.querySelectorAll(kind[0]);
+      if (shownParts.length !== wanted.length) {
+        problems.push("the page has " + shownParts.length + " " + kind[1] + "(s) but the signed record has " + wanted.length + " test(s)");
+      }
+      Array.prototype.forEach.call(shownParts, function (part, k) {
+        if (k >= wanted.length) return;
+        var own = "/predicate/records/" + wanted[k], sawVerdict = false;
+        if (part.getAttribute("data-record") !== own) {
+          problems.push("the " + kind[1] + " at position " + (k + 1) + " is not " + where(own));
+          return;
+        }
+        part.querySelectorAll("[data-bind]").forEach(function (el) {
+          var ptr = el.getAttribute("data-bind"), fmt = el.getAttribute("data-fmt");
+          if (ptr === own + "/verdict" && fmt === "verdict") sawVerdict = true;
+          var inside = ptr === own || ptr.indexOf(own + "/") === 0;
+          var counted = ptr === "/predicate/records" && fmt === "test_number" && el.getAttribute("data-arg") === String(wanted[k]);
+          if (!inside && !counted) problems.push("the " + kind[1] + " of " + where(own) + " shows " + quote(el.textContent) + " from another place (" + where(ptr) + ")");
+        });
+        if (!sawVerdict) problems.push("the " + kind[1] + " of " + where(own) + " does not show its verdict");
+      });
+    });
+    return problems;
+  }
+
+  return {
+    format: format,
+    formats: Object.keys(FORMATS),
+    resolve: resolve,
+    pageProblems: pageProblems,
+    shown: shown,
+    fixed: fixed,
+  };
+})();

@@ -1,0 +1,65 @@
+"""Statements that reach every branch of the report's renderer (for the binding tests).
+
+Imported by path from the report tests (importlib mode): :func:`variants` takes a real
+Statement (the loan-screen sample's) and returns edited copies that show an owner, a
+policy, a model, a git commit, an undefined reason, small cells, an uncertain verdict, a
+missing interval and hostile text.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+HOSTILE = 'x\u202egnp.exe <b onmouseover="alert(1)">&amp;</b>\u0007\n'
+
+
+def variants(statement: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Named edited copies of ``statement`` (the original is not changed)."""
+    out: dict[str, dict[str, Any]] = {"original": copy.deepcopy(statement)}
+
+    s = copy.deepcopy(statement)
+    p = s["predicate"]
+    p["system"].update(owner="Risk team", jurisdiction="NYC", first_distributed="2026-01-01")
+    p["records"][0]["policy"] = {"name": "policy.yaml", "sha256": "ab" * 32}
+    p["fingerprints"]["model"] = {"name": "model.pkl", "sha256": "cd" * 32}
+    p["fingerprints"]["engine_code"].update(git_commit="0123abc", git_dirty=True)
+    tests = [r for r in p["records"] if r["record_type"] == "test"]
+    tests[0]["undefined_reason"] = "no cases with a prediction"
+    tests[0]["uncertain"] = True
+    tests[1]["interval"] = None
+    rule = next(r for r in tests if r["test_id"] == "group_rule")
+    rule["details"]["small_cells"] = [{"group": "female", "with_prediction": 12}]
+    rule["details"]["groups"][0]["small_cell"] = True
+    rule["details"]["groups"][0]["missing_prediction"] = 3
+    out["branches"] = s
+
+    s = copy.deepcopy(statement)
+    p = s["predicate"]
+    p["system"]["name"] = HOSTILE
+    p["verdict"] = "MAYBE"
+    for r in p["records"]:
+        if r["record_type"] == "test":
+            r["reason"] = HOSTILE
+            r["verdict"] = 7
+            r["value"] = None
+            r["threshold"] = {"comparison": HOSTILE}
+            if isinstance(r.get("grouping"), list):
+                r["grouping"] = [HOSTILE, 3]
+            for g in r.get("details", {}).get("groups", []):
+                g["group"] = HOSTILE * 3
+                g["rate"] = "high"
+    p["caveats"] = [HOSTILE, 5]
+    p["timestamp"] = "2026-02-30T10:00:00Z"
+    out["hostile"] = s
+
+    s = copy.deepcopy(statement)
+    p = s["predicate"]
+    for key in ("system", "fingerprints", "engine", "counts", "claims", "control_mapping"):
+        p.pop(key, None)
+    for r in p["records"]:
+        if r["record_type"] == "test":
+            for key in ("details", "threshold", "interval", "supports", "uncertain", "method"):
+                r.pop(key, None)
+    out["sparse"] = s
+    return out
