@@ -72,3 +72,52 @@ def test_text_from_a_record_cannot_break_the_xml() -> None:
 def test_an_empty_run_is_an_empty_but_valid_document() -> None:
     root = ET.fromstring(junit_xml([], name="respai"))
     assert root.get("tests") == "0" and root.findall("testsuite") == []
+
+
+def test_evaluate_junit_is_written_with_the_record_and_matches_the_export(
+    home: Any, tmp_path: Path
+) -> None:
+    out, junit, exported = tmp_path / "out", tmp_path / "ci" / "junit.xml", tmp_path / "e.xml"
+    spec = home.folder / "spec.yaml"
+    code = main(
+        ["evaluate", str(spec), "--out", str(out), "--no-ledger", "-q", "--junit", str(junit)]
+    )
+    assert code == 1
+    assert (
+        main(["export", str(out / "record.json"), "--format", "junit", "-o", str(exported)]) == 0
+    )
+    written, again = ET.parse(junit).getroot(), ET.parse(exported).getroot()
+    assert [c.get("name") for c in written.iter("testcase")] == [
+        c.get("name") for c in again.iter("testcase")
+    ]
+    assert written.get("failures") == again.get("failures") != "0"
+
+
+def test_fairness_junit_lists_each_rule(home: Any, tmp_path: Path) -> None:
+    junit = tmp_path / "f.xml"
+    assert main(["fairness", str(home.folder / "spec.yaml"), "-q", "--junit", str(junit)]) == 1
+    root = ET.parse(junit).getroot()
+    (suite,) = root.findall("testsuite")
+    assert suite.get("name") == "respai.rules"
+    names = [c.get("name") for c in suite.iter("testcase")]
+    assert names == [
+        "Group rule selection-gap [rule:selection-gap]",
+        "Group rule error-cap [rule:error-cap]",
+    ]
+    assert suite.get("failures") == "1" and suite.find("testcase/failure") is not None
+
+
+def test_a_refused_run_writes_no_junit(home: Any, tmp_path: Path) -> None:
+    bad = tmp_path / "spec.yaml"
+    bad.write_text(
+        (home.folder / "spec.yaml").read_text(encoding="utf-8").replace("cases.csv", "none.csv"),
+        encoding="utf-8",
+    )
+    for command in (
+        ["evaluate", str(bad), "--out", str(tmp_path / "o"), "--no-ledger"],
+        ["fairness", str(bad)],
+    ):
+        junit = tmp_path / f"{command[0]}.xml"
+        assert main([*command, "-q", "--junit", str(junit)]) == 2
+        assert not junit.exists()
+    assert main(["fairness", str(home.folder / "spec.yaml"), "--junit", str(tmp_path)]) == 2

@@ -21,17 +21,34 @@ from pathlib import Path
 import click
 
 from respai import __version__
-from respai.cli.output import echo
+from respai.cli.output import echo, flush_streams, silence_streams
 from respai.errors import Error
 from respai.render.escape import terminal_text
 
-__all__ = ["ENGINE_OPTION", "EXIT_INTERNAL", "EXIT_USAGE", "QUIET_OPTION", "cli", "main"]
+__all__ = [
+    "ENGINE_OPTION",
+    "EXIT_BROKEN_PIPE",
+    "EXIT_INTERNAL",
+    "EXIT_USAGE",
+    "JUNIT_OPTION",
+    "QUIET_OPTION",
+    "check_junit_path",
+    "cli",
+    "main",
+]
 
 EXIT_USAGE = 2
 """Exit code of a usage error, bad input or a bad spec."""
 
 EXIT_INTERNAL = 70
 """Exit code of a bug in respai (an exception that is not a :class:`respai.errors.Error`)."""
+
+EXIT_BROKEN_PIPE = 141
+"""Exit code when the reader of standard output or error went away (``respai ... | head``).
+
+128 + SIGPIPE (13), what a shell reports for a program a closed pipe stopped: never a
+verdict code, so a pipeline cannot read a cut-off run as PASS or FAIL.
+"""
 
 
 ENGINE_OPTION = click.option(
@@ -43,6 +60,13 @@ ENGINE_OPTION = click.option(
     "(local, or the cluster named by RESPAI_SPARK_MASTER).",
 )
 QUIET_OPTION = click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+JUNIT_OPTION = click.option(
+    "--junit",
+    type=click.Path(path_type=Path),
+    help="Also write the verdicts as JUnit XML here (one testcase per test and rule; "
+    "FAIL a failure, INSUFFICIENT_EVIDENCE and MANUAL_REVIEW skipped), for CI test "
+    "reporters. Not written when the run is refused (exit 2).",
+)
 LEDGER_OPTION = click.option(
     "--ledger",
     type=click.Path(path_type=Path),
@@ -63,7 +87,37 @@ KEY_OPTION = click.option(
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def check_junit_path(path: Path | None) -> None:
+    """Refuse a ``--junit`` path that cannot be a file, before any data is read.
+
+    Raises
+    ------
+    respai.errors.InputError
+        When ``path`` is a folder.
+    """
+    from respai.errors import InputError
+
+    if path is not None and path.is_dir():
+        raise InputError(
+            f"--junit {path} is a folder; give a file name, e.g. {path / 'respai-junit.xml'}."
+        )
+
+
+class _PipeClosed(Exception):
+    """A command's reader closed the pipe (click would turn the OSError into exit 1)."""
+
+
+class _Group(click.Group):
+    """The group, with a closed pipe carried past click's own EPIPE handling."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as exc:
+            raise _PipeClosed from exc
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="respai")
 def cli() -> None:
     """Evidence about an AI system's decisions that an outsider can check.
@@ -76,6 +130,10 @@ def cli() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line and return the exit code (never raises).
 
+    A closed pipe on standard output or error (``respai fairness --json | head -2``)
+    ends the run quietly with :data:`EXIT_BROKEN_PIPE` (141), never a verdict code:
+    the files the run had written stay, the message it could not show is dropped.
+
     Parameters
     ----------
     argv
@@ -85,8 +143,18 @@ def main(argv: list[str] | None = None) -> int:
     -------
     int
         The command's exit code; 2 for a usage or input error, 130 when interrupted,
-        70 for a bug in respai.
+        141 when a reader closed the pipe, 70 for a bug in respai.
     """
+    try:
+        code = _run(argv)
+        flush_streams()  # here, not at exit, so a closed pipe is seen as one
+    except (BrokenPipeError, _PipeClosed):
+        silence_streams()
+        return EXIT_BROKEN_PIPE
+    return code
+
+
+def _run(argv: list[str] | None) -> int:
     try:
         cli.main(args=argv, prog_name="respai", standalone_mode=False)
     except SystemExit as exc:
@@ -105,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         echo("respai: interrupted.")
         return 130
+    except (BrokenPipeError, _PipeClosed):
+        raise  # main's: quietly, whatever the command was doing
     except Exception as exc:
         if os.environ.get("RESPAI_DEBUG"):
             raise

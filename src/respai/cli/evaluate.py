@@ -14,10 +14,12 @@ import click
 from respai.cli import output
 from respai.cli.app import (
     ENGINE_OPTION,
+    JUNIT_OPTION,
     KEY_OPTION,
     LEDGER_OPTION,
     NO_LEDGER_OPTION,
     QUIET_OPTION,
+    check_junit_path,
     cli,
 )
 
@@ -56,6 +58,7 @@ __all__ = ["evaluate"]
     help="Allow a .skops model file to hold this type (repeatable). Only trust types "
     "you know: one such as builtins.eval lets the file run code. The record lists them.",
 )
+@JUNIT_OPTION
 @QUIET_OPTION
 @ENGINE_OPTION
 def evaluate(
@@ -68,6 +71,7 @@ def evaluate(
     no_ledger: bool,
     trust_model_code: bool,
     trust_types: tuple[str, ...],
+    junit: Path | None,
     quiet: bool,
     engine: str,
 ) -> None:
@@ -85,6 +89,7 @@ def evaluate(
 
     found = find_signing_key(key)  # a bad key is reported before the data is read
     staged = evaluate_output(out)  # so is an --out that may not be replaced
+    check_junit_path(junit)
     from respai.progress import progress
 
     with progress("evaluating", quiet=quiet) as bar:
@@ -115,6 +120,11 @@ def evaluate(
     render_evaluation(
         result, output.console(), record_path=str(sealed.record_path), key_id=sk.key_id
     )
+    if junit is not None:  # after the record is sealed: a refused run writes none
+        from respai.export import record_junit
+        from respai.io import write_file
+
+        write_file(junit, record_junit(sealed.predicate))
     if sealed.note:
         output.echo(f"respai: warning: {sealed.note}")
     if as_json:

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from respai.cli import output
-from respai.cli.app import ENGINE_OPTION, QUIET_OPTION, cli
+from respai.cli.app import ENGINE_OPTION, JUNIT_OPTION, QUIET_OPTION, check_junit_path, cli
 
 __all__ = ["fairness"]
 
@@ -20,16 +20,29 @@ __all__ = ["fairness"]
     help="Policy file whose thresholds override the spec's.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Write the result as JSON to stdout.")
+@JUNIT_OPTION
 @ENGINE_OPTION
 @QUIET_OPTION
-def fairness(spec: Path, policy: Path | None, as_json: bool, engine: str, quiet: bool) -> None:
+def fairness(
+    spec: Path, policy: Path | None, as_json: bool, junit: Path | None, engine: str, quiet: bool
+) -> None:
     """Evaluate the declared group rules of SPEC (a YAML file) on its cases file."""
     from respai.fairness import evaluate_fairness
     from respai.progress import progress
     from respai.render.terminal import print_fairness
 
+    check_junit_path(junit)
     with progress("counting", quiet=quiet):
         result = evaluate_fairness(spec, policy=policy, engine=engine)
+    if junit is not None:  # the run is not signed: the suite says so
+        from respai.export.junit import junit_xml
+        from respai.export.outcomes import fairness_outcomes
+        from respai.io import write_file
+
+        doc = result.to_dict()
+        facts = {"verdict": result.verdict.value, "signed": "no (respai fairness)"}
+        name = f"respai: {doc['name']}" if doc.get("name") else "respai"
+        write_file(junit, junit_xml(fairness_outcomes(doc), name=name, properties=facts))
     print_fairness(result)
     if as_json:
         output.emit_json(result.to_dict())

@@ -15,6 +15,7 @@ draws. JSON is left as it is: ``json.dumps`` escapes control characters already.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +26,7 @@ from respai.render.escape import terminal_text
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["console", "echo", "emit_json", "write_stdout"]
+__all__ = ["console", "echo", "emit_json", "flush_streams", "silence_streams", "write_stdout"]
 
 
 def key_created(path: object, key_id: str) -> None:
@@ -61,6 +62,29 @@ def write_stdout(document: bytes) -> None:
     sys.stdout.flush()
     sys.stdout.buffer.write(document)
     sys.stdout.buffer.flush()
+
+
+def flush_streams() -> None:
+    """Flush standard output and error now (a closed pipe raises here, not at exit)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+
+
+def silence_streams() -> None:
+    """Point standard output and error at /dev/null, after their reader went away.
+
+    Python flushes both at exit; into a closed pipe that flush would fail again and print
+    "Exception ignored". A stream that is not a real file (a test's capture) is left.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                os.dup2(devnull, stream.fileno())
+            except (OSError, ValueError, AttributeError):
+                continue
+    finally:
+        os.close(devnull)
 
 
 def echo(message: str = "") -> None:

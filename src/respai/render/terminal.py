@@ -58,6 +58,11 @@ class TerminalConsole(Console):
                 text = terminal_text(segment.text, keep_newlines=True)
                 yield Segment(text, segment.style, segment.control)
 
+    def on_broken_pipe(self) -> None:
+        """Let a closed pipe reach :func:`respai.cli.main` (exit 141), not rich's exit 1."""
+        self.quiet = True
+        raise BrokenPipeError
+
 
 def terminal_console(**options: Any) -> TerminalConsole:
     """A :class:`TerminalConsole` with markup, emoji and highlighting off.
