@@ -856,17 +856,21 @@ def check_key_file(path: Path, private_key: Ed25519PrivateKey) -> KeyEntry | Non
     )
 
 
-def _set_time(keys_json: Path, kid: str, field: str, at: dt.datetime) -> None:
+def _set_time(
+    keys_json: Path, kid: str, field: str, at: dt.datetime, extra: dict[str, str] | None = None
+) -> None:
     if not is_digest_id(kid):
         raise KeyMaterialError(f"{kid!r} is not a key id ('sha256:' and 64 hex digits).")
     path = Path(keys_json)
     if not path.parent.is_dir():
         _read_keys_json(path)  # says the file does not exist
     with key_folder_lock(path.parent):
-        _set_time_locked(path, kid, field, at)
+        _set_time_locked(path, kid, field, at, extra or {})
 
 
-def _set_time_locked(path: Path, kid: str, field: str, at: dt.datetime) -> None:
+def _set_time_locked(
+    path: Path, kid: str, field: str, at: dt.datetime, extra: dict[str, str]
+) -> None:
     data = _read_keys_json(path)
     for i, entry in enumerate(data["keys"]):
         if _entry_has_id(entry, kid):
@@ -878,6 +882,7 @@ def _set_time_locked(path: Path, kid: str, field: str, at: dt.datetime) -> None:
                     "Edit keys.json by hand if this is really intended.",
                 )
             entry[field] = format_timestamp(at)
+            entry.update(extra)
             _write_keys_json(path, data)
             return
     raise KeyMaterialError(f"The key {kid} is not listed in {path}.")
@@ -897,12 +902,18 @@ def retire_key(keys_json: Path, key_id: str, at: dt.datetime) -> None:
     _set_time(keys_json, key_id, "not_after", at)
 
 
-def revoke_key(keys_json: Path, key_id: str, at: dt.datetime) -> None:
+def revoke_key(
+    keys_json: Path, key_id: str, at: dt.datetime, *, reason: str | None = None
+) -> None:
     """Set a key's ``revoked_at`` to ``at``: after a compromise, it verifies nothing.
+
+    ``reason``, when given, is kept beside it as ``revocation_reason`` (for people; a
+    verifier reads only ``revoked_at``).
 
     Raises
     ------
     KeyMaterialError
         If the key is not listed or already revoked.
     """
-    _set_time(keys_json, key_id, "revoked_at", at)
+    extra = None if reason is None else {"revocation_reason": reason}
+    _set_time(keys_json, key_id, "revoked_at", at, extra)
