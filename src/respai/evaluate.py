@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from respai.ll144.audit import LL144Result
     from respai.ll144.load import AuditData
     from respai.load import CountPass, Inputs
+    from respai.paired.audit import PairedResult
 
 __all__ = ["Evaluation", "evaluate", "thresholds_for"]
 
@@ -61,8 +62,10 @@ class Evaluation:
     dataset_fingerprint: Mapping[str, Any] | None = None
     #: The LL144 tables of the spec's ``ll144:`` block, when it declares one.
     ll144: LL144Result | None = None
-    #: Fingerprints of the other input files, by role (``demographics``).
+    #: Fingerprints of the other input files, by role (``demographics``, ``paired``).
     other_fingerprints: Mapping[str, Any] | None = None
+    #: The paired test of the spec's ``paired:`` block, when it declares one.
+    paired: PairedResult | None = None
 
     @property
     def exit_code(self) -> int:
@@ -179,7 +182,9 @@ def evaluate(
             raise
         fingerprints: Mapping[str, Any] = hashing.result()
     thresholds = thresholds_for(pol)
-    battery = _run_battery(fairness.counts, tests, thresholds, fairness.spec.alpha)
+    battery = _run_battery(
+        fairness.counts, tests, thresholds, fairness.spec.alpha, fairness.spec.min_cell
+    )
     if model is not None and ev is not None and TestId.PERTURBATION_STABILITY in tests:
         from respai.load import case_batches
         from respai.robustness import perturbation_stability
@@ -205,9 +210,19 @@ def evaluate(
         from respai.ll144.audit import run_ll144
 
         audit = run_ll144(parsed, policy=pol, inputs=inputs, audit_data=tallied())
+    paired = None
+    others = {k: v for k, v in fingerprints.items() if k != "dataset"}
+    if parsed.paired is not None:
+        from respai.paired.audit import run_paired
+
+        paired = run_paired(parsed, policy=pol)
+        if paired.fingerprint is not None:
+            others["paired"] = paired.fingerprint
     verdicts = [*(t.verdict for t in battery), *(r.verdict for r in fairness.rules)]
     if audit is not None and audit.tables:
         verdicts.append(Verdict.MANUAL_REVIEW)  # LL144 findings are judged, not gated
+    if paired is not None:
+        verdicts += [c.verdict for c in paired.comparisons]
     verdict = worst(verdicts)
     inputs.check_unchanged()  # the files counted and hashed are still the files named
     return Evaluation(
@@ -221,7 +236,8 @@ def evaluate(
         None if model is None else model.to_record(),
         fingerprints.get("dataset"),
         audit,
-        {k: v for k, v in fingerprints.items() if k != "dataset"},
+        others,
+        paired,
     )
 
 

@@ -71,6 +71,7 @@ def _battery_record(t: TestResult) -> TestRecord:
         details=t.details,
         supports=[c.to_dict() for c in load_controls().for_test(t.test_id)],
         undefined_reason=None if t.undefined is None else t.undefined.reason,
+        value_range=None if t.value_range is None else t.value_range.to_dict(),
     )
 
 
@@ -154,7 +155,8 @@ def _caveats(e: Evaluation) -> list[str]:
     if e.counts.overall.missing:
         out.append(
             f"{e.counts.overall.missing} case(s) have no prediction; the battery's "
-            "rates are over cases with a prediction."
+            "rates are over cases with a prediction, and its verdicts read the worst "
+            "case over every way the missing predictions could have gone."
         )
     if e.score is None:
         out.append("No score column: AUC was not computed.")
@@ -245,6 +247,11 @@ def build_predicate(
         counts["ll144"] = ll144_counts(e.ll144)
         claims = {"states": LL144_CLAIMS_STATES, "does_not_state": LL144_CLAIMS_DOES_NOT_STATE}
         caveats += [f"LL144: {c}" for c in ll144_caveats(e.ll144)]
+    if e.paired is not None:
+        from respai.paired.seal import paired_run_start, paired_tests
+
+        tests += paired_tests(e.paired)
+        run_start["paired"] = paired_run_start(e.paired)
     return build_record(
         run_id=run_id or str(uuid.uuid4()),
         timestamp=timestamp,

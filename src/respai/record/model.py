@@ -28,11 +28,14 @@ __all__ = [
     "GroupRuleDetails",
     "IntervalJSON",
     "LL144Details",
+    "PairedDetails",
+    "MissingDecisionsDetails",
     "Predicate",
     "RateRow",
     "SpreadDetails",
     "StabilityDetails",
     "TestRecord",
+    "ValueRangeJSON",
     "build_predicate",
     "test_record",
 ]
@@ -69,6 +72,12 @@ class AucDetails(TypedDict):
     overall: dict[str, Any]
     per_group: dict[str, list[dict[str, Any]]]
     cases_without_score: int
+    #: the intervals' ``method`` (``"newcombe-score"`` from engine 0.3.0; absent before,
+    #: when they were DeLong's) and where it is defined
+    interval_method: NotRequired[str]
+    interval_reference: NotRequired[str]
+    #: the fewest cases of each label whose AUC the verdict reads
+    minimum_per_label: NotRequired[int]
 
 
 class RateRow(TypedDict):
@@ -80,7 +89,15 @@ class RateRow(TypedDict):
     denominator: int
     rate: float | None
     interval_95: IntervalJSON | None
+    #: Clopper-Pearson at 1 - alpha/G, missing decisions at their worst (from engine
+    #: 0.3.0; Wilson over the cases with a decision before)
     interval_simultaneous: IntervalJSON | None
+    #: the rate's population without a decision, the rate with them all non-events
+    #: (``lo``) and all events (``hi``), and whether the group is under min_cell (from
+    #: engine 0.3.0; absent before)
+    missing_decisions: NotRequired[int]
+    rate_range: NotRequired[dict[str, float] | None]
+    small_cell: NotRequired[bool]
 
 
 class SpreadDetails(TypedDict):
@@ -90,6 +107,9 @@ class SpreadDetails(TypedDict):
     rate: str
     min_group: NotRequired[str | None]
     max_group: NotRequired[str | None]
+    #: the min_cell the groups were held to and the groups under it (from engine 0.3.0)
+    min_cell: NotRequired[int]
+    small_cells: NotRequired[list[str]]
 
 
 class CompletenessDetails(TypedDict):
@@ -99,6 +119,15 @@ class CompletenessDetails(TypedDict):
     columns: int
     empty_cells: int
     empty_by_column: dict[str, int]
+
+
+class MissingDecisionsDetails(TypedDict):
+    """``missing_decisions``: cases without a decision (prediction), by label."""
+
+    cases: int
+    without_decision: int
+    without_decision_label_1: int
+    without_decision_label_0: int
 
 
 class ClassBalanceDetails(TypedDict):
@@ -170,9 +199,41 @@ class LL144Details(TypedDict):
     finding: str | None
     finding_sentence: str | None
     p_value_fisher_one_sided: float | None
+    #: the p-value Holm-adjusted over the audit's ``comparisons``, which decides
+    #: ``significant`` (from engine 0.3.0; absent before, when the raw one did)
+    p_value_adjusted: NotRequired[float | None]
+    adjustment: NotRequired[str | None]
+    comparisons: NotRequired[int | None]
     significant: bool | None
     power: float | None
     n_for_power: int | None
+
+
+class PairedDetails(TypedDict):
+    """``paired_difference``: one variant against the reference in a paired test."""
+
+    reference: str
+    variant: str
+    n_pairs: int
+    both: int
+    b: int
+    c: int
+    neither: int
+    #: rows of the reference or the variant left out, by reason: ``duplicate_variant``,
+    #: ``missing_outcome``, ``incomplete_pair``
+    left_out: dict[str, int]
+    reference_rate: float | None
+    variant_rate: float | None
+    difference: float | None
+    interval: IntervalJSON | None
+    p_value: float
+    p_one_sided: float
+    p_adjusted: float
+    adjustment: str
+    comparisons: int
+    max_difference: float
+    alpha: float
+    alpha_source: str
 
 
 DETAILS_TYPES: Mapping[str, type] = {
@@ -184,13 +245,23 @@ DETAILS_TYPES: Mapping[str, type] = {
     "completeness": CompletenessDetails,
     "class_balance": ClassBalanceDetails,
     "perturbation_stability": StabilityDetails,
+    "missing_decisions": MissingDecisionsDetails,
     "group_rule": GroupRuleDetails,
     "ll144_impact_ratio": LL144Details,
+    "paired_difference": PairedDetails,
 }
 """The details type of each test kind (``test_id``); the schema has one ``$defs`` each."""
 
 
 # -- records -------------------------------------------------------------------------------
+
+
+class ValueRangeJSON(TypedDict):
+    """A value over every way the cases without a decision could have gone."""
+
+    worst: float
+    best: float
+    cases_without_decision: int
 
 
 class TestRecord(TypedDict):
@@ -203,6 +274,8 @@ class TestRecord(TypedDict):
     value: float | None
     value_meaning: NotRequired[str]
     interval: IntervalJSON | None
+    #: for a test that reads decisions (from engine 0.3.0): the verdict reads ``worst``
+    value_range: NotRequired[ValueRangeJSON]
     threshold: dict[str, Any] | None
     verdict: Verdict
     uncertain: NotRequired[bool]
@@ -257,6 +330,7 @@ def test_record(
     undefined_reason: str | None = None,
     uncertain: bool | None = None,
     value_meaning: str | None = None,
+    value_range: ValueRangeJSON | Mapping[str, Any] | None = None,
 ) -> TestRecord:
     """One test record; the only constructor of one.
 
@@ -279,8 +353,10 @@ def test_record(
     }
     if value_meaning is not None:
         rec["value_meaning"] = value_meaning
+    rec["interval"] = None if interval is None else dict(interval)
+    if value_range is not None:
+        rec["value_range"] = dict(value_range)
     rec |= {
-        "interval": None if interval is None else dict(interval),
         "threshold": None if threshold is None else dict(threshold),
         "verdict": verdict,
     }
