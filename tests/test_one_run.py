@@ -198,8 +198,9 @@ def test_a_failed_append_puts_an_earlier_pack_back(
 
 
 def _alpha_data(folder: Path) -> None:
-    """Male 60/100 selected, Female 45/100: one-sided Fisher p = 0.0236."""
-    rows = [("Male", 1)] * 60 + [("Male", 0)] * 40 + [("Female", 1)] * 45 + [("Female", 0)] * 55
+    """Male 65/100 selected, Female 40/100: one-sided Fisher p = 0.00032, Holm-adjusted
+    over the audit's 70 comparisons to 0.0224 (significant at 0.05, not at 0.01)."""
+    rows = [("Male", 1)] * 65 + [("Male", 0)] * 35 + [("Female", 1)] * 40 + [("Female", 0)] * 60
     with (folder / "cases.csv").open("w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(["applicant_id", "label", "prediction", "score", "sex", "race"])
@@ -212,7 +213,7 @@ def test_the_runs_alpha_reaches_the_ll144_tests(
     work: Path, capsys: pytest.CaptureFixture[str], alpha: float | None, significant: bool
 ) -> None:
     _alpha_data(work)
-    expected_p = fisher_exact([[45, 55], [60, 40]], alternative="less").pvalue
+    expected_p = fisher_exact([[40, 60], [65, 35]], alternative="less").pvalue
     args = ["ll144", "spec.yaml", "--json"]
     if alpha is not None:
         (work / "policy.yaml").write_text(f"alpha: {alpha}\n", encoding="utf-8")
@@ -224,6 +225,8 @@ def test_the_runs_alpha_reaches_the_ll144_tests(
     assert finding["category"] == "Female"
     assert finding["p_value_fisher_one_sided"] == pytest.approx(expected_p, rel=1e-9)
     assert finding["alpha"] == (alpha or 0.05)
+    assert finding["comparisons"] == 70 and finding["adjustment"] == "holm"
+    assert finding["p_value_adjusted"] == pytest.approx(0.0224, abs=5e-5)
     assert finding["significant"] is significant
     # the same alpha in the evaluate record (fairness.alpha in the spec works too)
     pol = ["--policy", "policy.yaml"] if alpha is not None else []

@@ -173,6 +173,7 @@ def test_the_documents_say_what_the_audit_needs(built: PackResult) -> None:
         "Decisions of 2025",
         "under 0.8",
         "one-sided Fisher exact test",
+        "Holm-adjusted over every ordered pair of kept categories",
         "alpha 0.05",
         "80% power",
         "Audit date: 2026-11-30",

@@ -29,13 +29,21 @@ from respai.ll144.diagnosis import (
     median_score,
 )
 from respai.ll144.load import AuditData, load_audit_data
+from respai.ll144.multiplicity import Family
 from respai.ll144.tables import TABLES, CategoryRow, CategoryTable, Finding, build_tables
 from respai.load import Inputs
 from respai.record.canonical import canonical_bytes
 from respai.spec import DEFAULT_ALPHA, LL144Spec, Policy, Spec, load_spec
 from respai.types import Interval, Undefined
 
-__all__ = ["KIND", "LL144Result", "ll144_alpha", "run_ll144"]
+__all__ = [
+    "KIND",
+    "LL144Result",
+    "family_note",
+    "ll144_alpha",
+    "multiple_comparisons",
+    "run_ll144",
+]
 
 KIND = "respai.ll144"
 """The ``kind`` of the JSON output (and how ``--out`` recognises an earlier output)."""
@@ -97,6 +105,13 @@ class LL144Result:
     def findings(self) -> tuple[Finding, ...]:
         """Every finding of every table, sex first."""
         return tuple(f for name in TABLES for f in self.tables[name].findings)
+
+    @property
+    def family(self) -> Family:
+        """The comparisons the findings' p-values are Holm-adjusted over (all tables)."""
+        family = self.tables[TABLES[0]].family
+        assert family is not None  # run_ll144 builds the tables with their findings
+        return family
 
     @property
     def count_key(self) -> str:
@@ -330,6 +345,15 @@ def _interpretation(ll: LL144Spec) -> tuple[str, ...]:
         "category, its exact power and the cell size for 80% power. 0.8 is the "
         "four-fifths screening line of 29 CFR 1607.4(D); the law sets no pass mark, so "
         "findings are stated, not gated.",
+        "Significance: a finding is significant only when its p-value, Holm-adjusted over "
+        "every ordered pair of kept categories within each table, across the sex, "
+        "race/ethnicity and intersectional tables, is at most alpha. This holds the chance "
+        "of any false 'significant' finding in the audit at alpha, although the top "
+        "category each test compares with is chosen by the data. The raw p-value is shown "
+        "beside the adjusted one.",
+        "Power: the exact power of the unadjusted one-sided Fisher test at level alpha, "
+        "at the observed rates and cell sizes (and the cell size for 80% power likewise); "
+        "the adjusted test has less.",
     ]
     if ll.kind == "scoring":
         items.append(
@@ -386,6 +410,9 @@ def finding_dict(f: Finding) -> dict[str, Any]:
         "top_k": g.k2,
         "top_n": g.n2,
         "p_value_fisher_one_sided": g.p_value,
+        "p_value_adjusted": g.p_adjusted,
+        "adjustment": f.adjustment,
+        "comparisons": f.comparisons,
         "significant": g.significant,
         "power": g.power,
         "n_for_power": g.n_for_power,
@@ -410,6 +437,34 @@ def table_dict(
     if with_findings:
         out["findings"] = [finding_dict(f) for f in table.findings]
     return out
+
+
+def family_note(res: LL144Result) -> str:
+    """One line for every output's findings: what the adjusted p-values are adjusted over."""
+    fam = res.family
+    tables = ", ".join(res.tables[name].title for name in fam.tables) or "no table"
+    return (
+        f"Each finding gives its one-sided Fisher exact p-value and, beside it, the p-value "
+        f"Holm-adjusted over the audit's {fam.size} comparisons (every ordered pair of kept "
+        f"categories within each table: {tables}); only the adjusted one decides "
+        f"significance at alpha {res.alpha:g}. Power is that of the unadjusted test at "
+        "the observed rates and cell sizes."
+    )
+
+
+def multiple_comparisons(family: Family) -> dict[str, Any]:
+    """The adjustment of the findings' p-values, as JSON-ready data."""
+    return {
+        "method": family.method,
+        "family": "every ordered pair (i, j) of kept categories within each table, over "
+        "all the tables listed; null hypothesis: i's rate is at least j's",
+        "tables": list(family.tables),
+        "comparisons": family.size,
+        "controls": "the family-wise error rate at alpha, under any dependence, with the "
+        "top category chosen by the data",
+        "power": "exact power of the unadjusted one-sided Fisher test at level alpha, at "
+        "the observed rates and cell sizes",
+    }
 
 
 def _worst(worst: Mapping[str, tuple[str, float] | None]) -> dict[str, Any]:
@@ -481,6 +536,7 @@ def _result_dict(res: LL144Result) -> dict[str, Any]:
             "alpha": res.alpha,
             "alpha_source": res.alpha_source,
             "power_target": 0.80,
+            "multiple_comparisons": multiple_comparisons(res.family),
             "exclusion_justification": ll.exclusion_justification,
             "cutoffs": list(ll.cutoffs),
             "stages": list(ll.stages),

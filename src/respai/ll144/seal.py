@@ -14,7 +14,8 @@ predicate :func:`respai.record.seal` chains and signs, in the same shape as the 
 
 The law sets no pass mark, so no test record has a threshold and every verdict is
 ``MANUAL_REVIEW``: the findings are stated, not gated, and an auditor judges them. The
-finding (code and sentence), the one-sided Fisher p-value, the power and the cell size
+finding (code and sentence), the one-sided Fisher p-value and its Holm-adjusted value
+over the audit's comparisons (which decides ``significant``), the power and the cell size
 needed for 80% power go in each record's ``details``. The top-level ``counts`` hold every
 table's raw counts and the unknowns, so anyone can recompute every ratio from the record.
 
@@ -33,7 +34,7 @@ from respai import __version__
 from respai.battery import TestId
 from respai.controls import load_controls
 from respai.evidence import CLAIMS_DOES_NOT_STATE, CLAIMS_STATES
-from respai.ll144.audit import LL144Result
+from respai.ll144.audit import LL144Result, multiple_comparisons
 from respai.ll144.tables import LINE, TABLES, CategoryRow, CategoryTable, Finding
 from respai.record.model import Predicate, TestRecord, test_record
 from respai.record.model import build_predicate as build_record
@@ -111,6 +112,9 @@ def _finding_details(f: Finding | None) -> dict[str, Any]:
             "finding": None,
             "finding_sentence": None,
             "p_value_fisher_one_sided": None,
+            "p_value_adjusted": None,
+            "adjustment": None,
+            "comparisons": None,
             "significant": None,
             "power": None,
             "n_for_power": None,
@@ -120,6 +124,9 @@ def _finding_details(f: Finding | None) -> dict[str, Any]:
         "finding": g.finding,
         "finding_sentence": g.sentence,
         "p_value_fisher_one_sided": g.p_value,
+        "p_value_adjusted": g.p_adjusted,
+        "adjustment": f.adjustment,
+        "comparisons": f.comparisons,
         "significant": g.significant,
         "power": g.power,
         "n_for_power": g.n_for_power,
@@ -155,7 +162,8 @@ def _test_record(
         verdict=VERDICT,
         reason=reason,
         method="ll144 impact ratio (6 RCNY § 5-301); one-sided Fisher exact test "
-        "against the top category with exact power",
+        "against the top category, Holm-adjusted over every ordered pair of kept "
+        "categories in the audit's tables, with exact power of the unadjusted test",
         details={
             "table": table.name,
             "category": row.category,
@@ -229,10 +237,12 @@ def ll144_caveats(result: LL144Result) -> list[str]:
         "NYC Local Law 144 sets no pass mark for impact ratios: no test record has a "
         f"threshold and every verdict is {VERDICT}. {LINE:g} (the four-fifths line of "
         "29 CFR 1607.4(D)) is only the screening line that decides which categories get a "
-        f"Fisher test (one-sided, alpha {result.alpha:g}) with its power (target 80%); an "
-        "auditor judges "
-        "the findings. The impact ratio is given without an interval (interval null); "
-        "each category's rate has its 95% Wilson interval in details.rate_interval."
+        f"Fisher test (one-sided, alpha {result.alpha:g}, significant only when its p-value "
+        f"Holm-adjusted over the audit's {result.family.size} comparisons is at most alpha) "
+        "with the exact power of the unadjusted test at the observed rates (target 80%); an "
+        "auditor judges the findings. The impact ratio is given without an interval "
+        "(interval null); each category's rate has its 95% Wilson interval in "
+        "details.rate_interval."
     )
     out.append(
         "Test records are written for every category with applicants; empty categories "
@@ -311,6 +321,7 @@ def ll144_run_start(result: LL144Result) -> dict[str, Any]:
             "alpha": result.alpha,
             "alpha_source": result.alpha_source,
             "power_target": 0.80,
+            "multiple_comparisons": multiple_comparisons(result.family),
             "exclusion_justification": ll.exclusion_justification,
         },
         "independence_statement": independence_status(result),

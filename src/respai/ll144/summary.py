@@ -20,7 +20,7 @@ import csv
 import io
 from collections.abc import Iterable, Sequence
 
-from respai.ll144.audit import LL144Result
+from respai.ll144.audit import LL144Result, family_note
 from respai.ll144.tables import TABLES, CategoryRow, CategoryTable
 from respai.render.escape import html_text as _e
 from respai.render.escape import markdown_text as _md
@@ -237,7 +237,7 @@ def summary_markdown(res: LL144Result) -> str:
             f"None: every category with applicants is at least "
             f"{res.ll144.min_share:.0%} of the applicants with a known category."
         )
-    out += ["", "## Findings (statistical notes)", ""]
+    out += ["", "## Findings (statistical notes)", "", _md(family_note(res)), ""]
     if res.findings:
         out += [
             f"- {_md(f.category)} ({_md(res.tables[f.table].title)}, against "
@@ -336,6 +336,7 @@ def summary_html(res: LL144Result) -> str:
             "category.</p>"
         )
     parts.append("<h2>Findings (statistical notes)</h2>")
+    parts.append(f"<p>{_e(family_note(res))}</p>")
     if res.findings:
         items = "".join(
             f"<li><strong>{_e(f.category)}</strong> ({_e(res.tables[f.table].title)}, "

@@ -12,13 +12,16 @@ applicants with a known category on that axis, whether the category is excluded 
 Nothing is ever 0 or NaN by default: a rate or ratio that cannot be computed is ``None``
 with an :class:`~respai.types.Undefined` reason. For every kept category whose ratio is
 below ``line + margin``, :func:`~respai.smallcells.assess_gap` states a finding against
-the top category. The law sets no pass mark, so these are findings, not verdicts.
+the top category, called significant only when its p-value stays at most ``alpha`` after
+Holm's adjustment over every comparison of the audit's tables
+(:mod:`respai.ll144.multiplicity`). The law sets no pass mark, so these are findings, not
+verdicts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from respai.eeo1 import (
@@ -27,6 +30,7 @@ from respai.eeo1 import (
     SEX_CATEGORIES,
     intersection_label,
 )
+from respai.ll144.multiplicity import Family, comparison_family
 from respai.metrics import SELECTION_RATE, unlabelled
 from respai.smallcells import GapFinding, assess_gap
 from respai.stats import wilson_interval
@@ -39,6 +43,7 @@ __all__ = [
     "Finding",
     "Tally",
     "build_tables",
+    "kept_categories",
     "worst_ratio",
 ]
 
@@ -98,12 +103,18 @@ class CategoryRow:
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """The statistical finding for one category against the top category of its table."""
+    """The statistical finding for one category against the top category of its table.
+
+    ``gap.p_adjusted`` is the test's p-value after the ``adjustment`` (``"holm"``) over the
+    audit's ``comparisons`` comparisons; it decides ``gap.significant``.
+    """
 
     table: str
     category: str
     compared_with: str
     gap: GapFinding
+    adjustment: str
+    comparisons: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +137,9 @@ class CategoryTable:
         Why no ratio in the table is defined, else ``None``.
     findings
         One per kept category whose ratio is under ``line + margin``.
+    family
+        The audit-wide family of comparisons the findings' p-values are adjusted over
+        (the same for every table of the audit); ``None`` when findings are not computed.
     """
 
     name: str
@@ -135,6 +149,7 @@ class CategoryTable:
     best: str | None
     undefined: Undefined | None
     findings: tuple[Finding, ...]
+    family: Family | None = None
 
     @property
     def title(self) -> str:
@@ -213,7 +228,10 @@ def build_tables(
     rate_word
         What ``k`` counts, for reasons: ``"selected"`` or ``"scoring above the median"``.
     findings
-        Whether to compute findings (the diagnosis tables do not need them).
+        Whether to compute findings (the diagnosis tables do not need them). Their
+        p-values are Holm-adjusted over every ordered pair of kept categories of all
+        three tables (:func:`~respai.ll144.multiplicity.comparison_family`), and only the
+        adjusted value decides significance.
     exclusions
         Excluded labels per table, to reuse the applicant-level exclusions for a subset
         (a funnel stage); by default they are computed from ``min_share``.
@@ -225,10 +243,13 @@ def build_tables(
 
     Examples
     --------
-    >>> t = build_tables({("Male", "White"): (100, 50), ("Female", "White"): (100, 35)})
+    >>> t = build_tables({("Male", "White"): (100, 50), ("Female", "White"): (100, 30)})
     >>> sex = t["sex"]
     >>> sex.best, sex.row("Female").impact_ratio, sex.findings[0].gap.finding
-    ('Male', 0.7, 'below_line_significant')
+    ('Male', 0.6, 'below_line_significant')
+    >>> gap = sex.findings[0].gap  # the sex and intersectional tables: 2 + 2 comparisons
+    >>> round(gap.p_value, 4), round(gap.p_adjusted, 4), sex.family.size
+    (0.003, 0.0119, 4)
     >>> t["sex_x_race"].row("Asian Female").rate_undefined.code
     'empty_category'
     """
@@ -237,18 +258,51 @@ def build_tables(
         entries, unknown = _entries(tally, name)
         fixed = None if exclusions is None else exclusions.get(name, frozenset())
         out[name] = _table(
-            name,
-            entries,
-            unknown,
-            min_share=min_share,
-            margin=margin,
-            alpha=alpha,
-            power_target=power_target,
-            rate_word=rate_word,
-            with_findings=findings,
-            fixed=fixed,
+            name, entries, unknown, min_share=min_share, rate_word=rate_word, fixed=fixed
         )
-    return out
+    if not findings:
+        return out
+    family = comparison_family({name: kept_categories(table) for name, table in out.items()})
+    return {
+        name: replace(
+            table,
+            findings=_findings(
+                table, family, margin=margin, alpha=alpha, power_target=power_target
+            ),
+            family=family,
+        )
+        for name, table in out.items()
+    }
+
+
+def _findings(
+    table: CategoryTable, family: Family, *, margin: float, alpha: float, power_target: float
+) -> tuple[Finding, ...]:
+    """One finding per kept category under ``LINE + margin``, against the top category."""
+    if table.undefined is not None or table.best is None:
+        return ()
+    top = table.row(table.best)
+    found: list[Finding] = []
+    for row in table.rows:
+        if row.impact_ratio is None or row.category == top.category:
+            continue
+        if row.impact_ratio < LINE + margin:
+            gap = assess_gap(
+                row.selected,
+                row.count,
+                top.selected,
+                top.count,
+                alpha=alpha,
+                power_target=power_target,
+                line=LINE,
+                margin=margin,
+                p_adjusted=family.adjusted(table.name, row.category, top.category),
+                adjustment=family.words,
+            )
+            found.append(
+                Finding(table.name, row.category, top.category, gap, family.method, family.size)
+            )
+    return tuple(found)
 
 
 def _table(
@@ -257,13 +311,10 @@ def _table(
     unknown: int,
     *,
     min_share: float,
-    margin: float,
-    alpha: float,
-    power_target: float,
     rate_word: str,
-    with_findings: bool,
     fixed: frozenset[str] | None,
 ) -> CategoryTable:
+    """The table without findings."""
     title = AXIS_TITLES[name]
     known = sum(e[3] for e in entries)
     limit = Fraction(repr(min_share)) * known  # exact: a share of exactly 2% is kept
@@ -340,23 +391,6 @@ def _table(
                 ratio_undefined=ratio_undefined,
             )
         )
-    found: list[Finding] = []
-    if with_findings and undefined is None and best is not None:
-        for row in rows:
-            if row.impact_ratio is None or row.category == best[0]:
-                continue
-            if row.impact_ratio < LINE + margin:
-                gap = assess_gap(
-                    row.selected,
-                    row.count,
-                    best[4],
-                    best[3],
-                    alpha=alpha,
-                    power_target=power_target,
-                    line=LINE,
-                    margin=margin,
-                )
-                found.append(Finding(name, row.category, best[0], gap))
     return CategoryTable(
         name=name,
         rows=tuple(rows),
@@ -364,8 +398,21 @@ def _table(
         known=known,
         best=None if undefined is not None or best is None else best[0],
         undefined=undefined,
-        findings=tuple(found),
+        findings=(),
     )
+
+
+def kept_categories(table: CategoryTable) -> list[tuple[str, int, int]]:
+    """The categories that take part in the impact ratios, as ``(label, n, k)``.
+
+    Those with applicants that are not excluded under ``min_share``: a function of the
+    applicant counts only, so the family of comparisons built from them
+    (:func:`~respai.ll144.multiplicity.comparison_family`) does not depend on who was
+    selected.
+    """
+    return [
+        (r.category, r.count, r.selected) for r in table.rows if r.count > 0 and not r.excluded
+    ]
 
 
 def worst_ratio(table: CategoryTable) -> tuple[str, float] | None:

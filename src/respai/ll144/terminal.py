@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from respai.eeo1 import AXIS_TITLES
-from respai.ll144.audit import LL144Result
+from respai.ll144.audit import LL144Result, family_note
 from respai.ll144.diagnosis import Cutoff
 from respai.ll144.tables import TABLES, CategoryRow, CategoryTable
 from respai.render.escape import terminal_text
@@ -135,6 +135,7 @@ def render_ll144(res: LL144Result, console: Console) -> None:
         console.print(f"  justification: {terminal_text(ll.exclusion_justification)}")
     console.print()
     console.print(Text("findings (stated, not gated: the law sets no pass mark)", style="bold"))
+    console.print(f"  {terminal_text(family_note(res))}")
     if not res.findings:
         console.print(f"  no kept category has an impact ratio under {0.8 + ll.margin:g}")
     for f in res.findings:

@@ -182,6 +182,11 @@ def scope_md(res: LL144Result) -> str:
         f"margin {ll.margin:g}) gets a one-sided Fisher exact test against the top category "
         f"at alpha {res.alpha:g}, its exact power, and the cell size that would give 80% "
         "power.",
+        "- Multiple comparisons: a finding is significant only when its p-value, "
+        "Holm-adjusted over every ordered pair of kept categories within each table, "
+        f"across all the audit's tables ({res.family.size} comparisons), is at most alpha; "
+        "the raw p-value is shown beside it. The power is that of the unadjusted test at "
+        "the observed rates.",
         "- A finding that is not significant at low power is reported as underpowered, "
         "never as a pass.",
         "",
