@@ -1,4 +1,11 @@
-"""``respai report`` and ``respai sample-page``: the self-contained HTML pages."""
+"""``respai report`` and ``respai sample-page``: the self-contained HTML pages.
+
+``respai report`` verifies the record before it renders it, with the checks of ``respai
+verify``; a record that does not verify is named with each failed check, no page is
+written and the exit code is 1. The key it verifies with, and embeds for the page's own
+check, is ``--key`` (one public key), else every ``--keys``, else ``public_key.pem``
+beside the record, else the user's own keys.json.
+"""
 
 from __future__ import annotations
 
@@ -26,15 +33,41 @@ __all__ = ["report", "sample_page"]
     "--key",
     "pub",
     type=click.Path(path_type=Path),
-    help="Public key to embed (default: public_key.pem beside the record).",
+    help="Public key to verify with and embed (default: public_key.pem beside the record).",
 )
-def report(record: Path, output: Path, pub: Path | None) -> None:
-    """Render a signed RECORD as a self-contained HTML report that verifies itself."""
+@click.option(
+    "--keys",
+    "keys_json",
+    type=click.Path(path_type=Path),
+    multiple=True,
+    help="keys.json to verify with (repeatable); the signing key from it is embedded.",
+)
+def report(record: Path, output: Path, pub: Path | None, keys_json: tuple[Path, ...]) -> None:
+    """Verify a signed RECORD, then render it as a self-contained HTML report."""
+    from respai.cli.verify import key_ring
+    from respai.export import read_verified
     from respai.io import write_file
-    from respai.render.report import render_report_file
+    from respai.record.keys import public_key_raw
+    from respai.render.report import render_report
 
-    write_file(output, render_report_file(record, pub))
-    echo(f"respai report: wrote {output}")
+    beside = record.parent / "public_key.pem"
+    if pub is None and not keys_json and beside.is_file():
+        pub = beside
+    ring, ring_source = key_ring(pub, keys_json)
+    checked, verified = read_verified(record, ring)
+    if verified is None:
+        echo(f"keys: {ring_source}")
+        for check in checked.checks:
+            if not check.ok:
+                echo(f"FAIL  {check.name}: {check.detail}")
+        echo(
+            f"respai report: {record} is NOT verified (failed: {', '.join(checked.failed)}); "
+            "no report was written."
+        )
+        raise SystemExit(1)
+    signer = next(e for e in ring if e.key_id == verified.predicate.get("key_id"))
+    write_file(output, render_report(verified.envelope, public_key_raw(signer.public_key)))
+    echo(f"respai report: {record} verified ({ring_source}); wrote {output}")
 
 
 @cli.command("sample-page")

@@ -17,7 +17,7 @@ from typing import Any
 from respai.errors import InputError
 from respai.io import NotARegularFile, read_regular
 from respai.limits import MAX_JSON_BYTES
-from respai.record import KeyRing, VerificationReport, verify_envelope
+from respai.record import KeyRing, VerificationReport, loads_strict, verify_envelope
 
 __all__ = ["VerifiedRecord", "read_verified"]
 
@@ -34,11 +34,14 @@ class VerifiedRecord:
         Hex SHA-256 of the file's bytes, as read and verified.
     statement
         The verified in-toto Statement (its ``predicate`` is the record).
+    envelope
+        The DSSE envelope as read (the file's JSON).
     """
 
     name: str
     sha256: str
     statement: dict[str, Any]
+    envelope: dict[str, Any]
 
     @property
     def predicate(self) -> dict[str, Any]:
@@ -89,4 +92,7 @@ def read_verified(path: Path, ring: KeyRing) -> tuple[VerificationReport, Verifi
     report = verify_envelope(data, ring)
     if not report.ok or report.statement is None:
         return report, None
-    return report, VerifiedRecord(path.name, hashlib.sha256(data).hexdigest(), report.statement)
+    envelope = loads_strict(data)  # it verified, so it is a strict JSON object
+    assert isinstance(envelope, dict)
+    digest = hashlib.sha256(data).hexdigest()
+    return report, VerifiedRecord(path.name, digest, report.statement, envelope)
