@@ -137,6 +137,56 @@ def make_policy_directory(folder: Path) -> None:
     (folder / "policy.yaml").mkdir()
 
 
+def make_spec_huge_integer(folder: Path) -> None:
+    """``min_cell`` with 4,400 digits: past Python's 4,300-digit int conversion limit."""
+    spec = folder / "spec.yaml"
+    spec.write_text(
+        spec.read_text(encoding="utf-8").replace("min_cell: 30", "min_cell: " + "7" * 4400),
+        encoding="utf-8",
+    )
+
+
+def make_jsonl_deep_nesting(folder: Path) -> None:
+    deep = "[" * 5000 + "]" * 5000
+    lines = [
+        '{"person_id": 1, "label": 1, "prediction": 1, "score": 0.9, "sex": "female", '
+        '"age_band": "under_30"}',
+        f'{{"person_id": 2, "label": {deep}, "prediction": 0, "score": 0.1, "sex": "male", '
+        '"age_band": "over_60"}',
+    ]
+    (folder / "cases.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def make_csv_too_many_columns(folder: Path) -> None:
+    """50,000 extra columns: DuckDB would run out of memory (and say only that)."""
+    extra = 50_000
+    header = HEADER + "".join(f",c{i}" for i in range(extra))
+    rows = [row + ",x" * extra for row in SMALL]
+    (folder / "cases.csv").write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
+
+
+def make_cases_fifo(folder: Path) -> None:
+    os.mkfifo(folder / "cases.csv")  # a reader that opened it would wait for a writer
+
+
+def make_cases_symlink_device(folder: Path) -> None:
+    os.symlink("/dev/zero", folder / "cases.csv")  # endless bytes behind a .csv name
+
+
+def make_cases_binary(folder: Path) -> None:
+    (folder / "cases.csv").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(1, 256)) * 8)
+
+
+def make_cases_control_bytes(folder: Path) -> None:
+    """Valid UTF-8, but control bytes (ESC, BEL, ...): no line of it may reach the terminal."""
+    body = b"\x1b[2J\x07\x01\x02,\x03\x1b]0;pwned\x07\n" * 100
+    (folder / "cases.csv").write_bytes(body)
+
+
+def make_escaped(folder: Path) -> None:
+    (folder / "cases.csv").write_bytes(_csv_bytes(_rows(60)))
+
+
 # --- the cases --------------------------------------------------------------------------
 
 
@@ -202,6 +252,24 @@ CASES: dict[str, Case] = {
     "jsonl_not_utf8": Case(
         ("cases.jsonl is not valid UTF-8 at line 2",), make=make_jsonl_not_utf8
     ),
+    "jsonl_deep_nesting": Case(
+        ("cases.jsonl: line 2 is not valid JSON", "nested too deeply"),
+        make=make_jsonl_deep_nesting,
+    ),
+    "csv_too_many_columns": Case(
+        ("cases.csv has 50,006 columns", "4,096", "MAX_CSV_COLUMNS", "Export only the columns"),
+        make=make_csv_too_many_columns,
+    ),
+    "cases_fifo": Case(("cases.csv is not a regular file",), make=make_cases_fifo),
+    "cases_dev_zero": Case(("/dev/zero is not a regular file",)),
+    "cases_symlink_device": Case(
+        ("cases.csv is not a regular file",), make=make_cases_symlink_device
+    ),
+    "cases_binary": Case(("cases.csv is a PNG image, not a text file",), make=make_cases_binary),
+    "cases_control_bytes": Case(
+        ("cases.csv is not a text file", "control bytes"), make=make_cases_control_bytes
+    ),
+    "cases_is_the_spec": Case(("cannot tell the format of", "spec.yaml")),
     # spec files
     "spec_unknown_top_key": Case(("spec.yaml: fairnes: unknown key", "Did you mean 'fairness'?")),
     "spec_unknown_fairness_key": Case(("fairness.lable: unknown key", "Did you mean 'label'?")),
@@ -233,6 +301,10 @@ CASES: dict[str, Case] = {
     ),
     "spec_rule_needs_threshold": Case(("fairness.rules[0]", "max_group_gap and worst_group")),
     "spec_is_directory": Case(("is a directory",), spec="."),
+    "spec_deep_nesting": Case(("spec.yaml", "MAX_YAML_DEPTH", "line 12")),
+    "spec_huge_integer": Case(
+        ("spec.yaml", "4400 digits", "MAX_YAML_INTEGER_DIGITS"), make=make_spec_huge_integer
+    ),
     # policy files
     "policy_unknown_rule": Case(
         ("policy.yaml: rules.fnr-by-sx", "Did you mean 'fnr-by-sex'?"), policy=True
@@ -251,6 +323,34 @@ KNOWN_GAPS: dict[str, str] = {}
 
 #: Not a bad input: the corpus folder of the one case that must load (exit 0, 1 or 3).
 POSITIVE = {"utf8_bom_ok": make_utf8_bom}
+
+#: Not bad input either: specs whose names hold control and bidi characters. They run
+#: (exit 0, 1 or 3), and every line for people shows the characters escaped.
+ESCAPED: dict[str, str] = {
+    "escaped_rule_id": "fnr\\x1b[2J\\u202eby-sex",
+    "escaped_system_name": "loan\\x1b[31m\\u202escreen",
+}
+
+
+@dataclass(frozen=True)
+class VerifyCase:
+    """A hostile record or keys.json for ``respai verify``: its exit code, what it names."""
+
+    code: int
+    expect: tuple[str, ...]
+    argv: tuple[str, ...] = ("--key", "key.pem")
+
+
+#: ``respai verify record.json ARGV --json`` in the folder (``key.pem`` is made at test
+#: time): a record that does not verify is exit 1, a keys.json that cannot be read exit 2.
+VERIFY: dict[str, VerifyCase] = {
+    "verify_keys_duplicate_id": VerifyCase(
+        2, ("keys.json lists the key", "twice", "keys[0] and keys[1]"), ("--keys", "keys.json")
+    ),
+    "verify_record_deep_json": VerifyCase(1, ("MAX_JSON_DEPTH", "NOT verified")),
+    "verify_record_huge_integer": VerifyCase(1, ("MAX_JSON_INTEGER_DIGITS", "NOT verified")),
+    "verify_record_control_characters": VerifyCase(1, ("NOT verified", "\\x1b")),
+}
 
 #: Also run as a real subprocess: the proof that no traceback reaches the user.
 SUBPROCESS = [
@@ -337,10 +437,11 @@ def _check(
 def test_corpus_is_complete() -> None:
     """Every folder has an entry, every entry a folder, and the README lists them all."""
     folders = {p.name for p in CORPUS.iterdir() if p.is_dir()}
-    assert folders == set(CASES) | set(POSITIVE)
+    assert folders == set(CASES) | set(POSITIVE) | set(ESCAPED) | set(VERIFY)
     assert len(CASES) >= 30
     readme = (CORPUS / "README.md").read_text(encoding="utf-8")
-    missing = [name for name in [*CASES, *POSITIVE] if f"`{name}`" not in readme]
+    names = [*CASES, *POSITIVE, *ESCAPED, *VERIFY]
+    missing = [name for name in names if f"`{name}`" not in readme]
     assert not missing, f"not in tests/corpus/README.md: {missing}"
     assert set(SUBPROCESS) <= set(CASES)
     assert len(set(SUBPROCESS) - set(KNOWN_GAPS)) >= 5
@@ -411,3 +512,75 @@ def test_utf8_bom_is_fine(tmp_path: Path) -> None:
     assert payload["overall"]["count"] == 400
     assert "Traceback" not in err
     assert _snapshot(folder) == before
+
+
+def _raw_control(text: str) -> list[str]:
+    return sorted(
+        {hex(ord(c)) for c in text if (ord(c) < 32 and c != "\n") or 127 <= ord(c) < 160}
+    )
+
+
+@pytest.mark.parametrize("name", list(ESCAPED))
+def test_control_characters_in_names_are_shown_escaped(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / name
+    shutil.copytree(CORPUS / name, folder)
+    make_escaped(folder)
+    monkeypatch.chdir(folder)
+    code = main(["fairness", "spec.yaml"])
+    err = capsys.readouterr().err
+    assert code in (0, 1, 3), err[:500]
+    assert not _raw_control(err), f"raw control characters on stderr: {_raw_control(err)}"
+    assert ESCAPED[name] in err
+
+
+def _write_public_key(folder: Path) -> None:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    public = Ed25519PrivateKey.generate().public_key()
+    pem = public.public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    (folder / "key.pem").write_bytes(pem)
+
+
+def _make_huge_integer_record(folder: Path) -> None:
+    (folder / "record.json").write_text('{"payload": ' + "9" * 4400 + "}\n", encoding="utf-8")
+
+
+VERIFY_MAKE: dict[str, Callable[[Path], None]] = {
+    "verify_record_huge_integer": _make_huge_integer_record,
+}
+
+
+@pytest.mark.parametrize("name", list(VERIFY))
+def test_hostile_record_or_keys_for_verify(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Records: exit 1 naming the failed check; keys.json: exit 2, one paragraph; never
+    a traceback, raw control characters, or a file written."""
+    case = VERIFY[name]
+    folder = tmp_path / name
+    shutil.copytree(CORPUS / name, folder)
+    _write_public_key(folder)
+    if name in VERIFY_MAKE:
+        VERIFY_MAKE[name](folder)
+    before = _snapshot(folder)
+    monkeypatch.chdir(folder)
+    monkeypatch.delenv("RESPAI_DEBUG", raising=False)
+    code = main(["verify", "record.json", *case.argv, "--json"])
+    captured = capsys.readouterr()
+    err = captured.err
+    assert code == case.code, f"exit {code}, stderr: {err[:500]!r}"
+    assert "Traceback" not in err and "internal error" not in err
+    assert not _raw_control(err), f"raw control characters on stderr: {_raw_control(err)}"
+    for text in case.expect:
+        assert text in err, f"{text!r} not in {err!r}"
+    if code == 2:
+        assert captured.out == ""
+        assert err.startswith("respai: error: ") and len(err.rstrip("\n").split("\n")) <= 2
+    else:
+        assert json.loads(captured.out)["ok"] is False
+    assert _snapshot(folder) == before, "verify wrote or changed files in its folder"

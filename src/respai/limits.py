@@ -18,6 +18,7 @@ limit                         value            applies to
 ``MAX_YAML_INTEGER_DIGITS``   20 digits        spec and policy files
 ``MAX_YAML_BYTES``            4 MiB            spec and policy files
 ``MAX_YAML_NODES``            100,000 nodes    spec and policy files, aliases expanded
+``MAX_CSV_COLUMNS``           4,096 columns    a CSV cases or self-identification file
 ``MAX_PACK_MEMBERS``          10,000 members   a pack's zip archive
 ``MAX_PACK_UNPACKED_BYTES``   16 GiB           a pack's zip archive, all members
 ``MAX_PACK_RATIO``            200 times        a pack's zip archive: unpacked size
@@ -35,6 +36,7 @@ from respai.record.canonical import (
 )
 
 __all__ = [
+    "MAX_CSV_COLUMNS",
     "MAX_JSON_BYTES",
     "MAX_JSON_DEPTH",
     "MAX_JSON_INTEGER_DIGITS",
@@ -60,6 +62,11 @@ MAX_YAML_BYTES = 4 * 1024 * 1024
 MAX_YAML_NODES = 100_000
 """The most values (scalars, mappings, sequences) a spec or policy file may hold, with
 every alias counted as a full copy of what it names (so a "billion laughs" file stops)."""
+
+MAX_CSV_COLUMNS = 4096
+"""The most columns a CSV file of cases may have. DuckDB's reader holds a buffer per
+column, so a file ten times wider fails inside the engine for lack of memory, and one
+of this width already takes seconds per scan; an evaluation reads a few columns."""
 
 MAX_PACK_MEMBERS = 10_000
 """The most members a pack's zip archive may hold (a pack has about twenty)."""

@@ -12,18 +12,36 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 from collections.abc import Iterator, Sequence
 from typing import IO
 
 from respai.engine.files import LocalFile
 from respai.errors import InputError
+from respai.limits import MAX_CSV_COLUMNS
 
 __all__ = ["check_header", "check_text_start", "named", "read_error", "safe", "shorten"]
 
 
+#: The first bytes of binary formats a cases file is sometimes confused with.
+_MAGIC = {
+    b"PK\x03\x04": "a ZIP archive (an .xlsx workbook is one)",
+    b"\x1f\x8b": "a gzip-compressed file",
+    b"PAR1": "a Parquet file (name it .parquet)",
+    b"\x89PNG": "a PNG image",
+    b"%PDF": "a PDF document",
+    b"\xd0\xcf\x11\xe0": "an old Excel or Word file",
+}
+_HEAD = 4096  # bytes looked at before the engine opens a text file
+_BINARY_SHARE = 0.1  # more control bytes than this in the head: not text
+
+
 def check_text_start(file: LocalFile) -> None:
-    """Refuse a text file that is UTF-16 or starts with NUL bytes.
+    """Refuse a text file that is UTF-16, starts with NUL bytes, or is binary.
+
+    Nothing of a binary file is shown: its bytes would mean nothing to the reader and
+    could drive the terminal.
 
     Raises
     ------
@@ -31,35 +49,59 @@ def check_text_start(file: LocalFile) -> None:
         When the first bytes show it is not UTF-8 text.
     """
     path = file.path
-    head = file.head(4)
+    head = file.head(_HEAD)
+    for magic, what in _MAGIC.items():
+        if head.startswith(magic):
+            raise InputError(
+                f"{path} is {what}, not a text file of cases.",
+                "Export the cases as UTF-8 CSV or JSONL, or as Parquet.",
+            )
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise InputError(
             f"{path} is UTF-16 text (it starts with a UTF-16 byte-order mark).",
             "Save it as UTF-8 (a UTF-8 byte-order mark is fine).",
         )
-    if b"\x00" in head:
+    if b"\x00" in head[:4]:
         raise InputError(
             f"{path} starts with NUL bytes: it is not a text file.",
             "Export the cases as UTF-8 CSV or JSONL, or as Parquet.",
         )
+    control = sum(1 for b in head if (b < 32 and b not in b"\t\n\r") or b == 127)
+    if head and control > _BINARY_SHARE * len(head):
+        raise InputError(
+            f"{path} is not a text file: {control} of its first {len(head)} bytes are "
+            "control bytes, which text does not hold.",
+            "Check that the spec names the cases file, and export it as UTF-8 CSV or JSONL, "
+            "or as Parquet.",
+        )
 
 
 def check_header(file: LocalFile, delimiter: str, wanted: Sequence[str] | None = None) -> None:
-    """Refuse a CSV header that names a column we read twice.
+    """Refuse a CSV header that names a column we read twice, or has too many columns.
 
     DuckDB would silently rename the second one, so which of the two is read would be a
     guess. Duplicates among columns the evaluation does not read are left alone
-    (``wanted``; ``None`` checks every column).
+    (``wanted``; ``None`` checks every column). More than
+    :data:`~respai.limits.MAX_CSV_COLUMNS` columns is refused before the engine opens
+    the file (DuckDB would run out of memory, and say only that).
 
     Raises
     ------
     InputError
-        When a column in ``wanted`` is named twice.
+        When a column in ``wanted`` is named twice, or there are too many columns.
     """
     path = file.path
     with file.open_text() as fh:
         first = fh.readline(1 << 20)
     names = next(csv.reader([first], delimiter=delimiter), [])
+    if len(names) > MAX_CSV_COLUMNS:
+        more = "" if first.endswith("\n") else " or more"  # a header longer than 1 MiB
+        raise InputError(
+            f"{path} has {len(names):,}{more} columns, more than the {MAX_CSV_COLUMNS:,} "
+            "a CSV file of cases may have (MAX_CSV_COLUMNS).",
+            "Export only the columns the spec reads (the unit, label, prediction, score "
+            "and group columns, and a model's features).",
+        )
     seen: set[str] = set()
     for name in (n.strip() for n in names):
         if name in seen and name and (wanted is None or name in wanted):
@@ -127,6 +169,16 @@ def read_error(file: LocalFile, exc: Exception, delimiter: str = ",") -> InputEr
             f"{path} has a line longer than 2 MB{where}; no field of a case should be that long.",
             "Check that line for a runaway quote or a pasted blob.",
         )
+    if "out of memory" in low or "failed to allocate" in low:
+        from respai.engine.opening import MEMORY_ENV, MEMORY_LIMIT  # opening imports us
+
+        return InputError(
+            f"cannot read {path} within the engine's memory limit "
+            f"({os.environ.get(MEMORY_ENV, MEMORY_LIMIT)}): the file is too wide or a "
+            "grouping too large for it.",
+            f"Export only the columns the spec reads, or raise {MEMORY_ENV} "
+            f"(for example {MEMORY_ENV}=4GB).",
+        )
     if "invalid unicode" in low or "not utf-8 encoded" in low or "invalid utf" in low:
         bad = _first_non_utf8_line(file)
         where = f" at line {bad}" if bad is not None else where
@@ -159,7 +211,7 @@ def read_error(file: LocalFile, exc: Exception, delimiter: str = ",") -> InputEr
             f"{path}{where}: a value does not fit its column's type ({shorten(first)}).",
             "Fix the value, or make the whole column text.",
         )
-    if "malformed json" in low:
+    if "malformed json" in low or "recursion depth" in low:
         bad_json = _first_bad_json_line(file, line)
         if bad_json is not None:
             number, reason = bad_json
