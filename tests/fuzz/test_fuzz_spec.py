@@ -1,0 +1,123 @@
+"""Fuzzing the spec: mutated YAML never crashes, hangs or writes on a refusal.
+
+The base is a valid fairness spec over a small valid cases file. Each example flips,
+deletes or inserts bytes, the inserted ones drawn from YAML's tricky tokens (anchors and
+aliases, merge keys, deep nesting, huge integers, tags, tabs, control and bidi
+characters, document markers), and runs ``respai fairness spec.yaml --json``: exit 0, 1,
+3 or 4 when the edit kept the spec valid, 2 when it did not, never anything else.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytestmark = pytest.mark.fuzz
+
+SPEC = b"""\
+system:
+  name: loan-screen
+  version: "1.0"
+fairness:
+  name: loan-screen
+  cases: cases.csv
+  label: label
+  prediction: prediction
+  probability: score
+  unit: person_id
+  attributes:
+    sex: [female, male]
+    age_band: [under_30, 30_to_60, over_60]
+  intersections:
+    - [sex, age_band]
+  min_cell: 5
+  alpha: 0.05
+  rules:
+    - {id: fnr-by-sex, rate: false_negative, attribute: sex, max_group_gap: 0.05}
+    - id: error-by-age
+      rate: error
+      attribute: age_band
+      worst_group: {max: 0.35}
+"""
+
+YAML_TOKENS: tuple[bytes, ...] = (
+    b"&a ",
+    b"*a",
+    b"<<: *a\n",
+    b"a: &a [x, x]\nb: [*a, *a, *a]\n",
+    b"[" * 200 + b"]" * 200,
+    b"{" * 200 + b"}" * 200,
+    b"- " * 100,
+    b"!!python/object/apply:os.system ['true']",
+    b"!!binary AAAA",
+    b"!custom ",
+    b"? ",
+    b": ",
+    b"- ",
+    b"---\n",
+    b"...\n",
+    b"%YAML 1.1\n",
+    b"|\n",
+    b">-\n",
+    b"'",
+    b'"',
+    b'"\\x1b[2J\\u202e"',
+    b"~",
+    b"null",
+    b".nan",
+    b".inf",
+    b"0x1F",
+    b"0o17",
+    b"1_000",
+    b"yes",
+    b"2026-12-01",
+    b"\t",
+    b"    ",
+    b"#",
+    b"fairness:\n",
+    b"rules: []\n",
+    b"min_cell: " + b"7" * 4400,
+)
+
+ROWS = [
+    f"{i + 1},{i % 2},{(i // 2) % 2},{(i * 37 % 100) / 100:.2f},"
+    f"{('female', 'male')[i % 2]},{('under_30', '30_to_60', 'over_60')[i % 3]}"
+    for i in range(60)
+]
+CASES = ("person_id,label,prediction,score,sex,age_band\n" + "\n".join(ROWS) + "\n").encode()
+
+
+def _folder(root: Path, spec: bytes) -> Path:
+    folder = Path(tempfile.mkdtemp(dir=root))
+    (folder / "spec.yaml").write_bytes(spec)
+    (folder / "cases.csv").write_bytes(CASES)
+    return folder
+
+
+def test_the_base_spec_is_valid(cli: Any, tmp_path: Path) -> None:
+    """The mutations start from a spec that runs (so a refusal is the mutation's doing)."""
+    folder = _folder(tmp_path, SPEC)
+    run = cli.run(["fairness", "spec.yaml", "--json"], folder)
+    assert run.code in (0, 1, 3, 4), run.err
+
+
+@settings(settings.get_profile("respai-fuzz"), max_examples=120)
+@given(data=st.data())
+def test_mutated_spec(
+    data: st.DataObject, cli: Any, mutate: Callable[..., Any], tmp_path: Path
+) -> None:
+    spec = data.draw(mutate(SPEC, YAML_TOKENS), label="spec")
+    folder = _folder(tmp_path, spec)
+    try:
+        before = cli.snapshot(folder)
+        run = cli.run(["fairness", "spec.yaml", "--json"], folder)
+        cli.check(run, (0, 1, 2, 3, 4), folder, before)
+    finally:
+        shutil.rmtree(folder)
