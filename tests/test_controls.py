@@ -28,7 +28,9 @@ FRAMEWORKS = {
     "nist_ai_rmf": "NIST AI RMF 1.0 (NIST AI 100-1)",
     "nyc_dcwp": "NYC DCWP rules, 6 RCNY §§ 5-300 to 5-304",
     "eeoc_ugesp": "29 CFR 1607.4(D)",
-    "colorado": "Colorado SB 24-205",
+    "colorado": (
+        "Colorado SB 24-205, reported repealed and replaced by SB 26-189 (no clause mapped)"
+    ),
 }
 # Clause ids the research could not confirm (its section 8 and [U] marks), written down
 # here independently of the YAML's own left_out list, so editing that list is not enough
@@ -65,6 +67,14 @@ UNCONFIRMED_PREFIXES = (
     ("nist_ai_rmf", "MEASURE 2.12"),
 )
 BANNED = ("satisfies", "satisfy", "complies", "comply", "ensures compliance")
+#: Claims about the law as it stands that were reported but not confirmed (written here
+#: independently of the YAML): the framework, and words any text making the claim uses.
+REPORTED = {
+    "colorado": ("26-189", "repeal"),
+    "eu_ai_act": ("Omnibus", "2 December 2027"),
+}
+#: Words that show a text says something was reported or could not be confirmed.
+MARKED = ("not confirmed", "not read", "could not be read", "recalled", "secondary sources only")
 
 
 def yaml_text() -> str:
@@ -173,6 +183,64 @@ def test_no_unconfirmed_clause_is_mapped(mapping: ControlMapping) -> None:
         assert key in left, key
 
 
+def test_every_entry_and_framework_has_a_review_status() -> None:
+    # read from the YAML itself, so a default in the loader cannot stand in for one
+    doc = raw()
+    assert set(doc["framework_status"]) == set(doc["frameworks"])
+    for fw, st in doc["framework_status"].items():
+        assert st["status"] in ("confirmed", "unconfirmed"), fw
+        assert st["note"].strip(), fw
+    for test_id, entries in doc["tests"].items():
+        for e in entries:
+            assert e.get("status") == "confirmed", (test_id, e["clause"])
+    for lo in doc["left_out"]:
+        assert lo.get("status") in ("unconfirmed", "superseded", "not_a_fit"), lo["clause"]
+
+
+def test_unconfirmed_claims_are_marked(mapping: ControlMapping) -> None:
+    doc = raw()
+    # a framework status that is unconfirmed, a left-out reason, says what was not confirmed
+    for fw, st in doc["framework_status"].items():
+        if st["status"] != "confirmed":
+            assert "not confirmed" in st["note"], fw
+    for lo in doc["left_out"]:
+        if lo["status"] != "not_a_fit":
+            assert any(m in lo["reason"].lower() for m in MARKED), lo["clause"]
+    # each reported change to the law is marked unconfirmed where the mapping states it,
+    # and no confirmed text (a mapped clause's note, a confirmed framework) states it
+    for fw, words in REPORTED.items():
+        st = doc["framework_status"][fw]
+        assert st["status"] == "unconfirmed", fw
+        assert all(w in st["note"] for w in words), fw
+        assert "not confirmed" in st["note"], fw
+
+    def says(text: str | None) -> bool:
+        return any(w.lower() in (text or "").lower() for ws in REPORTED.values() for w in ws)
+
+    for test_id, entries in doc["tests"].items():
+        for e in entries:
+            assert not says(e.get("title")) and not says(e.get("note")), (test_id, e)
+    for fw, st in doc["framework_status"].items():
+        if st["status"] == "confirmed":
+            assert not says(st["note"]), fw
+    for fw, citation in doc["frameworks"].items():
+        if says(citation):
+            assert "reported" in citation and doc["framework_status"][fw]["status"] != "confirmed"
+    # the superseded Colorado clauses: not mapped, listed with a reason that says so
+    assert not any(c.framework == "colorado" for cs in mapping.tests.values() for c in cs)
+    superseded = {lo.clause for lo in mapping.left_out if lo.status == "superseded"}
+    assert superseded == {"§ 6-1-1701(1)", "§ 6-1-1703(2)", "§ 6-1-1703(3)"}
+    where = [w for w, _ in mapping.not_confirmed()]
+    assert "framework colorado" in where and "framework eu_ai_act" in where
+    assert len(where) == sum(1 for lo in mapping.left_out if lo.status != "not_a_fit") + 2
+
+
+def test_the_header_says_what_was_not_confirmed() -> None:
+    header = yaml_text().split("\nversion:", 1)[0]
+    assert "Not confirmed in this version" in header
+    assert "26-189" in header and "2027-12-02" in header
+
+
 def test_ll144_clauses_only_on_the_ll144_test(mapping: ControlMapping) -> None:
     for test_id, clauses in mapping.tests.items():
         if test_id != "ll144_impact_ratio":
@@ -209,19 +277,25 @@ review_status: "not reviewed by outside counsel"
 relation: supports
 frameworks:
   iso42001: ISO/IEC 42001:2023, Annex A
+framework_status:
+  iso42001: {status: confirmed, note: ids and titles}
 tests:
   accuracy:
-    - {framework: iso42001, clause: A.6.2.4, title: V&V}
+    - {framework: iso42001, clause: A.6.2.4, title: V&V, status: confirmed}
 left_out:
-  - {framework: iso42001, clause: A.6.2.6, title: Monitoring, would_support: [accuracy],
-     reason: not read}
+  - {framework: iso42001, clause: A.6.2.6, title: Monitoring, status: unconfirmed,
+     would_support: [accuracy], reason: not read}
 """
 
 
 def test_minimal_document_parses() -> None:
     m = parse_controls(GOOD)
     assert m.for_test("accuracy") == (Clause("iso42001", "A.6.2.4", "V&V", None),)
+    assert m.for_test("accuracy")[0].status == "confirmed"
     assert m.left_out[0].would_support == ("accuracy",)
+    assert m.left_out[0].status == "unconfirmed"
+    assert m.framework_status["iso42001"].status == "confirmed"
+    assert m.not_confirmed() == (("iso42001 A.6.2.6 (unconfirmed)", "not read"),)
 
 
 @pytest.mark.parametrize(
@@ -234,8 +308,9 @@ def test_minimal_document_parses() -> None:
             "'iso4200' is not declared",
         ),
         (
-            "title: V&V}",
-            "title: V&V}\n    - {framework: iso42001, clause: A.6.2.4, title: x}",
+            "title: V&V, status: confirmed}",
+            "title: V&V, status: confirmed}\n"
+            "    - {framework: iso42001, clause: A.6.2.4, title: x, status: confirmed}",
             "listed twice",
         ),
         ("clause: A.6.2.6", "clause: A.6.2.4", "left out but is mapped"),
@@ -243,8 +318,31 @@ def test_minimal_document_parses() -> None:
         ("  accuracy:\n", "  acuracy:\n", "'acuracy' is not a respai test id. Did you mean"),
         ('version: "2026-12-01.1"', "version: v1", "YYYY-MM-DD.N"),
         ("relation: supports", "relation: supports\nrelation: supports", "repeated"),
-        ("title: V&V}", "title: V&V, verb: meets}", "unknown key 'verb'"),
+        ("status: confirmed}", "status: confirmed, verb: meets}", "unknown key 'verb'"),
         ('review_status: "not reviewed by outside counsel"\n', "", "'review_status' is missing"),
+        ("title: V&V, status: confirmed}", "title: V&V}", "'status' is missing"),
+        (
+            "title: V&V, status: confirmed}",
+            "title: V&V, status: unconfirmed}",
+            "Only confirmed clauses are mapped",
+        ),
+        ("status: unconfirmed,", "status: confirmed,", "A confirmed clause is mapped under tests"),
+        ("status: unconfirmed,", "status: unconfrimed,", "Did you mean 'unconfirmed'?"),
+        (
+            "  iso42001: {status: confirmed, note: ids and titles}\n",
+            "  {}\n",
+            "framework 'iso42001' has no review status",
+        ),
+        (
+            "iso42001: {status: confirmed, note: ids and titles}",
+            "iso42001: {status: repealed, note: x}",
+            "'repealed' is not a review status",
+        ),
+        (
+            "framework_status:\n  iso42001: {status: confirmed, note: ids and titles}\n",
+            "",
+            "'framework_status' is missing",
+        ),
     ],
 )
 def test_bad_documents_are_refused(old: str, new: str, message: str) -> None:

@@ -6,11 +6,17 @@ one relation is ``supports``: a test produces a measurement a clause calls for. 
 an obligation is met takes more evidence and judgment than any test gives, so the loader
 refuses any other relation word.
 
+Every entry has a review status (``status``): a mapped clause is ``confirmed`` (only
+confirmed clauses are mapped), a left-out one ``unconfirmed``, ``superseded`` (its law is
+reported repealed or replaced) or ``not_a_fit``. Every framework has a
+``framework_status`` saying whether the law or standard as cited is confirmed to be the
+one in force, and what was reported about changes to it but not confirmed.
+
 The file is checked on load: known keys only, every test id one of
 :class:`respai.battery.TestId`, ``relation: supports``, every clause's framework declared,
-no clause twice for one test, and nothing listed under ``left_out``
-(candidates the research could not confirm) mapped to a test anyway. A broken file
-raises :class:`respai.errors.Error`.
+no clause twice for one test, a known review status on every entry and framework, and
+nothing listed under ``left_out`` (candidates the research could not confirm) mapped to a
+test anyway. A broken file raises :class:`respai.errors.Error`.
 
 >>> mapping = load_controls()
 >>> mapping.relation
@@ -32,15 +38,44 @@ from typing import Any
 from respai.battery import TestId
 from respai.errors import Error, did_you_mean
 
-__all__ = ["RELATION", "Clause", "ControlMapping", "LeftOut", "load_controls", "parse_controls"]
+__all__ = [
+    "FRAMEWORK_STATUSES",
+    "LEFT_OUT_STATUSES",
+    "RELATION",
+    "Clause",
+    "ControlMapping",
+    "FrameworkStatus",
+    "LeftOut",
+    "load_controls",
+    "parse_controls",
+]
 
 RELATION = "supports"
 """The only relation word a mapping may use between a test and a clause."""
 
+CONFIRMED = "confirmed"
+"""The review status of every mapped clause: the research notes confirm it."""
+
+LEFT_OUT_STATUSES = ("unconfirmed", "superseded", "not_a_fit")
+"""Why a considered clause is not mapped: not confirmed, of a law reported repealed or
+replaced, or not about what the test measures."""
+
+FRAMEWORK_STATUSES = (CONFIRMED, "unconfirmed")
+"""Whether a framework, as cited, is confirmed to be the text in force."""
+
 _FILE = "controls.yaml"
-_TOP_KEYS = ("version", "review_status", "relation", "frameworks", "tests", "left_out")
-_CLAUSE_KEYS = ("framework", "clause", "title", "note")
-_LEFT_OUT_KEYS = ("framework", "clause", "title", "would_support", "reason")
+_TOP_KEYS = (
+    "version",
+    "review_status",
+    "relation",
+    "frameworks",
+    "framework_status",
+    "tests",
+    "left_out",
+)
+_CLAUSE_KEYS = ("framework", "clause", "title", "status", "note")
+_LEFT_OUT_KEYS = ("framework", "clause", "title", "status", "would_support", "reason")
+_FRAMEWORK_STATUS_KEYS = ("status", "note")
 _VERSION = re.compile(r"^\d{4}-\d{2}-\d{2}\.\d+$")
 _TEST_IDS = tuple(t.value for t in TestId)
 
@@ -59,12 +94,16 @@ class Clause:
         Short title of the clause.
     note
         How the test supports the clause and where its support ends, or ``None``.
+    status
+        The entry's review status; always ``"confirmed"``, since only confirmed clauses
+        are mapped (so a record, which lists mapped clauses, does not repeat it).
     """
 
     framework: str
     clause: str
     title: str
     note: str | None = None
+    status: str = CONFIRMED
 
     def to_dict(self) -> dict[str, str | None]:
         """Return the clause as a JSON-ready dict; ``note`` is ``None`` when absent.
@@ -98,6 +137,8 @@ class LeftOut:
         Test ids the clause would have been mapped to.
     reason
         Why it was left out (usually: not confirmed against a primary text).
+    status
+        The entry's review status, one of :data:`LEFT_OUT_STATUSES`.
     """
 
     framework: str
@@ -105,6 +146,23 @@ class LeftOut:
     title: str
     would_support: tuple[str, ...]
     reason: str
+    status: str = "unconfirmed"
+
+
+@dataclass(frozen=True, slots=True)
+class FrameworkStatus:
+    """Whether a framework, as the mapping cites it, is confirmed to be the text in force.
+
+    Parameters
+    ----------
+    status
+        ``"confirmed"`` or ``"unconfirmed"`` (:data:`FRAMEWORK_STATUSES`).
+    note
+        What was checked; for ``"unconfirmed"``, what was reported and not confirmed.
+    """
+
+    status: str
+    note: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +183,8 @@ class ControlMapping:
         Test id -> the clauses that test supports.
     left_out
         Candidates considered and not mapped, each with its reason.
+    framework_status
+        Framework id -> whether the framework as cited is confirmed to be in force.
     """
 
     version: str
@@ -133,6 +193,34 @@ class ControlMapping:
     frameworks: Mapping[str, str]
     tests: Mapping[str, tuple[Clause, ...]]
     left_out: tuple[LeftOut, ...] = field(default=())
+    framework_status: Mapping[str, FrameworkStatus] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+
+    def not_confirmed(self) -> tuple[tuple[str, str], ...]:
+        """Everything the mapping says it could not confirm, as ``(where, why)`` pairs.
+
+        Each unconfirmed framework (with its note) and each left-out entry that is
+        ``unconfirmed`` or ``superseded`` (with its reason), in file order; a clause left
+        out as ``not_a_fit`` was confirmed not to fit, so it is not listed.
+
+        Examples
+        --------
+        >>> where = [w for w, _ in load_controls().not_confirmed()]
+        >>> "framework colorado" in where
+        True
+        """
+        out = [
+            (f"framework {fw}", st.note)
+            for fw, st in self.framework_status.items()
+            if st.status != CONFIRMED
+        ]
+        out += [
+            (f"{lo.framework} {lo.clause} ({lo.status})", lo.reason)
+            for lo in self.left_out
+            if lo.status != "not_a_fit"
+        ]
+        return tuple(out)
 
     def for_test(self, test_id: str) -> tuple[Clause, ...]:
         """Return the clauses ``test_id`` supports; an empty tuple for an unknown id.
@@ -179,7 +267,7 @@ def load_controls() -> ControlMapping:
         When the shipped file is malformed: an unknown or missing key, a test id that is
         not a :class:`~respai.battery.TestId`, a relation other than ``supports``, an
         undeclared framework, a clause listed twice for one test, or a left-out clause
-        mapped to a test.
+        mapped to a test, or an entry or framework without a known review status.
     """
     text = resources.files("respai").joinpath(_FILE).read_text(encoding="utf-8")
     return parse_controls(text)
@@ -206,7 +294,7 @@ def parse_controls(text: str, source: str = _FILE) -> ControlMapping:
         When the document is not a valid mapping (see :func:`load_controls`).
     """
     doc = _read_yaml(text, source)
-    top = _mapping(doc, source, _TOP_KEYS, required=_TOP_KEYS[:5])
+    top = _mapping(doc, source, _TOP_KEYS, required=_TOP_KEYS[:6])
 
     version = _text(top["version"], f"{source}: version")
     if not _VERSION.match(version):
@@ -223,6 +311,7 @@ def parse_controls(text: str, source: str = _FILE) -> ControlMapping:
         )
 
     frameworks = _frameworks(top["frameworks"], source)
+    framework_status = _framework_status(top["framework_status"], frameworks, source)
     tests = _tests(top["tests"], frameworks, source)
     left_out = _left_out(top.get("left_out", []), frameworks, tests, source)
     return ControlMapping(
@@ -232,7 +321,46 @@ def parse_controls(text: str, source: str = _FILE) -> ControlMapping:
         frameworks=MappingProxyType(frameworks),
         tests=MappingProxyType(tests),
         left_out=left_out,
+        framework_status=MappingProxyType(framework_status),
     )
+
+
+def _framework_status(
+    value: object, frameworks: Mapping[str, str], source: str
+) -> dict[str, FrameworkStatus]:
+    where = f"{source}: framework_status"
+    if not isinstance(value, dict):
+        raise Error(f"{where} must map each framework id to its status and note.")
+    missing = [fw for fw in frameworks if fw not in value]
+    if missing:
+        raise Error(
+            f"{where}: framework {missing[0]!r} has no review status.",
+            "Say whether the framework as cited is confirmed to be in force.",
+        )
+    out: dict[str, FrameworkStatus] = {}
+    for key, entry in value.items():
+        fw = _framework_id(key, frameworks, f"{where}.{key}")
+        item = _mapping(entry, f"{where}.{fw}", _FRAMEWORK_STATUS_KEYS, _FRAMEWORK_STATUS_KEYS)
+        status = _status(item["status"], FRAMEWORK_STATUSES, f"{where}.{fw}")
+        out[fw] = FrameworkStatus(status, _text(item["note"], f"{where}.{fw}.note"))
+    return out
+
+
+_KNOWN_STATUSES = tuple(dict.fromkeys((CONFIRMED, *LEFT_OUT_STATUSES, *FRAMEWORK_STATUSES)))
+
+
+def _status(value: object, allowed: tuple[str, ...], where: str, why: str | None = None) -> str:
+    """A review status from ``allowed``; ``why`` says where the others belong."""
+    status = _text(value, f"{where}.status")
+    if status in allowed:
+        return status
+    if status in _KNOWN_STATUSES:
+        message = f"{where}.status: {status!r} is not allowed here." + (f" {why}" if why else "")
+    else:
+        message = f"{where}.status: {status!r} is not a review status." + did_you_mean(
+            status, allowed
+        )
+    raise Error(message, f"Allowed here: {', '.join(allowed)}.")
 
 
 def _frameworks(value: object, source: str) -> dict[str, str]:
@@ -263,12 +391,19 @@ def _tests(
         seen: set[tuple[str, str]] = set()
         for i, entry in enumerate(entries):
             here = f"{where}[{i}]"
-            item = _mapping(entry, here, _CLAUSE_KEYS, required=_CLAUSE_KEYS[:3])
+            item = _mapping(entry, here, _CLAUSE_KEYS, required=_CLAUSE_KEYS[:4])
             clause = Clause(
                 framework=_framework_id(item["framework"], frameworks, here),
                 clause=_text(item["clause"], f"{here}.clause"),
                 title=_text(item["title"], f"{here}.title"),
                 note=None if item.get("note") is None else _text(item["note"], f"{here}.note"),
+                status=_status(
+                    item["status"],
+                    (CONFIRMED,),
+                    here,
+                    "Only confirmed clauses are mapped; list this one under left_out, "
+                    "with its status and reason.",
+                ),
             )
             key = (clause.framework, clause.clause)
             if key in seen:
@@ -307,6 +442,12 @@ def _left_out(
             title=_text(item["title"], f"{here}.title"),
             would_support=tuple(str(t) for t in would),
             reason=_text(item["reason"], f"{here}.reason"),
+            status=_status(
+                item["status"],
+                LEFT_OUT_STATUSES,
+                here,
+                "A confirmed clause is mapped under tests instead.",
+            ),
         )
         if (lo.framework, lo.clause) in mapped:
             raise Error(
