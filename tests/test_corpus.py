@@ -252,6 +252,7 @@ CASES: dict[str, Case] = {
     "jsonl_not_utf8": Case(
         ("cases.jsonl is not valid UTF-8 at line 2",), make=make_jsonl_not_utf8
     ),
+    "jsonl_line_numbers": Case(("label column 'label' holds '2' (first at line 2)",)),
     "jsonl_deep_nesting": Case(
         ("cases.jsonl: line 2 is not valid JSON", "nested too deeply"),
         make=make_jsonl_deep_nesting,

@@ -52,7 +52,7 @@ def first_non_number(source: Source, column: str) -> tuple[str, int | None] | No
         return None
     if found is None:
         return None
-    return str(found[1]), int(found[0]) + (1 if source._is_text else 0)
+    return str(found[1]), int(found[0]) + source._header_lines
 
 
 def duplicate_unit(source: Source, unit: str) -> tuple[Any, int] | None:
@@ -96,7 +96,7 @@ def locate(source: Source, column: str, value: Any) -> int | None:
             found = source._con.execute(sql, [value]).fetchone()
             if found is None:
                 return None
-            return int(found[0]) + (1 if source._is_text else 0)
+            return int(found[0]) + source._header_lines
         frame = source._frame
         if isinstance(frame, nw.LazyFrame):
             return None
@@ -128,7 +128,7 @@ def lines_of(source: Source, column: str, value: Any, limit: int = 2) -> list[in
         found = source._con.execute(sql, [value]).fetchall()
     except duckdb.Error:
         return []
-    offset = 1 if source._is_text else 0
+    offset = source._header_lines
     return [int(r[0]) + offset for r in found]
 
 
@@ -153,4 +153,4 @@ def locate_where(source: Source, values: dict[str, Any]) -> int | None:
         return None
     if found is None:
         return None
-    return int(found[0]) + (1 if source._is_text else 0)
+    return int(found[0]) + source._header_lines

@@ -114,6 +114,14 @@ class Source:
         return "line" if self._con is not None and self._is_text else "row"
 
     @property
+    def _header_lines(self) -> int:
+        """Lines before the first case: 1 in a CSV file (its header), 0 in JSONL or a frame."""
+        if not self._is_text:
+            return 0
+        assert self.path is not None
+        return 0 if SUFFIX_FORMATS.get(self.path.suffix.lower()) == "jsonl" else 1
+
+    @property
     def _is_text(self) -> bool:
         return self.path is not None and SUFFIX_FORMATS.get(self.path.suffix.lower()) != (
             "parquet"
