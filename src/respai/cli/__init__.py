@@ -20,6 +20,8 @@ group :data:`respai.cli.app.cli`:
 - :mod:`respai.cli.pack`: ``respai pack``, ``respai reproduce``
 - :mod:`respai.cli.export`: ``respai export``
 - :mod:`respai.cli.paired`: ``respai paired``
+- :mod:`respai.cli.plan`: ``respai plan``
+- :mod:`respai.cli.monitor`: ``respai monitor``
 """
 
 from __future__ import annotations
@@ -32,8 +34,10 @@ from respai.cli import (  # each adds its commands to the group
     keys,
     ledger,
     ll144,
+    monitor,
     pack,
     paired,
+    plan,
     report,
     verify,
 )
@@ -53,5 +57,7 @@ COMMAND_MODULES = (
     pack,
     paired,
     export,
+    monitor,
+    plan,
 )
 """The modules whose import adds the commands to :data:`cli`."""

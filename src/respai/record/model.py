@@ -28,6 +28,7 @@ __all__ = [
     "GroupRuleDetails",
     "IntervalJSON",
     "LL144Details",
+    "MonitorRuleDetails",
     "PairedDetails",
     "MissingDecisionsDetails",
     "Predicate",
@@ -236,6 +237,21 @@ class PairedDetails(TypedDict):
     alpha_source: str
 
 
+class MonitorRuleDetails(TypedDict):
+    """``monitor_rule``: one rule at one look of a monitoring stream (cumulative counts)."""
+
+    stream: str
+    look: int
+    rule: str
+    rate: str
+    attribute: list[str]
+    alpha: float
+    #: per group: ``group``, ``cases``, ``events``, ``missing``, ``rate`` and ``interval``
+    groups: list[dict[str, Any]]
+    gap_bounds: dict[str, float] | None
+    changed_from: str | None
+
+
 DETAILS_TYPES: Mapping[str, type] = {
     "accuracy": AccuracyDetails,
     "auc": AucDetails,
@@ -249,6 +265,7 @@ DETAILS_TYPES: Mapping[str, type] = {
     "group_rule": GroupRuleDetails,
     "ll144_impact_ratio": LL144Details,
     "paired_difference": PairedDetails,
+    "monitor_rule": MonitorRuleDetails,
 }
 """The details type of each test kind (``test_id``); the schema has one ``$defs`` each."""
 
@@ -305,7 +322,8 @@ class Predicate(TypedDict):
     kind: NotRequired[str]
     system: dict[str, Any]
     fingerprints: dict[str, Any]
-    verdict: Verdict
+    #: absent from a record that measures nothing (a plan, ``kind`` ``respai.plan``)
+    verdict: NotRequired[Verdict]
     records: list[dict[str, Any]]
     counts: dict[str, Any]
     control_mapping: dict[str, Any]
@@ -384,7 +402,7 @@ def build_predicate(
     fingerprints: Mapping[str, Any],
     run_start: Mapping[str, Any],
     tests: Sequence[TestRecord],
-    verdict: str,
+    verdict: str | None,
     exit_code: int,
     counts: Mapping[str, Any],
     control_mapping: Mapping[str, Any],
@@ -398,14 +416,19 @@ def build_predicate(
     ``run_start`` holds the run's own fields (spec, policy, settings, per-block details);
     ``planned_tests`` is filled in from ``tests``, and the ``run_end`` record from
     ``verdict`` and ``exit_code``. ``kind`` names a focused run (``"respai.ll144"``);
-    ``extra`` adds top-level fields the schema allows (``pack``).
+    ``extra`` adds top-level fields the schema allows (``pack``). A ``verdict`` of
+    ``None`` (a record that measures nothing, such as a plan) leaves it out of the record
+    and its ``run_end``.
     """
     start: dict[str, Any] = {"record_type": "run_start"}
     if kind is not None:
         start["kind"] = kind
     start["planned_tests"] = [t["test_key"] for t in tests]
     start |= dict(run_start)
-    end = {"record_type": "run_end", "verdict": verdict, "exit_code": exit_code}
+    end: dict[str, Any] = {"record_type": "run_end"}
+    if verdict is not None:
+        end["verdict"] = verdict
+    end["exit_code"] = exit_code
     out: dict[str, Any] = {
         "schema_version": "1.0",
         "run_id": run_id,
@@ -418,7 +441,10 @@ def build_predicate(
     out |= {
         "system": dict(system),
         "fingerprints": dict(fingerprints),
-        "verdict": verdict,
+    }
+    if verdict is not None:
+        out["verdict"] = verdict
+    out |= {
         "records": [start, *(dict(t) for t in tests), end],
         "counts": dict(counts),
         "control_mapping": dict(control_mapping),

@@ -1,0 +1,155 @@
+"""``respai monitor``: add batches of live outcomes to a monitoring stream, sign, decide.
+
+A thin layer: find the key (a bad key is reported before any batch is read), call
+:func:`respai.monitor.run.run_monitor`, sign the call's looks into the ledger, print every
+look's verdicts and the changes, and exit with the latest look's worst verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from respai.cli import output
+from respai.cli.app import KEY_OPTION, LEDGER_OPTION, NO_LEDGER_OPTION, cli
+
+if TYPE_CHECKING:
+    from respai.monitor.run import MonitorResult
+    from respai.record import KeyRing
+    from respai.sealing import SigningKey
+
+__all__ = ["monitor_command"]
+
+
+@cli.command("monitor")
+@click.argument("spec", type=click.Path(path_type=Path))
+@click.argument("batches", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Write every look as JSON to stdout.")
+@click.option("--policy", type=click.Path(path_type=Path), help="Policy file for the rules.")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    help="Folder for this call's signed record.json and the stream's report.html "
+    "(created, or replaced when it holds an earlier monitor output).",
+)
+@KEY_OPTION
+@LEDGER_OPTION
+@NO_LEDGER_OPTION
+def monitor_command(
+    spec: Path,
+    batches: tuple[Path, ...],
+    as_json: bool,
+    policy: Path | None,
+    out: Path | None,
+    key: Path | None,
+    ledger: Path,
+    no_ledger: bool,
+) -> None:
+    """Add BATCHES (files of live outcomes, in order) as the next looks of SPEC's stream.
+
+    Each group's rate gets an anytime-valid confidence sequence, so checking after every
+    batch never inflates false alarms. The stream (per system and spec) continues from the
+    looks already in the ledger, which must verify with your key. Exit code: the latest
+    look's worst verdict (0, 1, 3), or 2 for a bad spec or batch (nothing is written).
+    """
+    from respai.monitor.report import monitor_html
+    from respai.monitor.run import run_monitor
+    from respai.monitor.seal import monitor_predicate
+    from respai.record import engine_code_fingerprint, format_timestamp, now_utc, seal
+    from respai.sealing import (
+        create_signing_key,
+        earlier_output,
+        envelope_bytes,
+        find_signing_key,
+        seal_run,
+    )
+
+    found = find_signing_key(key)
+    staged = None
+    if out is not None:
+        from respai.io import StagedFolder
+
+        staged = StagedFolder(out, earlier_output("record.json"), what="respai monitor output")
+    ring = _ring(found)
+    book = None if no_ledger else ledger
+    result = run_monitor(spec, list(batches), policy=policy, ledger=book, ring=ring)
+    sk = found or create_signing_key()
+    prints = list(result.fingerprints)
+    fingerprints = {
+        "dataset": dict(prints[-1]),
+        "model": None,
+        "engine_code": engine_code_fingerprint(),
+        "batches": [dict(p) for p in prints],
+    }
+
+    def build(prev: str, start: int) -> Mapping[str, Any]:
+        predicate = monitor_predicate(
+            result,
+            key_id=sk.key_id,
+            fingerprints=fingerprints,
+            timestamp=format_timestamp(now_utc()),
+        )
+        return seal(predicate, None, sk.key, sk.key_id, prev_record_id=prev, start_seq=start)
+
+    def files(envelope: Mapping[str, Any]) -> dict[str, str | bytes]:
+        return {"record.json": envelope_bytes(envelope), "report.html": monitor_html(result)}
+
+    _, appended, note = seal_run(build, files, sk, staged=staged, ledger=book)
+    if sk.created:
+        output.key_created(sk.path, sk.key_id)
+    _print(result)
+    where = f"; run appended to the ledger {appended}" if appended else ""
+    looks = ", ".join(str(b.look) for b in result.new_batches)
+    output.echo(f"looks {looks} signed with key {sk.key_id}{where}")
+    if out is not None:
+        output.echo(f"wrote record.json, report.html to {out}")
+    if note:
+        output.echo(f"respai: warning: {note}")
+    if as_json:
+        output.emit_json(result.to_dict())
+    raise SystemExit(result.exit_code)
+
+
+def _ring(found: SigningKey | None) -> KeyRing:
+    """The keys an earlier look must verify with: the signing key's keys.json, and itself."""
+    from respai.record import KeyRing
+    from respai.record.keys import default_key_dir
+
+    rings = []
+    folder = default_key_dir() if found is None else found.path.parent
+    listed = folder / "keys.json"
+    if listed.is_file():
+        rings.append(KeyRing.load(listed))
+    if found is not None:
+        rings.append(KeyRing.from_public_key(found.key.public_key()))
+    if not rings:
+        return KeyRing(())
+    return rings[0].union(*rings[1:])
+
+
+def _print(result: MonitorResult) -> None:
+    output.echo(f"monitoring stream {result.stream}: {len(result.looks)} look(s)")
+    output.echo("")
+    output.echo(f"{'look':>4}  {'rule':<20} {'verdict':<22} groups: cumulative rate [sequence]")
+    for look in result.looks:
+        for r in look.rules:
+            groups = "; ".join(
+                f"{g.group} {'—' if g.rate is None else f'{g.rate:.3f}'} "
+                f"[{g.interval.lo:.3f}, {g.interval.hi:.3f}]"
+                for g in r.groups
+            )
+            mark = "" if look.new else " (earlier)"
+            output.echo(f"{look.look:>4}  {r.id:<20} {r.verdict.value:<22} {groups}{mark}")
+    changes = result.changes()
+    if changes:
+        output.echo("")
+        for n, rid, before, after in changes:
+            output.echo(f"rule {rid} changed at look {n}: {before.value} -> {after.value}")
+    output.echo("")
+    output.echo(
+        f"verdict (latest look {result.latest.look}): {result.verdict.value} "
+        f"(exit {result.exit_code})"
+    )

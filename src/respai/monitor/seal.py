@@ -1,0 +1,133 @@
+"""A monitoring call's signed record: the looks it added, each batch's counts, the verdicts.
+
+One run per ``respai monitor`` call (kind ``respai.monitor``), built through the record's
+one constructor. ``counts.monitor.looks`` holds each new batch's own counts (never a
+running total), so the next call recomputes the cumulative counts from verified batches.
+One ``monitor_rule`` test record per rule per new look carries the cumulative counts, the
+confidence sequence of every group and the verdict.
+"""
+
+from __future__ import annotations
+
+import platform
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from respai import __version__
+from respai.monitor.looks import RuleLook
+from respai.monitor.run import MonitorResult
+from respai.monitor.sequence import CS_METHOD
+from respai.monitor.stream import KIND
+from respai.record.model import Predicate, TestRecord, test_record
+from respai.record.model import build_predicate as build_record
+
+__all__ = ["monitor_predicate"]
+
+TEST_ID = "monitor_rule"
+
+_METHOD = (
+    f"{CS_METHOD}: time-uniform confidence sequence per group (Jeffreys mixture martingale, "
+    "Ville's inequality), Bonferroni over the rule's groups, cases without a prediction at "
+    "their worst; the group rules' decision table on the cumulative counts at this look"
+)
+_STATES = [
+    "These rates were measured on the batches listed, in this order, by this engine version.",
+    "Each group's interval holds at every look of the stream at once with at least the "
+    "stated confidence (a confidence sequence), so looking after every batch does not "
+    "inflate the chance of a wrong verdict.",
+]
+_DOES_NOT_STATE = [
+    "That the batches are all the outcomes the system produced in the period.",
+    "That the system is fair or compliant in general.",
+]
+
+
+def _test(res: MonitorResult, look: int, r: RuleLook) -> TestRecord:
+    rule = next(x for x in res.fairness.rules if x.id == r.id)
+    limit = (
+        rule.max_group_gap
+        if rule.max_group_gap is not None
+        else (rule.worst_min if rule.worst_min is not None else rule.worst_max)
+    )
+    comparison = (
+        "max_group_gap"
+        if rule.max_group_gap is not None
+        else "worst_min"
+        if rule.worst_min is not None
+        else "worst_max"
+    )
+    details: dict[str, Any] = {
+        "stream": res.stream,
+        "look": look,
+        "rule": r.id,
+        "rate": rule.rate.value,
+        "attribute": list(rule.attributes),
+        "alpha": res.fairness.alpha,
+        "groups": [g.to_json() for g in r.groups],
+        "gap_bounds": None
+        if r.gap_bounds is None
+        else {"lo": r.gap_bounds[0], "hi": r.gap_bounds[1]},
+        "changed_from": None if r.changed_from is None else r.changed_from.value,
+    }
+    return test_record(
+        test_id=TEST_ID,
+        test_key=f"monitor:{r.id}:look{look}",
+        grouping=list(rule.attributes),
+        value=None,
+        interval=None,
+        threshold={"comparison": comparison, "value": limit, "source": "spec"},
+        verdict=r.verdict.value,
+        reason=r.reason,
+        method=_METHOD,
+        details=details,
+        supports=[],
+        undefined_reason="a monitored rule is decided on its groups' sequences; see details",
+    )
+
+
+def monitor_predicate(
+    res: MonitorResult,
+    *,
+    key_id: str,
+    fingerprints: Mapping[str, Any],
+    timestamp: str,
+) -> Predicate:
+    """The record of one ``respai monitor`` call; ids are added on sealing."""
+    from respai.controls import load_controls
+
+    new = {b.look for b in res.new_batches}
+    tests = [
+        _test(res, look.look, r) for look in res.looks if look.look in new for r in look.rules
+    ]
+    spec = res.spec
+    return build_record(
+        run_id=str(uuid.uuid4()),
+        timestamp=timestamp,
+        engine_version=__version__,
+        python=platform.python_version(),
+        key_id=key_id,
+        kind=KIND,
+        system=spec.system.to_dict(),
+        fingerprints=fingerprints,
+        run_start={
+            "spec": {"name": spec.path.name if spec.path else None, "sha256": spec.sha256},
+            "monitor": {
+                "stream": res.stream,
+                "new_looks": sorted(new),
+                "earlier_looks": min(new) - 1,
+                "interval_method": CS_METHOD,
+                "alpha": res.fairness.alpha,
+            },
+        },
+        tests=tests,
+        verdict=res.verdict.value,
+        exit_code=res.exit_code,
+        counts={"monitor": {"looks": [b.to_json() for b in res.new_batches]}},
+        control_mapping=load_controls().to_record(),
+        claims={"states": _STATES, "does_not_state": _DOES_NOT_STATE},
+        caveats=[
+            "Each call's verdict is the latest look's; earlier looks are in earlier runs of "
+            "the stream in the ledger.",
+        ],
+    )
