@@ -287,3 +287,316 @@ def test_render_report_file_finds_the_public_key_beside_the_record(
         render_report_file(loan_record.folder / "record.json", title="T").count("<title>T</title>")
         == 1
     )
+
+
+# -- the page's text bound to the signed record -----------------------------------------
+
+_VARIANTS_PATH = Path(__file__).resolve().parents[1] / "render" / "report_variants.py"
+
+
+def _variants_module() -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("report_variants", _VARIANTS_PATH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+report_variants = _variants_module()
+
+
+def _first_fail(statement: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    return next(
+        (i, r)
+        for i, r in enumerate(statement["predicate"]["records"])
+        if r.get("verdict") == "FAIL"
+    )
+
+
+def _edit_once(html: str, old: str, new: str) -> str:
+    assert old in html, old
+    return html.replace(old, new, 1)
+
+
+def _page_text_detail(opened: Any) -> str:
+    return str(
+        opened.page.evaluate(
+            "Array.from(document.querySelectorAll('#verify-checks li'))"
+            ".filter(li => li.textContent.includes('page_text'))"
+            ".map(li => li.querySelector('.detail').textContent)[0]"
+        )
+    )
+
+
+def test_untouched_report_verifies_and_shows_the_full_key_id(
+    loan_record: MadeRecord, open_html: Any
+) -> None:
+    opened = open_html(render_report(loan_record.envelope, loan_record.public_key_raw))
+    assert opened.settled() == ("true", "")
+    page = opened.page
+    key = loan_record.statement()["predicate"]["key_id"]
+    assert len(key) == len("sha256:") + 64
+    assert page.text_content("#verify-key") == key
+    assert page.locator("#verify-chips li.ok", has_text="page_text").count() == 1
+    assert "compare" in (page.text_content("#verification") or "").lower()
+    assert "keys.json" in (page.text_content("#verification") or "")
+    assert key in page.inner_text("dl.facts")  # the facts give the full id too
+    assert opened.errors == []
+
+
+def _visible_edits(made: MadeRecord, html: str) -> list[tuple[str, str, list[str]]]:
+    """(what, edited page, words the page_text detail must contain)."""
+    statement = made.statement()
+    i, rec = _first_fail(statement)
+    fails = sum(
+        1
+        for r in statement["predicate"]["records"]
+        if r["record_type"] == "test" and r.get("verdict") == "FAIL"
+    )
+    badge = f'data-bind="/predicate/records/{i}/verdict" data-fmt="verdict">FAIL</span>'
+    value = f'data-bind="/predicate/records/{i}/value" data-fmt="number">'
+    shown_value = f"{rec['value']:.4f}"
+    count = f'data-arg="FAIL"><b>{fails}</b> FAIL</span>'
+    group = '" data-fmt="short" x="200"'
+    first_group = html.index(group)
+    group_start = html.index(">", first_group) + 1
+    group_name = html[group_start : html.index("<", group_start)]
+    return [
+        (
+            "a verdict cell FAIL to PASS",
+            _edit_once(html, badge, badge.replace(">FAIL<", ">PASS<")),
+            [
+                "\u201cPASS\u201d",
+                f"seq {rec['seq']}",
+                "verdict",
+                "signed record says \u201cFAIL\u201d",
+            ],
+        ),
+        (
+            "a verdict cell and its colour",
+            _edit_once(
+                html,
+                f'class="badge v-FAIL" {badge}',
+                f'class="badge v-PASS" {badge.replace(">FAIL<", ">PASS<")}',
+            ),
+            ["\u201cPASS\u201d", "signed record says \u201cFAIL\u201d"],
+        ),
+        (
+            "a count",
+            _edit_once(html, count, count.replace(f"<b>{fails}</b>", "<b>0</b>")),
+            ["\u201c0 FAIL\u201d", f"signed record says \u201c{fails} FAIL\u201d"],
+        ),
+        (
+            "a group name",
+            html[:group_start] + "nobody" + html[group_start + len(group_name) :],
+            ["\u201cnobody\u201d", f"says \u201c{group_name}\u201d"],
+        ),
+        (
+            "a number",
+            _edit_once(html, value + shown_value, value + "0.9999"),
+            ["\u201c0.9999\u201d", f"says \u201c{shown_value}\u201d", "value"],
+        ),
+        (
+            "a sentence added",
+            _edit_once(
+                html,
+                '<h2 class="first" id="tests">Tests</h2>',
+                '<h2 class="first" id="tests">Tests</h2><p>Every test passed.</p>',
+            ),
+            ["\u201cEvery test passed.\u201d", "neither from the signed record"],
+        ),
+        (
+            "a binding removed and its text changed",
+            _edit_once(html, f'class="badge v-FAIL" {badge}', 'class="badge v-PASS">PASS</span>'),
+            ["\u201cPASS\u201d", "neither from the signed record"],
+        ),
+        (
+            "a verdict hidden",
+            _edit_once(
+                html,
+                f'<td><span class="badge v-FAIL" {badge}',
+                f'<td hidden><span class="badge v-FAIL" {badge}',
+            ),
+            ["hides \u201cFAIL\u201d"],
+        ),
+        (
+            "a row of the tests table removed",
+            re.sub(rf'<tr data-record="/predicate/records/{i}">.*?</tr>', "", html, count=1),
+            ["row(s) in the tests table but the signed record has"],
+        ),
+    ]
+
+
+def test_visible_text_edited_in_the_file_is_not_verified(
+    loan_record: MadeRecord, open_html: Any
+) -> None:
+    html = render_report(loan_record.envelope, loan_record.public_key_raw)
+    for k, (what, edited, words) in enumerate(_visible_edits(loan_record, html)):
+        assert edited != html, what
+        opened = open_html(edited, f"edit{k}.html")
+        assert opened.settled() == ("false", "page_text"), what
+        assert opened.page.inner_text("#verify-title") == "Not verified: page_text", what
+        detail = _page_text_detail(opened)
+        for word in words:
+            assert word in detail, (what, word, detail)
+        assert "differs from the signed record" in opened.page.inner_text("#verify-summary")
+        assert opened.errors == [], what
+
+
+def test_payload_edited_inside_the_page_is_not_verified(
+    loan_record: MadeRecord, open_html: Any
+) -> None:
+    html = render_report(loan_record.envelope, loan_record.public_key_raw)
+    statement = loan_record.statement()
+    _, rec = _first_fail(statement)
+    rec["verdict"] = "PASS"
+    edited = _with_payload(loan_record.envelope, canonical_bytes(statement))
+    page = _edit_once(html, embed_json(loan_record.envelope), embed_json(edited))
+    opened = open_html(page)
+    verified, failed = opened.settled()
+    assert verified == "false"
+    assert {"signature", "record_id", "page_text"} <= set((failed or "").split(","))
+    assert "the signed record says" in _page_text_detail(opened)
+
+
+def test_resigned_with_another_key_shows_that_keys_full_id(
+    loan_record: MadeRecord, open_html: Any
+) -> None:
+    genuine = loan_record.statement()["predicate"]["key_id"]
+    statement = loan_record.statement()
+    for r in statement["predicate"]["records"]:
+        if r.get("verdict") == "FAIL":
+            r["verdict"] = "PASS"
+    statement["predicate"]["verdict"] = "PASS"
+    attacker = Ed25519PrivateKey.generate()
+    attacker_id = key_id(attacker.public_key())
+    forged = report_variants.resign(statement, attacker)
+    html = render_report(forged, public_key_raw(attacker.public_key()))
+    # a key id pinned beside the embedded key is not trusted: the page computes the id
+    pinned = re.sub(
+        r'(<script type="application/json" id="respai-public-key">\{)',
+        rf'\1"key_id": "{genuine}", ',
+        html,
+        count=1,
+    )
+    for k, page_html in enumerate((html, pinned)):
+        opened = open_html(page_html, f"forged{k}.html")
+        # everything in the page is consistent: only comparing key ids can tell
+        assert opened.settled() == ("true", "")
+        assert opened.page.text_content("#verify-key") == attacker_id
+        assert attacker_id != genuine
+        assert genuine not in opened.page.inner_text("body")
+        assert attacker_id in opened.page.inner_text("dl.facts")
+
+
+def test_every_variant_of_a_record_verifies_without_a_false_alarm(
+    loan_record: MadeRecord, open_html: Any
+) -> None:
+    signer = Ed25519PrivateKey.generate()
+    raw = public_key_raw(signer.public_key())
+    for name, statement in report_variants.variants(loan_record.statement()).items():
+        opened = open_html(
+            render_report(report_variants.resign(statement, signer), raw), f"{name}.html"
+        )
+        verified, failed = opened.settled()
+        if name == "sparse":  # no fingerprints: the subjects check fails, the text does not
+            assert (verified, failed) == ("false", "subjects"), _page_text_detail(opened)
+        else:
+            assert (verified, failed) == ("true", ""), (name, _page_text_detail(opened))
+        assert opened.errors == [], name
+    opened = open_html(
+        render_report(
+            report_variants.resign(
+                report_variants.variants(loan_record.statement())["hostile"], signer
+            ),
+            raw,
+        ),
+        "hostile-text.html",
+    )
+    opened.settled()
+    assert "x\\u202egnp.exe" in opened.page.inner_text("h1")
+
+
+def _format_cases(made: MadeRecord) -> list[tuple[str, Any, str | None]]:
+    """Every (format, value, argument) the variant pages use, and numbers that are ties."""
+    from respai.render.report.walk import page_text
+
+    cases: list[tuple[str, Any, str | None]] = []
+    seen: set[str] = set()
+    for statement in report_variants.variants(made.statement()).values():
+        envelope = _with_payload(made.envelope, canonical_bytes(statement))
+        for b in page_text(render_report(envelope, None)).bound:
+            node: Any = statement
+            for token in b.pointer[1:].split("/") if b.pointer else []:
+                key = token.replace("~1", "/").replace("~0", "~")
+                if isinstance(node, list):
+                    node = node[int(key)] if int(key) < len(node) else None
+                else:
+                    node = node.get(key) if isinstance(node, dict) else None
+            value = b.pointer.rsplit("/", 1)[1] if b.of_key else node
+            item = json.dumps([b.fmt, value, b.arg], sort_keys=True)
+            if item not in seen:
+                seen.add(item)
+                cases.append((b.fmt, value, b.arg))
+    numbers: list[Any] = [
+        0, 1, 0.5, 2.5, 0.125, 0.03125, 0.00005, 0.99995, 1 / 3, 2 / 3, 0.1 + 0.2, 1e-7,
+        1.5e-5, 123456.78125, 9.99995, 99999.5, -0.00001, -2.5, 1e16, 5e-324, 2**53 - 1,
+        0.9875, 0.95, 0.0125, 1234567, 999999, 1000, 1e21, "0.8", None, True,
+    ]  # fmt: skip
+    for n in numbers:
+        cases.extend(("number", n, digits) for digits in (None, "1", "4", "9"))
+        cases.append(("plain", n, None))
+        cases.append(("count", n, None))
+        cases.append(("error_budget", {"alpha": n, "alpha_per_group": n}, None))
+        cases.append(("interval_note", {"interval": {"confidence": n, "method": "m"}}, None))
+        cases.append(
+            ("left_out", {"total": n, "share": n, "by_reason": {"b": n, "10": 1, "9": 2}}, None)
+        )
+        cases.append(
+            (
+                "cases",
+                {"counts": {"cases": n}, "fingerprints": {"dataset": {"size_bytes": n}}},
+                None,
+            )
+        )
+    texts = [
+        "plain", "", "a\u202eb\u2066c\u200f", "tab\there\nnew\r\u0085\u2028\u2029",
+        "\u0000\u001f\u007f", "zoë 女性 \U0001f600 e\u0301", "\ufeffbom", "x" * 40,
+        "\U0001f600" * 31, "rule:abc", "rule:", "2026-12-01T15:47:33Z", "2024-02-29T00:00:00Z",
+        "2023-02-29T00:00:00Z", "1900-02-29T00:00:00Z", "2026-12-01T15:47:60Z",
+        "2026-12-01T24:00:00Z", "2026-12-01T15:47:33.123456789Z", "2026-12-01T15:47:33+00:00",
+        "0000-01-01T00:00:00Z", "sha256:" + "ab" * 32, "impact_ratio", "group_rule", "PASS",
+        "FAIL", "MANUAL_REVIEW", "eu_ai_act", "selection_rate", "élan",
+    ]  # fmt: skip
+    text_formats = [
+        "text", "text0", "short", "when", "short_hash", "verdict", "test_name", "framework",
+        "rate_name", "auc_title", "verdict_sentence", "decision",
+    ]  # fmt: skip
+    for text in texts:
+        cases.extend((fmt, text, None) for fmt in text_formats)
+        cases.append(("sub", {"test_id": "group_rule", "test_key": text}, None))
+        cases.append(("sub", {"test_id": "x", "grouping": [text, 1, None]}, None))
+        cases.append(("threshold", {"comparison": text, "value": 0.8}, None))
+        cases.append(("spread_caption", {"details": {"rate": text}, "grouping": [text]}, None))
+    return cases
+
+
+def test_python_and_javascript_formats_agree(loan_record: MadeRecord, open_html: Any) -> None:
+    from respai.render.report.formats import FORMATS
+
+    opened = open_html(render_report(loan_record.envelope, loan_record.public_key_raw))
+    opened.settled()
+    assert sorted(opened.page.evaluate("RespaiBind.formats")) == sorted(FORMATS)
+    cases = _format_cases(loan_record)
+    assert len(cases) > 1000
+    got = opened.page.evaluate(
+        "cases => cases.map(([f, v, a]) => RespaiBind.format(f, v, a))", [list(c) for c in cases]
+    )
+    wrong = [
+        (fmt, value, arg, js, FORMATS[fmt](value, arg))
+        for (fmt, value, arg), js in zip(cases, got, strict=True)
+        if js != FORMATS[fmt](value, arg)
+    ]
+    assert wrong == []

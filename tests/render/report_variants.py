@@ -23,6 +23,7 @@ def variants(statement: dict[str, Any]) -> dict[str, dict[str, Any]]:
     p["system"].update(owner="Risk team", jurisdiction="NYC", first_distributed="2026-01-01")
     p["records"][0]["policy"] = {"name": "policy.yaml", "sha256": "ab" * 32}
     p["fingerprints"]["model"] = {"name": "model.pkl", "sha256": "cd" * 32}
+    s["subject"].append({"name": "model.pkl", "digest": {"sha256": "cd" * 32}})
     p["fingerprints"]["engine_code"].update(git_commit="0123abc", git_dirty=True)
     tests = [r for r in p["records"] if r["record_type"] == "test"]
     tests[0]["undefined_reason"] = "no cases with a prediction"
@@ -63,3 +64,25 @@ def variants(statement: dict[str, Any]) -> dict[str, dict[str, Any]]:
                 r.pop(key, None)
     out["sparse"] = s
     return out
+
+
+def resign(statement: dict[str, Any], private_key: Any) -> dict[str, Any]:
+    """``statement`` re-chained (record ids, links, run_end) and signed with ``private_key``.
+
+    What someone who can edit the record and holds a key of their own can produce: the
+    predicate names the new key, so every check but the comparison of key ids passes.
+    """
+    from respai.record import canonical_bytes, key_id, sign_envelope
+    from respai.record.chain import link_records
+
+    s = copy.deepcopy(statement)
+    p = s["predicate"]
+    first = p["records"][0]
+    p["records"] = link_records(
+        p["records"],
+        run_id=p["run_id"],
+        prev_record_id=first["prev_record_id"],
+        start_seq=first["seq"],
+    )
+    p["key_id"] = key_id(private_key.public_key())
+    return sign_envelope(canonical_bytes(s), private_key, p["key_id"])

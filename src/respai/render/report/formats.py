@@ -534,12 +534,9 @@ FORMATS: Mapping[str, Format] = {
     "number": lambda v, a: fixed(v, int(a) if a in ("1", "2", "3", "4") else 4),
     "plain": lambda v, _a: plain(v),
     "count": lambda v, _a: count_text(v),
-    "significant": lambda v, _a: significant(v),
-    "size": lambda v, _a: size_text(v),
     "when": lambda v, _a: when(v),
     "hash": _hash,
     "short_hash": _short_hash,
-    "interval": lambda v, _a: interval_text(v),
     "threshold": lambda v, _a: threshold_text(v),
     "verdict": _verdict,
     "verdict_sentence": lambda v, _a: (

@@ -47,7 +47,8 @@ def page_header(predicate: At) -> str:
         ("Signing key", predicate["key_id"].show(cls="mono hash")),
     ]
     count_html = "".join(
-        records.show("verdict_count", v, cls=f"count {verdict_class(v)}", bold_first_word=True) for v in VERDICTS
+        records.show("verdict_count", v, cls=f"count {verdict_class(v)}", bold_first_word=True)
+        for v in VERDICTS
     )
     return (
         '<header class="doc-head"><div>'

@@ -26,7 +26,8 @@ var RespaiBind = (function () {
   function asList(v) { return Array.isArray(v) ? v : []; }
   function get(o, k) { return isObject(o) && has(o, k) ? o[k] : undefined; }
   function isNumber(v) { return typeof v === "number" && isFinite(v); }
-  function isInt(v) { return typeof v === "number" && Number.isInteger(v); }
+  // an int as Python reads one from canonical JSON: integers beyond 2^53 are read as floats
+  function isInt(v) { return typeof v === "number" && Number.isSafeInteger(v); }
   function isStr(v) { return typeof v === "string"; }
   function nonEmpty(o) { return isObject(o) && Object.keys(o).length > 0; }
   function pad(n, w) { var s = String(n); while (s.length < w) s = "0" + s; return s; }
@@ -205,8 +206,6 @@ var RespaiBind = (function () {
     number: function (v, a) { return fixed(v, ["1", "2", "3", "4"].indexOf(a) >= 0 ? +a : 4); },
     plain: plain,
     count: count,
-    significant: significant,
-    size: size,
     when: when,
     hash: function (v) { return "sha256:" + (isStr(v) ? shown(v) : DASH); },
     short_hash: function (v) {
@@ -214,7 +213,6 @@ var RespaiBind = (function () {
       var body = v.indexOf("sha256:") === 0 ? v.slice(7) : v, c = chars(body);
       return shown(c.length > 16 ? "sha256:" + c.slice(0, 16).join("") + "\u2026" : v);
     },
-    interval: intervalText,
     threshold: thresholdText,
     verdict: function (v) { return isStr(v) ? (has(T.verdictWords, v) ? T.verdictWords[v] : shown(v)) : DASH; },
     verdict_sentence: function (v) {
@@ -436,10 +434,10 @@ var RespaiBind = (function () {
     }
     var records = asList(predicate.records), wanted = [];
     records.forEach(function (r, i) { if (asDict(r).record_type === "test") wanted.push(i); });
-    [["table.tests tbody tr", "row of the tests table"], ["section.test-section", "test section"]].forEach(function (kind) {
+    [["table.tests tbody tr", "row of the tests table", "row(s) in the tests table"], ["section.test-section", "test section", "test section(s)"]].forEach(function (kind) {
       var shownParts = main.querySelectorAll(kind[0]);
       if (shownParts.length !== wanted.length) {
-        problems.push("the page has " + shownParts.length + " " + kind[1] + "(s) but the signed record has " + wanted.length + " test(s)");
+        problems.push("the page shows " + shownParts.length + " " + kind[2] + " but the signed record has " + wanted.length + " test(s)");
       }
       Array.prototype.forEach.call(shownParts, function (part, k) {
         if (k >= wanted.length) return;

@@ -274,7 +274,8 @@
       var m = /^\/predicate\/records\/(0|[1-9][0-9]*)(\/.*)?$/.exec(ptr);
       var rest = function (p) { return p.slice(1).split("/").map(function (k) { return k.replace(/~1/g, "/").replace(/~0/g, "~"); }).join(" "); };
       if (m && +m[1] < records.length) return label(+m[1], records[+m[1]]) + (m[2] ? ": " + rest(m[2]) : "");
-      return ptr === "" ? "the record" : "the record's " + rest(ptr);
+      if (ptr === "" || ptr === "/predicate") return "the record";
+      return "the record's " + rest(ptr.indexOf("/predicate/") === 0 ? ptr.slice(10) : ptr);
     };
   }
 
