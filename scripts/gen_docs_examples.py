@@ -748,7 +748,8 @@ def battery_worked(predicate: dict[str, Any]) -> None:
         int(ranks["negative_placement_squares"]),
     )
     assert found is not None
-    value, iv, se = found
+    value, _, se = found
+    iv = stats.auc_score_interval(positives, negatives, twice_u)
     record = tests["auc"]
     assert iv is not None and se is not None
     if (value, iv.lo, iv.hi) != (
@@ -761,8 +762,8 @@ def battery_worked(predicate: dict[str, Any]) -> None:
         "",
         f"AUC from counts.rank_sums ({positives} cases labelled 1, {negatives} labelled 0)",
         f"  twice_u / (2 m n) = {twice_u} / (2 x {positives} x {negatives}) = {value:.4f}",
-        f"  DeLong standard error {se:.5f} (from the squares); "
-        f"95% interval [{iv.lo:.4f}, {iv.hi:.4f}]",
+        f"  95% Newcombe score interval [{iv.lo:.4f}, {iv.hi:.4f}] (from m, n, twice_u); "
+        f"DeLong standard error {se:.5f} (from the squares)",
     ]
     _write("battery-worked.txt", "\n".join(lines) + "\n")
 

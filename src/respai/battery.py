@@ -266,9 +266,30 @@ def accuracy(cell: Cell, threshold: Threshold) -> TestResult:
     )
 
 
-def _auc_found(r: RankSums) -> tuple[float, Interval | None, float | None] | None:
-    return stats.auc_from_rank_sums(
+#: The fewest cases of each label (with a score) whose AUC a verdict may read. Below it
+#: the AUC reads INSUFFICIENT_EVIDENCE whatever the decision rule; the value and its
+#: interval are still reported. Why 10: see methods/battery.md#auc.
+AUC_MIN_PER_LABEL = 10
+
+
+def _auc_found(r: RankSums) -> tuple[float, Interval, float | None] | None:
+    """The AUC, its Newcombe score interval and DeLong's standard error (or ``None``)."""
+    found = stats.auc_from_rank_sums(
         r.positives, r.negatives, r.twice_u, r.positive_squares, r.negative_squares
+    )
+    interval = stats.auc_score_interval(r.positives, r.negatives, r.twice_u)
+    if found is None or interval is None:
+        return None
+    return found[0], interval, found[2]
+
+
+def _auc_short(r: RankSums) -> str | None:
+    """Why an AUC from these cases is too few to decide on, or ``None``."""
+    if r.positives >= AUC_MIN_PER_LABEL and r.negatives >= AUC_MIN_PER_LABEL:
+        return None
+    return (
+        f"an AUC verdict needs at least {AUC_MIN_PER_LABEL} cases of each label with a "
+        f"score, and there are {r.positives} labelled 1 and {r.negatives} labelled 0"
     )
 
 
@@ -284,16 +305,24 @@ def _auc_entry(r: RankSums) -> dict[str, Any]:
         return entry
     value, iv, se = found
     entry.update(value=value, interval=_iv(iv), standard_error=se)
-    if iv is None:
-        entry["interval_undefined_reason"] = "DeLong needs two or more of each label"
+    if se is None:
+        entry["standard_error_undefined_reason"] = "DeLong needs two or more of each label"
+    short = _auc_short(r)
+    if short is not None:
+        entry["insufficient_reason"] = short
     return entry
 
 
 def auc(counts: Counts, threshold: Threshold) -> TestResult:
-    """AUC by rank (Mann-Whitney, ties half) overall, with per-group AUCs (DeLong 95%)."""
+    """AUC by rank (Mann-Whitney, ties half) overall, per group too (Newcombe score 95%).
+
+    The verdict reads the overall AUC; with fewer than :data:`AUC_MIN_PER_LABEL` cases of
+    either label it is INSUFFICIENT_EVIDENCE, the value and interval still reported.
+    """
     method = (
-        "AUC by rank, ties counted half (Mann-Whitney); 95% DeLong interval; "
-        "per-group AUCs reported, the verdict reads the overall AUC"
+        "AUC by rank, ties counted half (Mann-Whitney); 95% Newcombe score interval "
+        f"(2006, method 5); at least {AUC_MIN_PER_LABEL} cases of each label for a "
+        "verdict; per-group AUCs reported, the verdict reads the overall AUC"
     )
     if counts.overall_ranks is None:
         return _undefined(
@@ -312,6 +341,9 @@ def auc(counts: Counts, threshold: Threshold) -> TestResult:
         "overall": overall,
         "per_group": per_group,
         "cases_without_score": counts.total - ranks.positives - ranks.negatives,
+        "interval_method": stats.AUC_SCORE_METHOD,
+        "interval_reference": stats.AUC_SCORE_REFERENCE,
+        "minimum_per_label": AUC_MIN_PER_LABEL,
     }
     if overall["value"] is None:
         return _undefined(
@@ -319,6 +351,21 @@ def auc(counts: Counts, threshold: Threshold) -> TestResult:
         )
     found = _auc_found(ranks)
     assert found is not None
+    short = _auc_short(ranks)
+    if short is not None:
+        return TestResult(
+            TestId.AUC.value,
+            None,
+            found[0],
+            found[1],
+            None,
+            threshold,
+            Verdict.INSUFFICIENT_EVIDENCE,
+            False,
+            short,
+            method,
+            details,
+        )
     return _result(TestId.AUC, None, found[0], found[1], threshold, method, details)
 
 

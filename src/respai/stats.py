@@ -19,8 +19,12 @@ from statistics import NormalDist
 from respai.types import Interval
 
 __all__ = [
+    "AUC_SCORE_METHOD",
+    "AUC_SCORE_REFERENCE",
     "auc_delong",
     "auc_from_rank_sums",
+    "auc_score_interval",
+    "auc_score_variance",
     "bonferroni_alpha",
     "clopper_pearson_interval",
     "expected_calibration_error",
@@ -587,3 +591,146 @@ def auc_from_rank_sums(
     z = -NormalDist().inv_cdf((1.0 - confidence) / 2.0)
     interval = Interval(max(0.0, auc - z * se), min(1.0, auc + z * se), "delong", confidence)
     return auc, interval, se
+
+
+#: The ``Interval.method`` of :func:`auc_score_interval`.
+AUC_SCORE_METHOD = "newcombe-score"
+#: Where :func:`auc_score_interval` is defined, for the record and the methods page.
+AUC_SCORE_REFERENCE = (
+    "Newcombe, R. G. (2006). Confidence intervals for an effect size measure based on the "
+    "Mann-Whitney statistic. Part 2: Asymptotic methods and evaluation. Statistics in "
+    "Medicine 25(4), 559-573; method 5 (Hanley-McNeil variance as a function of the AUC, "
+    "m* = n* = (m + n)/2 - 1, endpoints solved as a score interval)"
+)
+
+
+def auc_score_variance(theta: float, positives: int, negatives: int) -> float:
+    """Newcombe's (2006) Hanley-McNeil variance of the rank AUC at a true AUC ``theta``.
+
+    ``V(theta) = theta (1 - theta) / (m n) * (1 + N* (1 - theta) / (2 - theta)
+    + N* theta / (1 + theta))`` with ``N* = (m + n) / 2 - 1``: Hanley and McNeil's (1982)
+    variance, whose ``Q1 = theta / (2 - theta)`` and ``Q2 = 2 theta**2 / (1 + theta)``
+    come from exponential score distributions, with ``m - 1`` and ``n - 1`` both
+    replaced by ``N*`` (method 5 of Newcombe 2006). It is 0 at ``theta = 0`` and ``1``.
+
+    Parameters
+    ----------
+    theta
+        A value of the AUC in ``[0, 1]``.
+    positives, negatives
+        ``m`` cases labelled 1 and ``n`` labelled 0, both ``>= 1``.
+
+    Returns
+    -------
+    float
+        The variance, ``>= 0``.
+
+    Raises
+    ------
+    ValueError
+        If ``theta`` is not in ``[0, 1]`` or a count is below 1.
+
+    Examples
+    --------
+    >>> round(auc_score_variance(0.5, 10, 10), 6)  # 0.25 / 100 * (1 + 3 + 3)
+    0.0175
+    """
+    theta = float(theta)
+    if not 0.0 <= theta <= 1.0:  # also rejects NaN
+        raise ValueError(f"an AUC must be in [0, 1], got theta={theta!r}")
+    m, n = operator.index(positives), operator.index(negatives)
+    if m < 1 or n < 1:
+        raise ValueError(f"the variance needs m >= 1 and n >= 1, got m={m}, n={n}")
+    star = (m + n) / 2.0 - 1.0
+    shape = 1.0 + star * (1.0 - theta) / (2.0 - theta) + star * theta / (1.0 + theta)
+    return theta * (1.0 - theta) * shape / (m * n)
+
+
+def _score_bound(estimate: float, z: float, m: int, n: int, *, upper: bool) -> float:
+    """The end of ``{theta: |estimate - theta| <= z sqrt(V(theta))}`` on one side.
+
+    ``f(theta) = z sqrt(V(theta)) - |theta - estimate|`` is concave on each side of the
+    estimate (``sqrt(V)`` is concave), ``>= 0`` at the estimate and ``< 0`` at the far
+    end of [0, 1] unless the estimate is there, so the set is one interval and bisection
+    finds its end to the last bit.
+    """
+    far = 1.0 if upper else 0.0
+    if estimate == far:
+        return far
+
+    def inside(theta: float) -> bool:
+        return z * math.sqrt(auc_score_variance(theta, m, n)) >= abs(theta - estimate)
+
+    near = estimate  # inside; ``far`` is outside
+    while True:
+        mid = (near + far) / 2.0
+        if mid in (near, far):
+            return near
+        if inside(mid):
+            near = mid
+        else:
+            far = mid
+
+
+def auc_score_interval(
+    positives: int, negatives: int, twice_u: int, confidence: float = 0.95
+) -> Interval | None:
+    """Newcombe's score interval (2006, method 5) for the rank AUC, from its counts.
+
+    The interval holds every ``theta`` with ``(auc - theta)**2 <= z**2 V(theta)``, where
+    ``auc = twice_u / (2 m n)`` and ``V`` is :func:`auc_score_variance`: a score
+    interval, in the way Wilson's is for a proportion. Because the variance is taken at
+    ``theta`` rather than at the estimate, the interval is never a single point: a
+    perfectly separated sample (AUC 1) or one whose scores all tie (AUC 0.5) gets a
+    proper interval, and it stays inside [0, 1] without clipping.
+
+    Parameters
+    ----------
+    positives, negatives
+        ``m`` cases labelled 1 and ``n`` labelled 0, with a score.
+    twice_u
+        Twice the Mann-Whitney U, ties counted half: ``0 <= twice_u <= 2 m n``.
+    confidence
+        Level of the two-sided interval.
+
+    Returns
+    -------
+    Interval or None
+        ``Interval(lo, hi, "newcombe-score", confidence)``; ``None`` when there are no
+        positives or no negatives (the AUC is undefined).
+
+    Raises
+    ------
+    ValueError
+        If a count is negative, ``twice_u`` is outside ``[0, 2 m n]`` or ``confidence``
+        is not in ``(0, 1)``.
+
+    Notes
+    -----
+    In a fixed-seed binormal simulation this interval keeps 95% coverage within about
+    two points from 4 cases of each label up, at true AUCs from 0.5 to 0.99, where
+    DeLong's ``auc ± z·se`` covers 73% at 10 + 10 cases and AUC 0.95
+    (``tests/test_auc_interval.py``; the methods page gives the figures).
+
+    Examples
+    --------
+    >>> iv = auc_score_interval(2, 2, 8)  # AUC 1 from two cases of each label
+    >>> round(iv.lo, 4), iv.hi, iv.method
+    (0.3856, 1.0, 'newcombe-score')
+    >>> auc_score_interval(0, 5, 0) is None
+    True
+    """
+    confidence = _check_level(confidence, "confidence")
+    m, n = operator.index(positives), operator.index(negatives)
+    u2 = operator.index(twice_u)
+    if m < 0 or n < 0:
+        raise ValueError(f"the label counts must be >= 0, got m={m}, n={n}")
+    if m == 0 or n == 0:
+        return None
+    if not 0 <= u2 <= 2 * m * n:
+        raise ValueError(f"twice_u={u2} is outside [0, 2 m n] = [0, {2 * m * n}]")
+    estimate = u2 / (2 * m * n)
+    z = -NormalDist().inv_cdf((1.0 - confidence) / 2.0)
+    lo = _score_bound(estimate, z, m, n, upper=False)
+    hi = _score_bound(estimate, z, m, n, upper=True)
+    return Interval(lo, hi, AUC_SCORE_METHOD, confidence)
