@@ -66,7 +66,8 @@ def _clip(page: Any, first: str, last: str, path: Path) -> None:
 
 
 def main() -> None:
-    """Write report-top.png, report-chart.png, report-tampered.png and sample-page.png."""
+    """Write report-top.png, report-chart.png, report-tampered.png, report-text-edited.png
+    and sample-page.png."""
     from playwright.sync_api import sync_playwright
 
     from respai.render.report import render_report
@@ -93,13 +94,31 @@ def main() -> None:
         _settle(page)
         _clip(page, "#verification", "table.tests tbody tr", IMG / "report-tampered.png")
 
+        # a verdict cell edited from FAIL to PASS in the file: the page names the difference
+        html = report.read_text(encoding="utf-8")
+        badge = 'data-fmt="verdict">FAIL</span>'
+        at = html.index(badge, html.index('<table class="tests">'))
+        edited = folder / "edited.html"
+        edited.write_text(
+            html[:at] + badge.replace("FAIL", "PASS") + html[at + len(badge) :], encoding="utf-8"
+        )
+        page.goto(edited.as_uri())
+        _settle(page)
+        _clip(page, "#verification", "#verification", IMG / "report-text-edited.png")
+
         page = browser.new_page(viewport={"width": 1100, "height": 900})
         page.goto(sample.as_uri())
         page.click("#example")
         _settle(page)
         _clip(page, "#output", "#verification", IMG / "sample-page.png")
         browser.close()
-    for name in ("report-top", "report-chart", "report-tampered", "sample-page"):
+    for name in (
+        "report-top",
+        "report-chart",
+        "report-tampered",
+        "report-text-edited",
+        "sample-page",
+    ):
         size = (IMG / f"{name}.png").stat().st_size
         print(f"docs/img/{name}.png: {size // 1024} KB")
 
