@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from respai.load import CountPass, Inputs
     from respai.paired.audit import PairedResult
 
-__all__ = ["Evaluation", "evaluate", "thresholds_for"]
+__all__ = ["Evaluation", "battery_plan", "evaluate", "thresholds_for"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +66,10 @@ class Evaluation:
     other_fingerprints: Mapping[str, Any] | None = None
     #: The paired test of the spec's ``paired:`` block, when it declares one.
     paired: PairedResult | None = None
+    #: The plan the run was held to (``--plan``): ``{plan_id, timestamp, record_id}``.
+    plan: Mapping[str, Any] | None = None
+    #: Without ``--plan``: how the criteria compare with the system's newest plan.
+    plan_check: Mapping[str, Any] | None = None
 
     @property
     def exit_code(self) -> int:
@@ -97,6 +101,32 @@ def thresholds_for(policy: Policy | None) -> dict[str, Threshold]:
             decision=Decision(override.get("decision", base.decision.value)),
         )
     return out
+
+
+def battery_plan(parsed: Spec) -> tuple[str | None, tuple[str, ...]]:
+    """The score column and the battery tests a run of ``parsed`` measures.
+
+    Without a listed ``evaluation.tests`` the default battery runs, leaving the AUC out
+    when there is no score column. Reads no data (``respai plan`` seals the same list).
+
+    Raises
+    ------
+    respai.errors.SpecError
+        When ``evaluation.tests`` lists ``auc`` and there is no score column, or the spec
+        has no ``fairness:`` block.
+    """
+    ev = parsed.evaluation
+    score = (ev.score if ev else None) or parsed.fairness.probability
+    if ev is None or not ev.explicit_tests:
+        # without a score column the default battery leaves AUC out (and says so)
+        return score, tuple(BATTERY if score else (t for t in BATTERY if t != TestId.AUC))
+    if TestId.AUC in ev.tests and score is None:
+        origin = str(parsed.path) if parsed.path else "spec"
+        raise SpecError(
+            f"{origin}: evaluation.tests: lists auc, but there is no score column.",
+            "Set evaluation.score (or fairness.probability), or remove auc.",
+        )
+    return score, tuple(ev.tests)
 
 
 def evaluate(
@@ -139,18 +169,7 @@ def evaluate(
             "Set fairness.cases (or data.cases).",
         )
     ev = parsed.evaluation
-    score = (ev.score if ev else None) or parsed.fairness.probability
-    if ev is None or not ev.explicit_tests:
-        # without a score column the default battery leaves AUC out (and says so)
-        tests = BATTERY if score else tuple(t for t in BATTERY if t != TestId.AUC)
-    else:
-        tests = ev.tests
-        if TestId.AUC in tests and score is None:
-            origin = str(parsed.path) if parsed.path else "spec"
-            raise SpecError(
-                f"{origin}: evaluation.tests: lists auc, but there is no score column.",
-                "Set evaluation.score (or fairness.probability), or remove auc.",
-            )
+    score, tests = battery_plan(parsed)
     model = None
     if ev is not None and ev.model is not None:
         from respai.model import load_model

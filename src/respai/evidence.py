@@ -229,6 +229,10 @@ def build_predicate(
             "thresholds": {k: v.to_dict() for k, v in e.thresholds.items()},
         },
     }
+    if e.plan is not None:
+        run_start["plan"] = dict(e.plan)
+    if e.plan_check is not None:
+        run_start["plan_check"] = dict(e.plan_check)
     counts = _counts_dict(e.counts)
     claims = {"states": CLAIMS_STATES, "does_not_state": CLAIMS_DOES_NOT_STATE}
     caveats = _caveats(e)

@@ -291,6 +291,8 @@ class Sealed:
             "ledger": None if self.ledger is None else str(self.ledger),
             "key_id": self.key_id,
             "fingerprints": self.predicate["fingerprints"],
+            "plan": self.predicate["records"][0].get("plan"),
+            "plan_check": self.predicate["records"][0].get("plan_check"),
             "tests": tests,
         }
 

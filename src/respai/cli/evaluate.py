@@ -61,6 +61,13 @@ __all__ = ["evaluate"]
 @JUNIT_OPTION
 @QUIET_OPTION
 @ENGINE_OPTION
+@click.option(
+    "--plan",
+    "plan_id",
+    metavar="PLAN_ID",
+    help="The plan (from respai plan) whose criteria this run is held to: refused, exit 2, "
+    "naming each criterion that changed since; the record carries the plan id and time.",
+)
 def evaluate(
     spec: Path,
     policy: Path | None,
@@ -74,6 +81,7 @@ def evaluate(
     junit: Path | None,
     quiet: bool,
     engine: str,
+    plan_id: str | None,
 ) -> None:
     """Run the RESPAI battery and the group rules of SPEC and write a signed record."""
     import io
@@ -90,17 +98,32 @@ def evaluate(
     found = find_signing_key(key)  # a bad key is reported before the data is read
     staged = evaluate_output(out)  # so is an --out that may not be replaced
     check_junit_path(junit)
+    import dataclasses
+
+    from respai.plan.seal import registered
+    from respai.spec import load_policy, load_spec
+
+    parsed = load_spec(spec)  # read once: the criteria checked are the criteria run
+    pol = None if policy is None else load_policy(policy)
+    planned, plan_check = registered(
+        parsed, pol, ledger=None if no_ledger else ledger, sk=found, wanted=plan_id
+    )  # a changed criterion is refused before the data is read
     from respai.progress import progress
 
     with progress("evaluating", quiet=quiet) as bar:
         result = run_evaluation(
-            spec,
-            policy=policy,
+            parsed,
+            policy=pol,
             trust_model_code=trust_model_code,
             trusted_types=trust_types,
             on_batch=lambda done, total: bar.update(done, total),
             engine=engine,
         )
+    result = dataclasses.replace(
+        result,
+        plan=None if planned is None else planned.reference(),
+        plan_check=None if plan_check is None else plan_check.to_record(),
+    )
     sk = found or create_signing_key()  # created only once the evaluation succeeded
     if sk.created:
         output.key_created(sk.path, sk.key_id)
@@ -127,6 +150,14 @@ def evaluate(
         write_file(junit, record_junit(sealed.predicate))
     if sealed.note:
         output.echo(f"respai: warning: {sealed.note}")
+    if planned is not None:
+        output.echo(f"criteria as planned: {planned.plan_id}, registered {planned.timestamp}")
+    elif plan_check is not None and not plan_check.matches:
+        output.echo(
+            f"respai: note: the criteria differ from the newest plan for this system, "
+            f"{plan_check.plan.plan_id} (registered {plan_check.plan.timestamp}): "
+            + "; ".join(plan_check.changed)
+        )
     if as_json:
         output.emit_json(sealed.summary_json())
     raise SystemExit(result.exit_code)

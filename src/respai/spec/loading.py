@@ -19,12 +19,13 @@ from respai.spec.fairness import parse_fairness
 from respai.spec.ll144 import _check_ll144_with_data, parse_ll144
 from respai.spec.model import FairnessSpec, PairedSpec, Spec
 from respai.spec.paired import parse_paired
+from respai.spec.scope import parse_scope
 from respai.spec.system import _parse_system
 from respai.spec.yaml_io import _read_yaml
 
 __all__ = ["load_spec", "parse_spec"]
 
-_TOP_KEYS = ("fairness", "system", "data", "evaluation", "ll144", "paired")
+_TOP_KEYS = ("fairness", "system", "data", "evaluation", "ll144", "paired", "scope")
 
 
 def load_spec(path: str | Path) -> Spec:
@@ -89,7 +90,9 @@ def parse_spec(
     paired: PairedSpec | None = None
     if "paired" in top:
         paired = parse_paired(top["paired"], base_dir=base_dir, origin=origin)
+    scope = None if "scope" not in top else parse_scope(ctx, top["scope"])
     return Spec(
+        scope=scope,
         paired=paired,
         path=path,
         sha256=sha256,

@@ -31,6 +31,7 @@ __all__ = [
     "Policy",
     "Rate",
     "Rule",
+    "ScopeSpec",
     "Spec",
     "SystemInfo",
 ]
@@ -142,6 +143,20 @@ class SystemInfo:
             )
             if v is not None
         }
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeSpec:
+    """The optional ``scope:`` block: the scope memo, fixed before the data is seen."""
+
+    decision_point: str | None = None
+    output_type: str | None = None
+    population: str | None = None
+    window: str | None = None
+    categories: str | None = None
+    flag_rule: str | None = None
+    auditor: str | None = None
+    independence_statement: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,6 +288,7 @@ class Spec:
     data: DataSpec
     ll144: LL144Spec | None
     paired: PairedSpec | None
+    scope: ScopeSpec | None
 
     def __init__(
         self,
@@ -286,6 +302,7 @@ class Spec:
         ll144: LL144Spec | None = None,
         fairness_block: FairnessSpec | None = None,
         paired: PairedSpec | None = None,
+        scope: ScopeSpec | None = None,
     ) -> None:
         object.__setattr__(self, "path", path)
         object.__setattr__(self, "sha256", sha256)
@@ -298,6 +315,7 @@ class Spec:
         object.__setattr__(self, "data", data if data is not None else DataSpec())
         object.__setattr__(self, "ll144", ll144)
         object.__setattr__(self, "paired", paired)
+        object.__setattr__(self, "scope", scope)
 
     @property
     def fairness(self) -> FairnessSpec:
