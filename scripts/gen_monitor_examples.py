@@ -1,0 +1,114 @@
+"""Regenerate the monitoring examples shown in docs/commands/monitor.md from real runs.
+
+Two calls of ``respai monitor`` on generated batches (fixed seed) in a temporary folder:
+the first adds two looks, the second continues the stream with three more, in which the
+gap between the groups opens. Writes ``docs/examples/monitor-help.txt``, ``monitor.yaml``,
+``monitor.txt`` (both transcripts) and ``monitor.json`` (the second call's ``--json``,
+with only the last of its five looks). ``--check`` compares instead of writing (exit 1 on a difference).
+
+    python scripts/gen_monitor_examples.py [--check]
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "docs" / "examples"
+
+SPEC = """\
+system: {name: loan-screen, version: "2.1"}
+fairness:
+  label: repaid
+  prediction: approved
+  attributes:
+    sex: [female, male]
+  rules:
+    - {id: approval-gap, rate: selection, attribute: sex, max_group_gap: 0.10}
+"""
+
+# approval rates of (female, male) per week: equal at first, then a gap opens
+WEEKS = [(0.40, 0.42), (0.41, 0.40), (0.30, 0.52), (0.28, 0.55), (0.27, 0.56)]
+
+
+def _batch(path: Path, rates: tuple[float, float], rng: random.Random, n: int = 4000) -> None:
+    rows = ["repaid,approved,sex"]
+    for _ in range(n):
+        sex = rng.choice(("female", "male"))
+        rate = rates[0] if sex == "female" else rates[1]
+        rows.append(f"{int(rng.random() < 0.6)},{int(rng.random() < rate)},{sex}")
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+
+def _run(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "respai", *args],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "RESPAI_HOME": str(work / "keys"), "HOME": str(work)},
+        check=False,
+    )
+
+
+def _stable(text: str) -> str:
+    text = re.sub(r"sha256:[0-9a-f]{64}", "sha256:<key id>", text)
+    text = re.sub(r"respai-[0-9a-f]{12}\.key", "respai-<id>.key", text)
+    text = re.sub(r'"sha256": "[0-9a-f]{64}"', '"sha256": "<sha256>"', text)
+    return re.sub(r"/\S*/(keys|\.respai)", r"<work>/\1", text)
+
+
+def generate() -> dict[str, str]:
+    """The example files' contents, from two calls in a temporary folder."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        (work / "spec.yaml").write_text(SPEC, encoding="utf-8")
+        rng = random.Random(2026)
+        for week, rates in enumerate(WEEKS, start=1):
+            _batch(work / f"week{week}.csv", rates, rng)
+        first = _run(work, "monitor", "spec.yaml", "week1.csv", "week2.csv")
+        second = _run(
+            work, "monitor", "spec.yaml", "week3.csv", "week4.csv", "week5.csv", "--json"
+        )
+        helped = _run(work, "monitor", "--help")
+        if (first.returncode, second.returncode) != (0, 1):
+            raise SystemExit(
+                f"unexpected exits {first.returncode}, {second.returncode}: {second.stderr}"
+            )
+        transcript = (
+            f"$ respai monitor spec.yaml week1.csv week2.csv\n{first.stderr}$ echo $?\n"
+            f"{first.returncode}\n"
+            f"$ respai monitor spec.yaml week3.csv week4.csv week5.csv\n{second.stderr}"
+            f"$ echo $?\n{second.returncode}\n"
+        )
+        full = json.loads(second.stdout)
+        full["looks"] = full["looks"][-1:]  # the page shows the last look of five
+        return {
+            "monitor-help.txt": f"$ respai monitor --help\n{helped.stdout}",
+            "monitor.yaml": SPEC,
+            "monitor.txt": _stable(transcript),
+            "monitor.json": _stable(json.dumps(full, indent=2, ensure_ascii=False)) + "\n",
+        }
+
+
+def main() -> int:
+    files = generate()
+    if "--check" in sys.argv:
+        stale = [n for n, t in files.items() if (EXAMPLES / n).read_text() != t]
+        if stale:
+            print(f"stale examples: {', '.join(stale)}; run {Path(__file__).name}")
+            return 1
+        return 0
+    for name, text in files.items():
+        (EXAMPLES / name).write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
