@@ -384,3 +384,47 @@ def test_gap_pairs_are_of_distinct_groups(tmp_path: Path) -> None:
         max(a.interval.lo - b.interval.hi for a, b in pairs),
         max(a.interval.hi - b.interval.lo for a, b in pairs),
     )
+
+
+# -- exact decisions at the threshold (methods 0.3) -------------------------------------------
+
+
+def test_an_interval_end_exactly_at_the_limit_meets_it(tmp_path: Path) -> None:
+    # one case labelled 1 per sex, predicted 1: FNR 0/1, so the Clopper-Pearson upper end at
+    # alpha 0.05 / 2 groups is exactly 1 - 0.0125 = 0.9875 (and the lower end exactly 0)
+    hi = cp(0, 1, 0.025)[1]
+    assert hi == pytest.approx(0.9875, abs=1e-15)
+    write(tmp_path, [(s, "30_to_60", 1, 1, 1) for s in ("female", "male")])
+    for rule, want in (
+        ({"worst_group": {"max": 0.9875}}, Verdict.PASS),
+        ({"worst_group": {"max": 0.9874}}, Verdict.INSUFFICIENT_EVIDENCE),
+        ({"max_group_gap": 0.9875}, Verdict.PASS),  # hi - lo = 0.9875 - 0 exactly
+        ({"max_group_gap": 0.9874}, Verdict.INSUFFICIENT_EVIDENCE),
+    ):
+        rules = [{"id": "r", "rate": "false_negative", "attribute": "sex", **rule}]
+        r = evaluate_fairness(spec_with(tmp_path, rules, min_cell=0)).rules[0]
+        assert r.verdict is want, (rule, r.reason)
+
+
+def test_a_lower_end_exactly_at_a_minimum_meets_it(tmp_path: Path) -> None:
+    # selection 1/1 per sex: the lower end at alpha 0.025 is exactly 0.0125 (t^1 = alpha/2)
+    write(tmp_path, [(s, "30_to_60", 0, 1, 1) for s in ("female", "male")])
+    rules = [{"id": "r", "rate": "selection", "attribute": "sex", "worst_group": {"min": 0.0125}}]
+    r = evaluate_fairness(spec_with(tmp_path, rules, min_cell=0)).rules[0]
+    assert r.verdict is Verdict.PASS, r.reason
+
+
+def test_a_left_out_share_exactly_at_max_left_out_is_allowed(tmp_path: Path) -> None:
+    # 30 of 300 cases (exactly 10%) have no sex: not more than max_left_out 0.1
+    cells = by_sex(10, 10, positives=30)
+    kept = sum(c[-1] for c in cells)
+    cells.append((None, "30_to_60", 1, 1, kept // 9))
+    total = kept + kept // 9
+    assert (kept // 9) * 10 == total
+    write(tmp_path, cells)
+    r = evaluate_fairness(spec_with(tmp_path, FNR_SEX, max_left_out=0.1)).rules[0]
+    assert r.reason_code != "too_many_left_out"
+    cells.append((None, "30_to_60", 1, 1, 1))
+    write(tmp_path, cells)
+    r = evaluate_fairness(spec_with(tmp_path, FNR_SEX, max_left_out=0.1)).rules[0]
+    assert r.reason_code == "too_many_left_out"

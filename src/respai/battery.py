@@ -16,20 +16,28 @@ Decision rules. ``estimate`` (the default): PASS when the estimate is on the rig
 of the threshold, FAIL otherwise, and ``uncertain`` marks a verdict whose interval
 crosses the threshold. ``interval`` (a policy may choose it per test): PASS when the
 whole interval is on the right side, FAIL when the whole interval is on the wrong side,
-INSUFFICIENT_EVIDENCE otherwise.
+INSUFFICIENT_EVIDENCE otherwise. Every comparison is exact (:mod:`respai.exact`).
+
+A case without a decision never helps a test pass: a test that reads decisions carries
+its :class:`ValueRange` over every way the missing decisions could have gone, the
+estimate rule reads its worst end, and the intervals count them at their worst. A group
+under ``min_cell`` cases with a decision cannot decide a spread test (see
+:func:`_small_cells`).
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
-from respai import metrics, stats
+from respai import exact, metrics, stats
 from respai.counts import Cell, Counts, RankSums
 from respai.metrics import RateDef
+from respai.spec.model import DEFAULT_MIN_CELL
 from respai.types import Interval, Undefined, Verdict
 
 __all__ = [
@@ -45,6 +53,7 @@ __all__ = [
     "TestId",
     "TestResult",
     "Threshold",
+    "ValueRange",
     "decide",
     "run_battery",
 ]
@@ -67,6 +76,7 @@ class TestId(enum.StrEnum):
     SELECTION_RATE_DIFF = "selection_rate_diff"
     EQUAL_OPPORTUNITY_DIFF = "equal_opportunity_diff"
     PERTURBATION_STABILITY = "perturbation_stability"
+    MISSING_DECISIONS = "missing_decisions"
     COMPLETENESS = "completeness"
     CLASS_BALANCE = "class_balance"
     GROUP_RULE = "group_rule"
@@ -88,6 +98,7 @@ class DetailsKind(enum.StrEnum):
     CELLS = "cells"  #: record.model.CompletenessDetails
     LABELS = "labels"  #: record.model.ClassBalanceDetails
     STABILITY = "stability"  #: record.model.StabilityDetails
+    DECISIONS = "decisions"  #: record.model.MissingDecisionsDetails
 
 
 class Decision(enum.StrEnum):
@@ -99,16 +110,30 @@ class Decision(enum.StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Threshold:
-    """A threshold: ``value`` compared with ``comparison`` (``>=`` or ``<=``)."""
+    """A threshold: ``value`` compared with ``comparison`` (``>=`` or ``<=``).
+
+    ``value`` is the number as written (a YAML float is the decimal it spells); every
+    comparison reads it exactly, as :attr:`exact` (see :mod:`respai.exact`).
+    """
 
     comparison: str
     value: float
     source: str
     decision: Decision = Decision.ESTIMATE
 
-    def holds(self, x: float) -> bool:
-        """Whether ``x`` is on the passing side."""
-        return x >= self.value if self.comparison == ">=" else x <= self.value
+    @property
+    def as_fraction(self) -> Fraction:
+        """The threshold as the exact decimal it was written as (``0.8`` is ``4/5``)."""
+        return exact.decimal(self.value)
+
+    def holds(self, x: float | Fraction) -> bool:
+        """Whether ``x`` is on the passing side, compared exactly (a float as its value)."""
+        q = x if isinstance(x, Fraction) else Fraction(x)
+        return exact.meets(q, self.comparison, self.as_fraction)
+
+    def bound_holds(self, bound: exact.Bound) -> bool:
+        """Whether an interval endpoint is on the passing side, decided as its kind allows."""
+        return exact.bound_meets(bound, self.comparison, self.as_fraction)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form for the record."""
@@ -117,6 +142,28 @@ class Threshold:
             "value": self.value,
             "source": self.source,
             "decision": self.decision.value,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ValueRange:
+    """A value over every way the cases without a decision could have gone.
+
+    ``worst`` is the least favourable value (the lowest accuracy or impact ratio, the
+    largest difference), ``best`` the most favourable; both equal the value when every
+    case has a decision. The estimate rule decides on ``worst``.
+    """
+
+    worst: float
+    best: float
+    cases_without_decision: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form for the record."""
+        return {
+            "worst": self.worst,
+            "best": self.best,
+            "cases_without_decision": self.cases_without_decision,
         }
 
 
@@ -135,6 +182,8 @@ class TestResult:
     reason: str
     method: str
     details: Mapping[str, Any] = field(default_factory=dict)
+    #: for a test that reads decisions: the value with the missing ones at worst and best
+    value_range: ValueRange | None = None
 
     @property
     def key(self) -> str:
@@ -142,53 +191,84 @@ class TestResult:
         return f"{self.test_id}:{'×'.join(self.grouping)}" if self.grouping else self.test_id
 
 
+def _fmt(x: float | Fraction) -> str:
+    return f"{float(x):.4f}"
+
+
 def decide(
-    value: float | None, interval: Interval | None, threshold: Threshold
+    value: float | Fraction | None,
+    interval: Interval | None,
+    threshold: Threshold,
+    *,
+    worst: Fraction | None = None,
+    bounds: tuple[exact.Bound, exact.Bound] | None = None,
 ) -> tuple[Verdict, bool, str]:
     """Verdict, ``uncertain`` flag and a sentence for one value against a threshold.
+
+    Parameters
+    ----------
+    value
+        The estimate, or ``None`` when undefined.
+    interval
+        Its interval, or ``None``.
+    threshold
+        The threshold and decision rule.
+    worst
+        The value the estimate rule decides on: the least favourable value over the
+        cases without a decision (:class:`ValueRange`); ``value`` itself when omitted.
+    bounds
+        The interval's ends as :class:`respai.exact.Bound` objects, so that an end at the
+        threshold is decided exactly; read from ``interval`` (as floats) when omitted.
+
+    Every comparison is exact (:mod:`respai.exact`): a value equal to the threshold
+    meets it.
 
     Examples
     --------
     >>> t = Threshold(">=", 0.8, "default")
     >>> decide(0.85, Interval(0.75, 0.9, "wilson", 0.95), t)[:2]
     (<Verdict.PASS: 'PASS'>, True)
+    >>> decide(Fraction(4, 5), None, t)[0]
+    <Verdict.PASS: 'PASS'>
     """
     if value is None:
         return Verdict.INSUFFICIENT_EVIDENCE, False, "the value is undefined"
     op, limit = threshold.comparison, threshold.value
-    crosses = interval is not None and (
-        interval.lo < limit < interval.hi
-        or (threshold.holds(interval.lo) != threshold.holds(interval.hi))
-    )
+    if bounds is None and interval is not None:
+        bounds = (exact.Approx(interval.lo), exact.Approx(interval.hi))
+    lo_holds = hi_holds = False
+    if bounds is not None:
+        lo_holds, hi_holds = threshold.bound_holds(bounds[0]), threshold.bound_holds(bounds[1])
+    crosses = bounds is not None and lo_holds != hi_holds
     if threshold.decision is Decision.INTERVAL:
-        if interval is None:
+        if bounds is None:
             return (
                 Verdict.INSUFFICIENT_EVIDENCE,
                 False,
                 "the interval decision needs an interval, and none is defined",
             )
-        if threshold.holds(interval.lo) and threshold.holds(interval.hi):
+        if lo_holds and hi_holds:
             return Verdict.PASS, False, f"the whole interval is {op} {limit}"
-        if not threshold.holds(interval.lo) and not threshold.holds(interval.hi):
+        if not lo_holds and not hi_holds:
             return Verdict.FAIL, False, f"the whole interval misses {op} {limit}"
         return (
             Verdict.INSUFFICIENT_EVIDENCE,
             True,
-            f"the interval [{interval.lo:.4f}, {interval.hi:.4f}] crosses {limit}",
+            f"the interval [{_fmt(bounds[0].value)}, {_fmt(bounds[1].value)}] crosses {limit}",
         )
-    if threshold.holds(value):
-        text = f"{value:.4f} {op} {limit}"
-        return (
-            Verdict.PASS,
-            crosses,
-            text + ("; uncertain: the interval crosses the threshold" if crosses else ""),
+    estimate = value if isinstance(value, Fraction) else Fraction(value)
+    decided = estimate if worst is None else worst
+    if decided == estimate:
+        subject = _fmt(estimate)
+    else:  # the cases without a decision counted at their worst
+        subject = (
+            f"the worst case with the cases without a decision counted against it, "
+            f"{_fmt(decided)} ({_fmt(estimate)} over the cases with a decision),"
         )
-    text = f"{value:.4f} is not {op} {limit}"
-    return (
-        Verdict.FAIL,
-        crosses,
-        text + ("; uncertain: the interval crosses the threshold" if crosses else ""),
-    )
+    note = "; uncertain: the interval crosses the threshold" if crosses else ""
+    if threshold.holds(decided):
+        return Verdict.PASS, crosses, f"{subject} {op} {limit}{note}"
+    return Verdict.FAIL, crosses, f"{subject} is not {op} {limit}{note}"
 
 
 def _undefined(
@@ -218,17 +298,31 @@ def _undefined(
 def _result(
     test_id: str,
     grouping: tuple[str, ...] | None,
-    value: float,
+    value: float | Fraction,
     interval: Interval | None,
     threshold: Threshold,
     method: str,
     details: Mapping[str, Any],
+    *,
+    worst: Fraction | None = None,
+    best: Fraction | None = None,
+    missing: int | None = None,
+    bounds: tuple[exact.Bound, exact.Bound] | None = None,
 ) -> TestResult:
-    verdict, uncertain, reason = decide(value, interval, threshold)
+    """A decided result; ``worst``/``best``/``missing`` for a test that reads decisions."""
+    verdict, uncertain, reason = decide(value, interval, threshold, worst=worst, bounds=bounds)
+    value_range = None
+    if missing is not None:
+        estimate = value if isinstance(value, Fraction) else Fraction(value)
+        value_range = ValueRange(
+            float(estimate if worst is None else worst),
+            float(estimate if best is None else best),
+            missing,
+        )
     return TestResult(
         str(test_id),
         grouping,
-        value,
+        float(value),
         interval,
         None,
         threshold,
@@ -237,6 +331,7 @@ def _result(
         reason,
         method,
         details,
+        value_range,
     )
 
 
@@ -246,11 +341,36 @@ def _iv(iv: Interval | None) -> dict[str, Any] | None:
     return {"lo": iv.lo, "hi": iv.hi, "method": iv.method, "confidence": iv.confidence}
 
 
+def _wilson_widened(
+    k: int, missing: int, n: int
+) -> tuple[Interval, tuple[exact.Bound, exact.Bound]]:
+    """95% Wilson interval of ``k`` in ``n`` with ``missing`` cases at their worst each side.
+
+    ``n`` counts every case, the ``missing`` ones included: the lower end is Wilson's for
+    ``k`` events (every missing case a non-event), the upper end for ``k + missing``.
+    """
+    lo = stats.wilson_interval(k, n)
+    hi = stats.wilson_interval(k + missing, n)
+    assert lo is not None and hi is not None
+    interval = Interval(lo.lo, hi.hi, lo.method, lo.confidence)
+    return interval, (exact.Wilson(k, n, 0.95, "lo"), exact.Wilson(k + missing, n, 0.95, "hi"))
+
+
 def accuracy(cell: Cell, threshold: Threshold) -> TestResult:
-    """Share of cases with a prediction whose prediction equals the label (Wilson 95%)."""
+    """Share of cases with a prediction whose prediction equals the label (Wilson 95%).
+
+    A case without a prediction can never help: the verdict reads the worst case, every
+    such case counted as wrong (``correct / cases``), and the interval runs from Wilson's
+    lower end with them wrong to its upper end with them right.
+    """
     k, n = metrics.ACCURACY.fraction(cell)
-    method = "share of cases with a prediction that match the label; 95% Wilson interval"
-    details = {"correct": k, "with_prediction": n, "missing_prediction": cell.missing}
+    missing = metrics.ACCURACY.missing_count(cell)
+    method = (
+        "share of cases with a prediction that match the label; verdict on the worst case "
+        "(cases without a prediction counted as wrong); 95% Wilson interval, cases "
+        "without a prediction at their worst on each side"
+    )
+    details = {"correct": k, "with_prediction": n, "missing_prediction": missing}
     if n == 0:
         return _undefined(
             TestId.ACCURACY,
@@ -261,8 +381,20 @@ def accuracy(cell: Cell, threshold: Threshold) -> TestResult:
             method,
             details,
         )
+    total = n + missing
+    interval, bounds = _wilson_widened(k, missing, total)
     return _result(
-        TestId.ACCURACY, None, k / n, stats.wilson_interval(k, n), threshold, method, details
+        TestId.ACCURACY,
+        None,
+        Fraction(k, n),
+        interval,
+        threshold,
+        method,
+        details,
+        worst=Fraction(k, total),
+        best=Fraction(k + missing, total),
+        missing=missing,
+        bounds=bounds,
     )
 
 
@@ -369,42 +501,151 @@ def auc(counts: Counts, threshold: Threshold) -> TestResult:
     return _result(TestId.AUC, None, found[0], found[1], threshold, method, details)
 
 
-def _rates(
-    counts: Counts, grouping: tuple[str, ...], rate: RateDef, alpha: float
-) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class _GroupRate:
+    """One group's rate in a spread test, with everything its bounds are built from."""
+
+    label: str
+    cell: Cell
+    events: int  # counted among the cases with a decision
+    decided: int  # the rate's population with a decision (its denominator)
+    missing: int  # the rate's population without a decision
+    small: bool
+    lo: exact.ClopperPearson  # simultaneous, missing decisions as non-events
+    hi: exact.ClopperPearson  # simultaneous, missing decisions as events
+
+    @property
+    def population(self) -> int:
+        return self.decided + self.missing
+
+    @property
+    def worst_lo(self) -> Fraction:
+        """The lowest the rate can be: every missing decision a non-event."""
+        return Fraction(self.events, self.population)
+
+    @property
+    def worst_hi(self) -> Fraction:
+        """The highest the rate can be: every missing decision an event."""
+        return Fraction(self.events + self.missing, self.population)
+
+
+def _group_rates(
+    counts: Counts, grouping: tuple[str, ...], rate: RateDef, alpha: float, min_cell: int
+) -> tuple[list[_GroupRate], list[dict[str, Any]], float]:
+    """Each declared group's rate, its rows for the record, and the per-group level."""
     g = counts.groupings[grouping]
-    level = 1 - stats.bonferroni_alpha(alpha, len(g.groups))
+    alpha_g = exact.decimal(alpha) / len(g.groups)
+    level = 1 - float(alpha_g)
+    found: list[_GroupRate] = []
     rows = []
     for key, cell in g.groups.items():
         k, n = rate.fraction(cell)
+        m = rate.missing_count(cell)
+        label = " × ".join(key)
+        small = n < max(min_cell, 1)
+        simultaneous = None
+        if n + m > 0:
+            iv = stats.widened_interval(k, m, n + m, float(alpha_g))
+            simultaneous = _iv(iv)
+        found.append(
+            _GroupRate(
+                label,
+                cell,
+                k,
+                n,
+                m,
+                small,
+                exact.ClopperPearson(k, n + m, alpha_g, "lo"),
+                exact.ClopperPearson(k + m, n + m, alpha_g, "hi"),
+            )
+        )
         rows.append(
             {
-                "group": " × ".join(key),
+                "group": label,
                 "cases": cell.n,
                 "numerator": k,
                 "denominator": n,
+                "missing_decisions": m,
                 "rate": stats.rate(k, n),
+                "rate_range": None if n + m == 0 else {"lo": k / (n + m), "hi": (k + m) / (n + m)},
                 "interval_95": _iv(stats.wilson_interval(k, n)),
-                "interval_simultaneous": _iv(stats.wilson_interval(k, n, level)),
+                "interval_simultaneous": simultaneous,
+                "small_cell": small,
             }
         )
-    return rows
+    return found, rows, level
+
+
+def _pair_min(
+    los: Sequence[Fraction],
+    his: Sequence[Fraction],
+    f: Callable[[Fraction, Fraction], Fraction | None],
+) -> Fraction | None:
+    """``min over i != j of f(los[i], his[j])``.
+
+    ``f`` rises in its first argument and falls in its second (``None`` skips a pair);
+    the candidates are the two lowest ``los`` against the two highest ``his``, so the
+    cost is linear in the groups.
+    """
+    low = sorted(range(len(los)), key=lambda i: los[i])[:2]
+    high = sorted(range(len(his)), key=lambda j: his[j], reverse=True)[:2]
+    found = [f(los[i], his[j]) for i in low for j in high if i != j]
+    values = [v for v in found if v is not None]
+    return min(values) if values else None
+
+
+def _ratio_range(groups: Sequence[_GroupRate]) -> tuple[Fraction, Fraction] | None:
+    """Worst and best ``min rate / max rate`` over the missing decisions (None: 0/0)."""
+    los = [g.worst_lo for g in groups]
+    his = [g.worst_hi for g in groups]
+    worst = _pair_min(los, his, lambda lo, hi: lo / hi if hi > 0 else None)
+    if worst is None:
+        return None
+    if max(los) > 0:
+        best = min(Fraction(1), min(his) / max(los))
+    else:  # every rate can be 0: they can all meet at any value up to min(his)
+        best = Fraction(1) if min(his) > 0 else Fraction(0)
+    return min(worst, Fraction(1)), best
+
+
+def _diff_range(groups: Sequence[_GroupRate]) -> tuple[Fraction, Fraction]:
+    """Worst (largest) and best (smallest) ``max rate - min rate`` over the missing ones."""
+    los = [g.worst_lo for g in groups]
+    his = [g.worst_hi for g in groups]
+    worst = _pair_min(los, his, lambda lo, hi: lo - hi)
+    assert worst is not None
+    return -worst, max(Fraction(0), max(los) - min(his))
 
 
 def _spread(entry: BatteryTest, scope: Scope, *, ratio: bool) -> TestResult:
-    """Ratio (``min / max``) or difference (``max - min``) of a rate over the groups."""
+    """Ratio (``min / max``) or difference (``max - min``) of a rate over the groups.
+
+    The estimate is over the cases with a decision; the verdict reads the worst case
+    over every way the missing decisions could have gone. The interval is built from
+    simultaneous Clopper-Pearson intervals at ``alpha / G`` with the missing decisions at
+    their worst (as the group rules'). A group under ``min_cell`` cases with a decision
+    is shown and flagged, keeps the test from passing, and cannot make it fail alone.
+    """
     test_id, threshold, alpha = entry.id, scope.threshold, scope.alpha
     grouping = scope.grouping
     rate = entry.metric
     assert grouping is not None and rate is not None
-    rows = _rates(scope.counts, grouping, rate, alpha)
+    groups, rows, level = _group_rates(scope.counts, grouping, rate, alpha, scope.min_cell)
     what = rate.name
     formula = f"min {what} / max {what}" if ratio else f"max {what} - min {what}"
     method = formula + (
-        f" over the declared groups; rates over cases with a prediction; interval "
-        f"from simultaneous Wilson intervals at 1 - {alpha}/G"
+        " over the declared groups; rates over cases with a prediction, the verdict on "
+        "the worst case with the cases without one counted against the test; interval "
+        f"from simultaneous Clopper-Pearson intervals at 1 - {alpha}/G, cases without a "
+        "prediction at their worst"
     )
-    details = {"groups": rows, "rate": what}
+    small = [g.label for g in groups if g.small]
+    details: dict[str, Any] = {
+        "groups": rows,
+        "rate": what,
+        "min_cell": scope.min_cell,
+        "small_cells": small,
+    }
     if len(rows) < 2:
         return _undefined(
             test_id,
@@ -415,7 +656,7 @@ def _spread(entry: BatteryTest, scope: Scope, *, ratio: bool) -> TestResult:
             method,
             details,
         )
-    empty = [r["group"] for r in rows if r["rate"] is None]
+    empty = [g.label for g in groups if g.decided == 0]
     if empty:
         return _undefined(
             test_id,
@@ -426,17 +667,17 @@ def _spread(entry: BatteryTest, scope: Scope, *, ratio: bool) -> TestResult:
             method,
             details,
         )
-    rates = [float(r["rate"]) for r in rows]
-    lows = [float(r["interval_simultaneous"]["lo"]) for r in rows]
-    highs = [float(r["interval_simultaneous"]["hi"]) for r in rows]
-    lo_min, hi_min = min(lows), min(highs)
-    lo_max, hi_max = max(lows), max(highs)
-    level = rows[0]["interval_simultaneous"]["confidence"]
-    details = {
-        **details,
-        "min_group": rows[rates.index(min(rates))]["group"],
-        "max_group": rows[rates.index(max(rates))]["group"],
+    rates = [Fraction(g.events, g.decided) for g in groups]
+    details |= {
+        "min_group": groups[rates.index(min(rates))].label,
+        "max_group": groups[rates.index(max(rates))].label,
     }
+    lo_min = min(groups, key=lambda g: g.lo.value).lo
+    lo_max = max(groups, key=lambda g: g.lo.value).lo
+    hi_min = min(groups, key=lambda g: g.hi.value).hi
+    hi_max = max(groups, key=lambda g: g.hi.value).hi
+    lo: exact.Bound
+    hi: exact.Bound
     if ratio:
         if max(rates) == 0:
             return _undefined(
@@ -449,18 +690,97 @@ def _spread(entry: BatteryTest, scope: Scope, *, ratio: bool) -> TestResult:
                 details,
             )
         value = min(rates) / max(rates)
-        lo = lo_min / hi_max if hi_max > 0 else 0.0
-        hi = min(1.0, hi_min / lo_max) if lo_max > 0 else 1.0
+        found = _ratio_range(groups)
+        assert found is not None  # some group has an event, so some upper end is > 0
+        worst, best = found
+        lo = exact.Quotient(lo_min, hi_max)  # hi_max > 0: a Clopper-Pearson upper end
+        hi = (
+            exact.Exact(Fraction(1))
+            if lo_max.value <= 0 or hi_min.value / lo_max.value >= 1
+            else exact.Quotient(hi_min, lo_max)
+        )
     else:
         value = max(rates) - min(rates)
-        lo, hi = max(0.0, lo_max - hi_min), hi_max - lo_min
+        worst, best = _diff_range(groups)
+        gap = exact.Difference(lo_max, hi_min)
+        lo = gap if gap.value > 0 else exact.Exact(Fraction(0))
+        hi = exact.Difference(hi_max, lo_min)
     # the bounds hold whenever all G simultaneous intervals do: probability >= 1 - alpha
-    interval = Interval(lo, hi, f"bounds from Wilson intervals at {level:.4g} each", 1 - alpha)
-    return _result(test_id, grouping, value, interval, threshold, method, details)
+    interval = Interval(
+        lo.value,
+        hi.value,
+        f"bounds from Clopper-Pearson intervals at {level:.4g} each, "
+        "cases without a prediction at their worst",
+        1 - alpha,
+    )
+    result = _result(
+        test_id,
+        grouping,
+        value,
+        interval,
+        threshold,
+        method,
+        details,
+        worst=worst,
+        best=best,
+        missing=sum(g.missing for g in groups),
+        bounds=(lo, hi),
+    )
+    if small:
+        return _small_cells(result, groups, small, ratio=ratio, min_cell=scope.min_cell)
+    return result
+
+
+def _small_cells(
+    result: TestResult,
+    groups: Sequence[_GroupRate],
+    small: Sequence[str],
+    *,
+    ratio: bool,
+    min_cell: int,
+) -> TestResult:
+    """The verdict of a spread test with groups under ``min_cell``, as the group rules do.
+
+    A small cell cannot decide a PASS: it becomes INSUFFICIENT_EVIDENCE. Nor can it make
+    a FAIL alone: under the estimate rule a FAIL stands only when the groups at or above
+    ``min_cell`` fail on their own (worst case); under the interval rule the small cells'
+    wide intervals only widen the bounds, so a FAIL there stands.
+    """
+    threshold = result.threshold
+    assert threshold is not None
+    names = ", ".join(small[:5]) + (", ..." if len(small) > 5 else "")
+    under = (
+        f"{len(small)} group(s) have fewer than min_cell {min_cell} cases with a "
+        f"prediction ({names})"
+    )
+    verdict = result.verdict
+    if verdict is Verdict.FAIL and threshold.decision is Decision.ESTIMATE:
+        large = [g for g in groups if not g.small]
+        found = None
+        if len(large) >= 2:
+            found = _ratio_range(large) if ratio else _diff_range(large)
+        if found is not None and not threshold.holds(found[0]):
+            reason = (
+                f"{result.reason}; the groups at or above min_cell fail on their own "
+                f"(worst case {_fmt(found[0])}); {under}"
+            )
+            return replace(result, reason=reason)
+        verdict = Verdict.INSUFFICIENT_EVIDENCE
+        reason = f"{under}, and the failure rests on them: {result.reason}"
+    elif verdict is Verdict.PASS:
+        verdict = Verdict.INSUFFICIENT_EVIDENCE
+        reason = f"{under}, so the test cannot pass ({result.reason})"
+    else:
+        return replace(result, reason=f"{result.reason}; {under}")
+    return replace(result, verdict=verdict, reason=reason)
 
 
 def completeness(counts: Counts, threshold: Threshold) -> TestResult:
-    """Share of non-empty cells among the columns the evaluation reads."""
+    """Share of non-empty cells among the columns the evaluation reads.
+
+    A data-quality measure over every column read; missing decisions are judged by
+    :func:`missing_decisions` on their own.
+    """
     columns = dict(counts.null_cells)
     cells = counts.total * len(columns)
     empty = sum(columns.values())
@@ -481,14 +801,49 @@ def completeness(counts: Counts, threshold: Threshold) -> TestResult:
             method,
             details,
         )
+    interval, bounds = _wilson_widened(cells - empty, 0, cells)
     return _result(
         TestId.COMPLETENESS,
         None,
-        (cells - empty) / cells,
-        stats.wilson_interval(cells - empty, cells),
+        Fraction(cells - empty, cells),
+        interval,
         threshold,
         method,
         details,
+        bounds=bounds,
+    )
+
+
+def missing_decisions(cell: Cell, threshold: Threshold) -> TestResult:
+    """Share of all cases that have no decision (prediction), with a 95% Wilson interval."""
+    missing, n = cell.missing, cell.n
+    method = "cases without a prediction / cases; 95% Wilson interval"
+    details = {
+        "cases": n,
+        "without_decision": missing,
+        "without_decision_label_1": cell.missing_pos,
+        "without_decision_label_0": cell.missing_neg,
+    }
+    if n == 0:
+        return _undefined(
+            TestId.MISSING_DECISIONS,
+            None,
+            "no_cases",
+            "there are no cases",
+            threshold,
+            method,
+            details,
+        )
+    interval, bounds = _wilson_widened(missing, 0, n)
+    return _result(
+        TestId.MISSING_DECISIONS,
+        None,
+        Fraction(missing, n),
+        interval,
+        threshold,
+        method,
+        details,
+        bounds=bounds,
     )
 
 
@@ -507,14 +862,16 @@ def class_balance(cell: Cell, threshold: Threshold) -> TestResult:
             method,
             details,
         )
+    interval, bounds = _wilson_widened(minority, 0, n)
     return _result(
         TestId.CLASS_BALANCE,
         None,
-        minority / n,
-        stats.wilson_interval(minority, n),
+        Fraction(minority, n),
+        interval,
         threshold,
         method,
         details,
+        bounds=bounds,
     )
 
 
@@ -548,13 +905,15 @@ class Scope:
     """What one run of a battery test reads.
 
     ``grouping`` is the attribute or intersection of a per-grouping test, ``None`` for a
-    test over the whole file; ``alpha`` is the error budget of the simultaneous intervals.
+    test over the whole file; ``alpha`` is the error budget of the simultaneous intervals;
+    ``min_cell`` the fewest cases with a decision a group needs to decide a spread test.
     """
 
     counts: Counts
     threshold: Threshold
     alpha: float
     grouping: tuple[str, ...] | None = None
+    min_cell: int = DEFAULT_MIN_CELL
 
 
 @dataclass(frozen=True, slots=True)
@@ -596,12 +955,19 @@ class BatteryTest:
         """The test's section on the methods page, e.g. ``methods/battery.md#auc``."""
         return f"{DOCS_PAGE}#{self.heading}"
 
-    def run(self, counts: Counts, threshold: Threshold, alpha: float) -> tuple[TestResult, ...]:
+    def run(
+        self,
+        counts: Counts,
+        threshold: Threshold,
+        alpha: float,
+        min_cell: int = DEFAULT_MIN_CELL,
+    ) -> tuple[TestResult, ...]:
         """The test's results: one per grouping for a per-grouping test, else one."""
         if not self.per_grouping:
-            return (self.compute(self, Scope(counts, threshold, alpha)),)
+            return (self.compute(self, Scope(counts, threshold, alpha, None, min_cell)),)
         return tuple(
-            self.compute(self, Scope(counts, threshold, alpha, g)) for g in counts.groupings
+            self.compute(self, Scope(counts, threshold, alpha, g, min_cell))
+            for g in counts.groupings
         )
 
 
@@ -681,6 +1047,16 @@ REGISTRY: Mapping[str, BatteryTest] = MappingProxyType(
                 compute=lambda _, s: perturbation_stability(s.threshold),
             ),
             BatteryTest(
+                id=TestId.MISSING_DECISIONS,
+                name="Missing decisions",
+                details=DetailsKind.DECISIONS,
+                default=_threshold("<=", 0.02, _ADEQUACY),
+                metric=None,
+                per_grouping=False,
+                heading="missing-decisions",
+                compute=lambda _, s: missing_decisions(s.counts.overall, s.threshold),
+            ),
+            BatteryTest(
                 id=TestId.COMPLETENESS,
                 name="Completeness",
                 details=DetailsKind.CELLS,
@@ -721,7 +1097,11 @@ TEST_NAMES: Mapping[str, str] = MappingProxyType(
 
 
 def run_battery(
-    counts: Counts, tests: Sequence[str], thresholds: Mapping[str, Threshold], alpha: float = 0.05
+    counts: Counts,
+    tests: Sequence[str],
+    thresholds: Mapping[str, Threshold],
+    alpha: float = 0.05,
+    min_cell: int = DEFAULT_MIN_CELL,
 ) -> tuple[TestResult, ...]:
     """Run the chosen battery tests in report order.
 
@@ -735,6 +1115,9 @@ def run_battery(
         Threshold per test id (defaults merged with the policy).
     alpha
         Error budget for the simultaneous intervals behind ratio and gap bounds.
+    min_cell
+        The fewest cases with a decision a group needs for a per-group test to pass
+        (the fairness block's or policy's ``min_cell``, as for the group rules).
 
     Examples
     --------
@@ -747,5 +1130,5 @@ def run_battery(
     out: list[TestResult] = []
     for test in REGISTRY.values():
         if test.id in chosen:
-            out.extend(test.run(counts, thresholds[test.id], alpha))
+            out.extend(test.run(counts, thresholds[test.id], alpha, min_cell))
     return tuple(out)

@@ -15,15 +15,19 @@ Decision, in order:
 4. the intervals prove the rule holds -> PASS;
 5. otherwise (an interval straddles the threshold) -> INSUFFICIENT_EVIDENCE.
 
+Every comparison with a threshold is exact (:mod:`respai.exact`): an interval end is
+compared through the binomial tail at the threshold, a share of counts as a fraction.
+
 This module is pure: it reads counts and imports no dataframe library.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
-from respai import stats
+from respai import exact, stats
 from respai.counts import Cell, Counts
 from respai.spec.model import FairnessSpec, Rate, Rule
 from respai.types import Interval, Verdict
@@ -101,6 +105,63 @@ def _fmt(x: float) -> str:
     return f"{x:.4f}"
 
 
+def _ends(groups: Sequence[GroupRate], alpha_g: Fraction) -> tuple[list[exact.Bound], ...]:
+    """Each group's interval ends as exact bounds (Clopper-Pearson, missing at worst)."""
+    los: list[exact.Bound] = []
+    his: list[exact.Bound] = []
+    for g in groups:
+        if g.cases == 0:  # an empty group's interval is [0, 1]
+            los.append(exact.Exact(Fraction(0)))
+            his.append(exact.Exact(Fraction(1)))
+        else:
+            los.append(exact.ClopperPearson(g.events, g.cases, alpha_g, "lo"))
+            his.append(exact.ClopperPearson(g.events + g.missing, g.cases, alpha_g, "hi"))
+    return los, his
+
+
+#: A float gap bound this far from the limit decides without looking at the pairs.
+_MARGIN = 1e-9
+
+
+def _some_gap_above(
+    los: Sequence[exact.Bound], his: Sequence[exact.Bound], bound: float, limit: Fraction
+) -> bool:
+    """Whether some pair ``i != j`` has ``los[i] - his[j] > limit``.
+
+    ``bound`` is the float maximum of ``los[i] - his[j]`` over the pairs; when it is
+    clearly on one side of ``limit`` it decides, otherwise the pairs near the limit are
+    compared exactly (:class:`respai.exact.Difference`).
+    """
+    if bound < float(limit) - _MARGIN:
+        return False
+    if bound > float(limit) + _MARGIN:
+        return True
+    near = float(limit) - _MARGIN
+    return any(
+        exact.bound_meets(exact.Difference(a, b), ">", limit)
+        for i, a in enumerate(los)
+        for j, b in enumerate(his)
+        if i != j and a.value - b.value >= near
+    )
+
+
+def _every_gap_within(
+    his: Sequence[exact.Bound], los: Sequence[exact.Bound], bound: float, limit: Fraction
+) -> bool:
+    """Whether every pair ``i != j`` has ``his[i] - los[j] <= limit``, decided as above."""
+    if bound < float(limit) - _MARGIN:
+        return True
+    if bound > float(limit) + _MARGIN:
+        return False
+    near = float(limit) - _MARGIN
+    return all(
+        exact.bound_meets(exact.Difference(a, b), "<=", limit)
+        for i, a in enumerate(his)
+        for j, b in enumerate(los)
+        if i != j and a.value - b.value >= near
+    )
+
+
 def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
     """Decide one rule from the counts.
 
@@ -133,13 +194,16 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
             )
         )
     intervals = [g.interval for g in groups]
+    # every comparison with a threshold is exact (respai.exact): an end at the limit meets it
+    los, his = _ends(groups, exact.decimal(spec.alpha) / n_groups)
 
     bounds: tuple[float, float] | None = None
     if rule.max_group_gap is not None:
         bounds = stats.max_gap_bounds(intervals)
         limit = rule.max_group_gap
-        proven_broken = bounds[0] > limit
-        proven_held = bounds[1] <= limit
+        q = exact.decimal(limit)
+        proven_broken = _some_gap_above(los, his, bounds[0], q)
+        proven_held = _every_gap_within(his, los, bounds[1], q)
         broken_text = (
             f"the smallest possible largest gap {_fmt(bounds[0])} is above max_group_gap {limit}"
         )
@@ -152,8 +216,9 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
         limit = rule.worst_min
         lows = [g.interval.lo for g in groups]
         highs = [g.interval.hi for g in groups]
-        proven_broken = min(highs) < limit
-        proven_held = min(lows) >= limit
+        q = exact.decimal(limit)
+        proven_broken = any(exact.bound_meets(b, "<", q) for b in his)
+        proven_held = all(exact.bound_meets(b, ">=", q) for b in los)
         worst = groups[highs.index(min(highs))].label
         broken_text = f"group {worst} lies wholly below the minimum {limit}"
         held_text = f"every group's interval is at or above the minimum {limit}"
@@ -163,8 +228,9 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
         limit = rule.worst_max
         lows = [g.interval.lo for g in groups]
         highs = [g.interval.hi for g in groups]
-        proven_broken = max(lows) > limit
-        proven_held = max(highs) <= limit
+        q = exact.decimal(limit)
+        proven_broken = any(exact.bound_meets(b, ">", q) for b in los)
+        proven_held = all(exact.bound_meets(b, "<=", q) for b in his)
         worst = groups[lows.index(max(lows))].label
         broken_text = f"group {worst} lies wholly above the maximum {limit}"
         held_text = f"every group's interval is at or below the maximum {limit}"
@@ -178,7 +244,8 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
         max_left_source = spec.sources.get("max_left_out", "spec")
     small = [g.label for g in groups if g.small]
 
-    if left_share > max_left:
+    left_exact = exact.fraction(grouping.left_out_total, counts.total) or Fraction(0)
+    if exact.meets(left_exact, ">", exact.decimal(max_left)):
         verdict, code = Verdict.INSUFFICIENT_EVIDENCE, "too_many_left_out"
         reason = (
             f"{grouping.left_out_total} of {counts.total} cases "
