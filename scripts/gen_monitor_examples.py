@@ -4,7 +4,8 @@ Two calls of ``respai monitor`` on generated batches (fixed seed) in a temporary
 the first adds two looks, the second continues the stream with three more, in which the
 gap between the groups opens. Writes ``docs/examples/monitor-help.txt``, ``monitor.yaml``,
 ``monitor.txt`` (both transcripts) and ``monitor.json`` (the second call's ``--json``,
-with only the last of its five looks). ``--check`` compares instead of writing (exit 1 on a difference).
+with only the last of its five looks). ``--check`` compares instead of writing (exit 1 on
+a difference).
 
     python scripts/gen_monitor_examples.py [--check]
 """
