@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -198,7 +199,10 @@ class StabilityResult:
                 self.method(),
                 details,
             )
-        verdict, uncertain, reason = decide(self.share, self.interval, threshold)
+        # decided on the exact share of counts (respai.exact), not its float
+        verdict, uncertain, reason = decide(
+            Fraction(self.stable, self.total), self.interval, threshold
+        )
         return TestResult(
             TestId.PERTURBATION_STABILITY,
             None,
