@@ -240,3 +240,102 @@ def test_a_non_finite_probability_is_named(cases_writer: Any, kind: str, tmp_pat
             load_counts(parse_fairness(spec), source)
     assert "probability column 'p' holds inf" in str(err.value)
     assert "finite numbers in [0, 1]" in str(err.value)
+
+
+def brute_parts(pairs: list[tuple[int, float]]) -> engine.RankParts:
+    """:class:`RankParts` of one group by comparing every positive with every negative."""
+    pos = [s for y, s in pairs if y == 1]
+    neg = [s for y, s in pairs if y == 0]
+    x = [sum(2 * (a > b) + (a == b) for b in neg) for a in pos]
+    w = [sum(2 * (b > a) + (a == b) for a in pos) for b in neg]
+    return engine.RankParts(
+        len(pos), len(neg), sum(x), sum(i * i for i in x), sum(w), sum(i * i for i in w)
+    )
+
+
+def grouped_rows(seed: int, n: int, groups: int, distinct: int | None) -> list[dict[str, Any]]:
+    """Cases in ``groups`` declared stores (plus undeclared and empty ones), two sexes."""
+    rng = np.random.default_rng(seed)
+    label = rng.integers(0, 2, n)
+    raw = rng.random(n) + 0.2 * label
+    score = np.round(raw * distinct) / distinct if distinct else raw
+    store = rng.integers(-2, groups, n)  # -1: an undeclared store, -2: empty
+    sex = rng.choice(["f", "m"], n)
+    return [
+        {
+            "store": None if store[i] == -2 else f"s{store[i]}",
+            "sex": str(sex[i]),
+            "label": int(label[i]),
+            "score": float(score[i]),
+        }
+        for i in range(n)
+    ]
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 400),
+    groups=st.integers(1, 150),
+    distinct=st.sampled_from([None, 1, 4, 30]),
+    batch=st.sampled_from([1, 7, 64, 1_000_000]),
+    loop_max=st.sampled_from([0, 64]),
+    chain_max=st.sampled_from([0, 32]),
+)
+def test_many_groups_give_the_pairwise_sums(
+    cases_writer: Any,
+    seed: int,
+    n: int,
+    groups: int,
+    distinct: int | None,
+    batch: int,
+    loop_max: int,
+    chain_max: int,
+) -> None:
+    # every way the stream codes and folds (a join or an equality chain per attribute;
+    # per-group numpy calls or all groups at once; any batch size) gives the integers a
+    # pairwise comparison gives, group by group, ties included
+    rows = grouped_rows(seed, n, groups, distinct)
+    codes = ({f"s{i}": i for i in range(groups)}, {"f": 0, "m": 1})
+    groupings = [(), (0,), (1,), (0, 1)]
+    with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ranks, "_STREAM_ROWS", batch)
+        mp.setattr(ranks, "_LOOP_MAX", loop_max)
+        mp.setattr(ranks, "_CHAIN_MAX", chain_max)
+        path = cases_writer(
+            "duckdb-parquet", rows, ["store", "sex", "label", "score"], Path(folder)
+        )
+        source = engine.open_file(path, None, ",", None)
+        found = engine.rank_sums(
+            source, "score", "label", {0: 0, 1: 1}, ["store", "sex"], codes, [groups, 2], groupings
+        )
+    want: dict[tuple[int, ...], dict[tuple[int, ...], engine.RankParts]] = {}
+    for grouping in groupings:
+        cells: dict[tuple[int, ...], list[tuple[int, float]]] = {}
+        for r in rows:
+            key = (codes[0].get(r["store"], -1), codes[1][r["sex"]])
+            if all(key[i] >= 0 for i in grouping):
+                cells.setdefault(tuple(key[i] for i in grouping), []).append(
+                    (r["label"], r["score"])
+                )
+        want[grouping] = {k: brute_parts(v) for k, v in sorted(cells.items())}
+    assert found == want
+
+
+def test_many_declared_values_are_coded_by_a_join(cases_writer: Any, tmp_path: Path) -> None:
+    # 40,000 declared values: one join, not a 40,000-deep expression (which overflowed
+    # Python's recursion limit), and codes past int16
+    groups = 40_000
+    rows = [
+        {"store": f"s{i}", "sex": "f", "label": i % 2, "score": (i % 97) / 97}
+        for i in range(0, groups, 7)
+    ]
+    path = cases_writer("duckdb-parquet", rows, ["store", "sex", "label", "score"], tmp_path)
+    source = engine.open_file(path, None, ",", None)
+    codes = {f"s{i}": i for i in range(groups)}
+    found = engine.rank_sums(
+        source, "score", "label", {0: 0, 1: 1}, ["store"], [codes], [groups], [(0,)]
+    )
+    assert set(found[(0,)]) == {(i,) for i in range(0, groups, 7)}
+    for (i,), parts in found[(0,)].items():
+        assert (parts.positives, parts.negatives) == ((1, 0) if i % 2 else (0, 1))

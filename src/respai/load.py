@@ -318,6 +318,7 @@ def _rank_sums(
     """
     names = list(spec.attributes)
     declared = [list(spec.attributes[a]) for a in names]
+    position = [{v: k for k, v in enumerate(d)} for d in declared]  # not list.index: O(1)
     attribute_codes: list[dict[Any, int]] = [{} for _ in names]
     label_codes: dict[Any, int] = {}
     n_attr = len(names)
@@ -325,7 +326,7 @@ def _rank_sums(
         for i, (attr, raw) in enumerate(zip(names, c.keys[:n_attr], strict=True)):
             value = gate._attribute(attr, raw)[0]
             if value is not None:
-                attribute_codes[i][raw] = declared[i].index(value)
+                attribute_codes[i][raw] = position[i][value]
         raw_label = c.keys[n_attr]
         label = gate._binary(spec.label, raw_label, spec.label_map, "label", allow_missing=False)
         assert label is not None

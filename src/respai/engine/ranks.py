@@ -11,6 +11,7 @@ way; a lazy engine (Spark) runs the same sums as window functions where the data
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import operator
 from collections.abc import Iterator, Mapping, Sequence
@@ -53,6 +54,10 @@ class RankParts:
 _SPLIT = 16
 _LOW = (1 << _SPLIT) - 1
 _STREAM_ROWS = 1_000_000
+#: Up to this many groups in a batch, each is folded by its own numpy calls; past it,
+#: all at once (:meth:`_RankStream._fold`), so many groups cost no Python loop of numpy
+#: calls.
+_LOOP_MAX = 64
 
 
 def rank_sums(
@@ -109,20 +114,61 @@ def rank_sums(
         raise scan_error(source, exc) from None
 
 
-def _code_expr(column: str, codes: Mapping[Any, int]) -> Any:
-    """``codes[value]`` for each raw value of ``column``, ``-1`` for any other (or empty)."""
+#: Up to this many raw values, a column is coded by an equality chain (about twice as
+#: fast as an ``is_in()`` list in DuckDB); past it, by a join on a table of the values
+#: (DuckDB) or a lookup (other engines), so that many declared values cost one hash
+#: lookup per case, not one comparison per value (and no deeply nested expression).
+_CHAIN_MAX = 32
+
+
+def _code_dtype(codes: Mapping[Any, int]) -> Any:
+    """The narrowest signed integer type holding every code and ``-1``."""
+    return nw.Int16 if max(codes.values(), default=0) < 2**15 else nw.Int32
+
+
+def _by_code(codes: Mapping[Any, int]) -> dict[int, list[Any]]:
     by_code: dict[int, list[Any]] = {}
     for raw, code in codes.items():
         if not is_null(raw):
             by_code.setdefault(code, []).append(raw)
+    return by_code
+
+
+def _code_expr(column: str, codes: Mapping[Any, int]) -> Any:
+    """``codes[value]`` for each raw value of ``column``, ``-1`` for any other (or empty)."""
+    by_code = _by_code(codes)
+    dtype = _code_dtype(codes)
+    if sum(len(raws) for raws in by_code.values()) > _CHAIN_MAX:
+        raws = [raw for rs in by_code.values() for raw in rs]
+        new = [code for code, rs in by_code.items() for _ in rs]
+        return nw.col(column).replace_strict(raws, new, default=-1, return_dtype=dtype)
     expr: Any = None
     for code, raws in sorted(by_code.items()):
-        # equality chains run about twice as fast as is_in() lists in DuckDB
         cond = functools.reduce(operator.or_, (nw.col(column) == raw for raw in raws))
         expr = (nw.when(cond) if expr is None else expr.when(cond)).then(nw.lit(code))
     if expr is None:
-        return nw.lit(-1).cast(nw.Int16)
-    return expr.otherwise(nw.lit(-1)).cast(nw.Int16)
+        return nw.lit(-1).cast(dtype)
+    return expr.otherwise(nw.lit(-1)).cast(dtype)
+
+
+def _joined_codes(
+    source: Source, frame: Any, column: str, codes: Mapping[Any, int], name: str
+) -> Any:
+    """``frame`` with ``name`` = the code of ``column`` (``-1`` for any other), by a join.
+
+    DuckDB hashes the small table of raw values once and looks each case up in it.
+    """
+    by_code = _by_code(codes)
+    data = {
+        f"{name}_raw": [raw for rs in by_code.values() for raw in rs],
+        f"{name}_code": [code for code, rs in by_code.items() for _ in rs],
+    }
+    table = nw.from_dict(data, backend="pyarrow").to_native()
+    assert source._con is not None
+    lookup = nw.from_native(source._con.from_arrow(table))
+    joined = frame.join(lookup, left_on=column, right_on=f"{name}_raw", how="left")
+    code = nw.col(f"{name}_code").fill_null(-1).cast(_code_dtype(codes))
+    return joined.with_columns(code.alias(name))
 
 
 def _coded(
@@ -137,13 +183,18 @@ def _coded(
     s = nw.col(score)
     if source.kinds[score] != NUMERIC:
         s = s.cast(nw.Float64)  # an all-empty column reads as text
-    exprs = [
-        _code_expr(a, codes).alias(f"__a{i}")
-        for i, (a, codes) in enumerate(zip(attributes, attribute_codes, strict=True))
-    ]
+    frame = source._frame
+    on_duckdb = isinstance(frame.to_native(), duckdb.DuckDBPyRelation) and source._con is not None
+    exprs = []
+    for i, (a, codes) in enumerate(zip(attributes, attribute_codes, strict=True)):
+        if on_duckdb and len(codes) > _CHAIN_MAX:
+            frame = _joined_codes(source, frame, a, codes, f"__a{i}")
+            exprs.append(nw.col(f"__a{i}"))
+        else:
+            exprs.append(_code_expr(a, codes).alias(f"__a{i}"))
     score_expr = s.cast(nw.Float64) + 0.0  # adding 0.0 turns -0.0 into 0.0
     exprs += [_code_expr(label, label_codes).alias("__y"), score_expr.alias("__s")]
-    return source._frame.select(*exprs).filter(~nw.col("__s").is_null() & (nw.col("__y") >= 0))
+    return frame.select(*exprs).filter(~nw.col("__s").is_null() & (nw.col("__y") >= 0))
 
 
 def _packed(sizes: Sequence[int]) -> Any:
@@ -163,7 +214,7 @@ def _unpacked(cell: Any, sizes: Sequence[int]) -> tuple[Any, Any]:
     rest = cell >> 1
     cols = []
     for size in sizes:
-        cols.append((rest % (size + 1) - 1).astype(np.int16))
+        cols.append((rest % (size + 1) - 1).astype(np.int16 if size < 2**15 else np.int32))
         rest //= size + 1
     codes = np.column_stack(cols) if cols else np.zeros((len(cell), 0), np.int16)
     return codes, y
@@ -230,21 +281,24 @@ def _square(hh: int, hl: int, ll: int) -> int:
 class _RankStream:
     """Running sums over cases arriving sorted by score, for every grouping at once.
 
-    Each batch is cut into groups (a stable sort on the small group code keeps the
-    score order within a group). Inside a group a positive's placement is
-    ``x = 2 * below + t``, where ``below`` counts the group's negatives in earlier
-    batches and ``t`` counts them in this batch (negatives before it, plus those before
-    the end of its tie block). ``t`` is bounded by the batch, so numpy sums it exactly in
-    64 bits; ``below`` enters through Python integers:
+    Each batch is cut into groups (a stable sort on the group code keeps the score order
+    within a group) and each group into tie blocks (cases of one group at one score).
+    Inside a group a positive's placement is ``x = 2 * below + t``, where ``below``
+    counts the group's negatives in earlier batches and ``t = 2 * (negatives in earlier
+    blocks of this batch) + (negatives in its own block)``. ``t`` is bounded by the
+    batch, so numpy sums it exactly in 64 bits, for all groups of the batch at once;
+    ``below`` enters through Python integers, once per group present:
     ``sum(x**2) = 4 below**2 m + 4 below sum(t) + sum(t**2)``. Negatives likewise.
+    The work per batch is linear in its cases plus the groups it holds, and only groups
+    that hold a case are kept.
     """
 
     def __init__(self, sizes: Sequence[int], groupings: Sequence[tuple[int, ...]]) -> None:
         self.groupings = list(groupings)
         self.radix = [[sizes[i] for i in g] for g in self.groupings]
         self.width = [math.prod(r) for r in self.radix]
-        # per grouping and group code: [positives, sum x, sum x^2, negatives, sum w, sum w^2]
-        self.sums = [[[0] * 6 for _ in range(w)] for w in self.width]
+        # per grouping, group code -> [positives, sum x, sum x^2, negatives, sum w, sum w^2]
+        self.sums: list[dict[int, list[int]]] = [{} for _ in self.groupings]
 
     def add(self, codes: Any, y: Any, s: Any) -> None:
         """Fold in one batch: ``codes`` (rows x attributes), ``y`` (1/0), ``s`` sorted."""
@@ -255,31 +309,42 @@ class _RankStream:
 
     def _grouping(self, gi: int, codes: Any, y: Any, s: Any | None) -> None:
         grouping = self.groupings[gi]
+        c: Any
         if not grouping:
-            self._group(self.sums[gi][0], y, s)
-            return
-        if len(grouping) == 1:
-            c = codes[:, grouping[0]]
-            ok = c >= 0
+            c = np.zeros(len(y), np.int16)
+            yy, ss = y, s
         else:
-            code = np.zeros(len(y), np.int32)
-            ok = np.ones(len(y), bool)
-            for i, size in zip(grouping, self.radix[gi], strict=True):
-                col = codes[:, i]
-                ok &= col >= 0
-                code = code * size + col
-            c = code
-        c = c[ok].astype(np.int16 if self.width[gi] < 2**15 else np.int64)
-        order = np.argsort(c, kind="stable")  # stable: score order kept per group
-        c, yy = c[order], y[ok][order]
-        ss = None if s is None else s[ok][order]
+            if len(grouping) == 1:
+                c = codes[:, grouping[0]]
+                ok = c >= 0
+            else:
+                code = np.zeros(len(y), np.int64)
+                ok = np.ones(len(y), bool)
+                for i, size in zip(grouping, self.radix[gi], strict=True):
+                    col = codes[:, i]
+                    ok &= col >= 0
+                    code = code * size + col
+                c = code
+            c = c[ok]
+            c = c.astype(np.int16 if self.width[gi] < 2**15 else np.int64)
+            order = np.argsort(c, kind="stable")  # stable: score order kept per group
+            c, yy = c[order], y[ok][order]
+            ss = None if s is None else s[ok][order]
         if not len(c):
             return
         # the groups present in this batch: where the sorted code changes
-        starts: list[int] = np.flatnonzero(np.concatenate(([True], c[1:] != c[:-1]))).tolist()
-        for lo, hi in zip(starts, [*starts[1:], len(c)], strict=True):
+        starts = np.flatnonzero(np.concatenate(([True], c[1:] != c[:-1])))
+        if len(starts) > _LOOP_MAX:  # many groups: all at once
+            self._fold(self.sums[gi], c, yy, ss)
+            return
+        bounds: list[int] = [*starts.tolist(), len(c)]
+        acc = self.sums[gi]
+        for lo, hi in itertools.pairwise(bounds):
             g = int(c[lo])
-            self._group(self.sums[gi][g], yy[lo:hi], None if ss is None else ss[lo:hi])
+            sums = acc.get(g)
+            if sums is None:
+                sums = acc[g] = [0] * 6
+            self._group(sums, yy[lo:hi], None if ss is None else ss[lo:hi])
 
     @staticmethod
     def _group(acc: list[int], y: Any, s: Any | None) -> None:
@@ -315,13 +380,66 @@ class _RankStream:
             acc[at + 1] += 2 * below * m + s1
             acc[at + 2] += 4 * below * below * m + 4 * below * s1 + s2
 
+    @staticmethod
+    def _fold(acc: dict[int, list[int]], c: Any, y: Any, s: Any | None) -> None:
+        """Fold one batch of one grouping, sorted by group code then score, into ``acc``.
+
+        The same sums as :meth:`_group` for every group of the batch at once: one numpy
+        pass over the batch and one Python step per group, instead of numpy calls per
+        group.
+        """
+        n = len(c)
+        new_group = np.empty(n, bool)
+        new_group[0] = True
+        np.not_equal(c[1:], c[:-1], out=new_group[1:])
+        y64 = y.astype(np.int64)
+        if s is None:  # no ties: every case is a block of its own
+            new_block = np.ones(n, bool)
+            w_pos = y64
+        else:
+            new_block = new_group.copy()
+            new_block[1:] |= s[1:] != s[:-1]
+            w_pos = np.add.reduceat(y64, np.flatnonzero(new_block))
+        starts = np.flatnonzero(new_block)
+        size = np.diff(np.append(starts, n))
+        w_neg = size - w_pos
+        # blocks that open a group, and the group (index) of every block
+        opens = new_group[starts]
+        group_of = np.cumsum(opens) - 1
+        first = np.flatnonzero(opens)
+        neg_before = np.cumsum(w_neg) - w_neg
+        pos_before = np.cumsum(w_pos) - w_pos
+        neg_before -= neg_before[first][group_of]
+        pos_before -= pos_before[first][group_of]
+        t_pos = 2 * neg_before + w_neg  # per block, for each positive in it
+        t_neg = 2 * pos_before + w_pos
+        codes: list[int] = c[starts[first]].tolist()
+        sides = []
+        for weight, t in ((w_pos, t_pos), (w_neg, t_neg)):
+            m = np.add.reduceat(weight, first).tolist()
+            s1 = np.add.reduceat(weight * t, first).tolist()
+            sides.append((m, s1, _group_squares(weight, t, first, n)))
+        (m_p, s1_p, s2_p), (m_n, s1_n, s2_n) = sides
+        for j, g in enumerate(codes):
+            sums = acc.get(g)
+            if sums is None:
+                sums = acc[g] = [0] * 6
+            below_neg, below_pos = sums[3], sums[0]  # cases of the group in earlier batches
+            for at, m, s1, s2, below in (
+                (0, m_p[j], s1_p[j], s2_p[j], below_neg),
+                (3, m_n[j], s1_n[j], s2_n[j], below_pos),
+            ):
+                if m:
+                    sums[at] += m
+                    sums[at + 1] += 2 * below * m + s1
+                    sums[at + 2] += 4 * below * below * m + 4 * below * s1 + s2
+
     def result(self) -> dict[tuple[int, ...], dict[tuple[int, ...], RankParts]]:
         out: dict[tuple[int, ...], dict[tuple[int, ...], RankParts]] = {}
         for gi, grouping in enumerate(self.groupings):
             found: dict[tuple[int, ...], RankParts] = {}
-            for code, t in enumerate(self.sums[gi]):
-                if t[0] + t[3] == 0:
-                    continue
+            for code in sorted(self.sums[gi]):
+                t = self.sums[gi][code]
                 key: list[int] = []
                 rest = code
                 for size in reversed(self.radix[gi]):
@@ -330,6 +448,21 @@ class _RankStream:
                 found[tuple(reversed(key))] = RankParts(t[0], t[3], t[1], t[2], t[4], t[5])
             out[grouping] = found
         return out
+
+
+def _group_squares(weight: Any, t: Any, first: Any, n: int) -> list[int]:
+    """``sum(weight * t**2)`` per group (blocks ``first[j]`` on), exact.
+
+    ``t <= 2 n`` and the weights add up to at most ``n``, so the sums fit 64 bits while
+    ``4 n**3 < 2**63``; past that, ``t`` is split as ``hi * 2**16 + lo``.
+    """
+    if 4 * n**3 < 2**63:
+        return list(np.add.reduceat(weight * t * t, first).tolist())
+    hi, lo = t >> _SPLIT, t & _LOW
+    hh = np.add.reduceat(weight * hi * hi, first).tolist()
+    hl = np.add.reduceat(weight * hi * lo, first).tolist()
+    ll = np.add.reduceat(weight * lo * lo, first).tolist()
+    return [_square(a, b, d) for a, b, d in zip(hh, hl, ll, strict=True)]
 
 
 def _sum_squares(t: Any, weight: Any | None) -> int:

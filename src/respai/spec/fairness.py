@@ -9,6 +9,7 @@ threshold (``max_group_gap`` or ``worst_group``). Which defaults applied is kept
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -184,7 +185,7 @@ def _parse_attributes(ctx: _Ctx, value: Any) -> dict[str, tuple[str, ...]]:
                 "For example: [female, male].",
             )
         texts = [_value_text(ctx, f"{key}[{i}]", v) for i, v in enumerate(values)]
-        dupes = sorted({t for t in texts if texts.count(t) > 1})
+        dupes = sorted(t for t, k in Counter(texts).items() if k > 1)
         if dupes:
             raise ctx.fail(key, f"declares {dupes[0]!r} more than once.")
         twins = same_number_pair(texts)
