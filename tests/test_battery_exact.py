@@ -287,3 +287,14 @@ def test_joint_coverage_of_two_groups_is_at_least_the_stated_level(n: int) -> No
         if (iv := wilson_interval(k, 10, 0.975)) and iv.lo <= 0.014 <= iv.hi
     )
     assert wilson**2 < 0.95
+
+
+def test_a_float_value_of_one_division_is_read_as_its_decimal() -> None:
+    # the AUC and perturbation stability reach the decision as floats: 7/10 is 0.7
+    from respai.battery import decide
+
+    t = Threshold(">=", 0.7, "test")
+    assert Fraction(7 / 10) < Fraction(7, 10)
+    assert decide(7 / 10, None, t)[0] is Verdict.PASS
+    assert decide(0.6999999999999999, None, t)[0] is Verdict.FAIL
+    assert decide(Fraction(7, 10), None, t)[0] is Verdict.PASS

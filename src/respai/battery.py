@@ -127,8 +127,13 @@ class Threshold:
         return exact.decimal(self.value)
 
     def holds(self, x: float | Fraction) -> bool:
-        """Whether ``x`` is on the passing side, compared exactly (a float as its value)."""
-        q = x if isinstance(x, Fraction) else Fraction(x)
+        """Whether ``x`` is on the passing side, compared exactly.
+
+        A float is read as the shortest decimal that rounds to it (:func:`exact.decimal`),
+        which is the exact value for one division of counts (the float of 7/10 is 0.7);
+        a value built from several operations should be passed as a Fraction.
+        """
+        q = x if isinstance(x, Fraction) else exact.decimal(x)
         return exact.meets(q, self.comparison, self.as_fraction)
 
     def bound_holds(self, bound: exact.Bound) -> bool:
@@ -256,7 +261,7 @@ def decide(
             True,
             f"the interval [{_fmt(bounds[0].value)}, {_fmt(bounds[1].value)}] crosses {limit}",
         )
-    estimate = value if isinstance(value, Fraction) else Fraction(value)
+    estimate = value if isinstance(value, Fraction) else exact.decimal(value)
     decided = estimate if worst is None else worst
     if decided == estimate:
         subject = _fmt(estimate)
@@ -313,7 +318,7 @@ def _result(
     verdict, uncertain, reason = decide(value, interval, threshold, worst=worst, bounds=bounds)
     value_range = None
     if missing is not None:
-        estimate = value if isinstance(value, Fraction) else Fraction(value)
+        estimate = value if isinstance(value, Fraction) else exact.decimal(value)
         value_range = ValueRange(
             float(estimate if worst is None else worst),
             float(estimate if best is None else best),
