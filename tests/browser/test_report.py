@@ -422,6 +422,44 @@ def _visible_edits(made: MadeRecord, html: str) -> list[tuple[str, str, list[str
             ["hides \u201cFAIL\u201d"],
         ),
         (
+            "a dot of a chart moved",
+            re.sub(
+                r'(<circle class="dot" cx=")([0-9.]+)"',
+                lambda m: f'{m.group(1)}{float(m.group(2)) + 40:.1f}"',
+                html,
+                count=1,
+            ),
+            ["the dot of", "away from its value"],
+        ),
+        (
+            "a chart's limit line moved",
+            re.sub(
+                r'<line class="limit" x1="([0-9.]+)" (y1="[0-9.]+") x2="([0-9.]+)"',
+                lambda m: (
+                    f'<line class="limit" x1="{float(m.group(1)) + 30:.1f}" {m.group(2)} '
+                    f'x2="{float(m.group(3)) + 30:.1f}"'
+                ),
+                html,
+                count=1,
+            ),
+            ["limit line away from the limit the signed record gives"],
+        ),
+        (
+            "a chart's limit line removed",
+            re.sub(r'<line class="limit" [^>]*/>', "", html, count=1),
+            ["leaves out its limit line"],
+        ),
+        (
+            "an axis label changed",
+            re.sub(
+                r'(<text class="tick" [^>]*>)([0-9.]+)</text>',
+                lambda m: m.group(1) + ("0.90" if m.group(2) != "0.90" else "0.10") + "</text>",
+                html,
+                count=1,
+            ),
+            ["axis reads"],
+        ),
+        (
             "a row of the tests table removed",
             re.sub(rf'<tr data-record="/predicate/records/{i}">.*?</tr>', "", html, count=1),
             ["row(s) in the tests table but the signed record has"],

@@ -176,3 +176,19 @@ def test_the_embedded_key_carries_no_key_id(pages: dict[str, tuple[dict[str, Any
     )
     assert found is not None
     assert list(json.loads(found.group(1))) == ["raw_b64"]
+
+
+def test_every_mark_of_a_chart_is_bound(pages: dict[str, tuple[dict[str, Any], str]]) -> None:
+    for name, (statement, html) in pages.items():
+        charts = re.findall(r"<svg viewBox[^>]*>.*?</svg>", html, flags=re.S)
+        assert charts or name.startswith("sparse"), name
+        for chart in charts:
+            assert re.match(r'<svg [^>]*data-scale="[^"]+ [^"]+ 210 560"', chart), name
+            for circle in re.findall(r"<circle [^>]*>", chart):
+                found, value = resolve(statement, re.findall(r'data-x="([^"]*)"', circle)[0])
+                assert found and isinstance(value, int | float), (name, circle)
+            for line in re.findall(r'<line class="(?:inner|outer)"[^>]*>', chart):
+                for end in re.findall(r'data-x[12]="([^"]*)"', line):
+                    assert resolve(statement, end)[0], (name, line)
+            for line in re.findall(r'<line class="limit"[^>]*>', chart):
+                assert 'data-limit="' in line and 'data-limit-fmt="' in line, (name, line)

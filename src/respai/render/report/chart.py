@@ -5,9 +5,13 @@ whisker for its outer one, its label on the left and a note on the right; an opt
 dashed line marks the limit the test compares with. The axis fits the values shown.
 
 The texts of a chart (group names, rates, notes, title, caption, the limit's label) are
-bound to the record (:mod:`respai.render.report.bind`); the axis' tick labels are
-multiples of the tick step (:data:`TICK_LABELS`), and the positions of the marks are
-drawn from the record but not re-checked by the page's script.
+bound to the record (:mod:`respai.render.report.bind`), and so are its marks: the SVG
+carries its scale (``data-scale="lo hi x0 x1"``), each dot, bar and whisker the JSON
+Pointer of the value or interval end it is drawn at (``data-x``, ``data-x1``,
+``data-x2``) and of its row (``data-row``), the limit line the record it is computed
+from (``data-limit``). The page's script checks that every mark sits where its value
+puts it on that scale, that every tick label is the value at its place, and that a row's
+marks and texts share one line.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from respai.render.escape import html_text
-from respai.render.report.bind import At
+from respai.render.report.bind import At, pointer
 from respai.render.report.fields import as_dict, is_number
 
 __all__ = ["TICK_LABELS", "ChartRow", "dot_chart", "interval_pair"]
@@ -35,6 +39,8 @@ class ChartRow:
 
     Attributes
     ----------
+    row
+        The group (or the all-cases entry) in the record that the row draws.
     label
         The row's name in the record, shown on the left (shortened to 30 characters, in
         full on hover), or a fixed label of the renderer.
@@ -42,7 +48,8 @@ class ChartRow:
         The row's value in the record: where the dot goes and the number on the right;
         a value that is not a number gives no dot and "undefined".
     inner, outer
-        The bar and the whisker, as ``(lo, hi)``, or ``None`` for none.
+        The intervals (objects with ``lo`` and ``hi``) drawn as the bar and the whisker,
+        or ``None`` for none.
     note
         The text on the right, after the value (counts, flags): its value in the record,
         its format and the format's argument.
@@ -50,10 +57,11 @@ class ChartRow:
         Draw the dot open: the lowest or highest group, or the all-cases row.
     """
 
+    row: At
     label: At | str
     value: At
-    inner: tuple[float, float] | None
-    outer: tuple[float, float] | None
+    inner: At | None
+    outer: At | None
     note: tuple[At, str, str | None]
     extreme: bool = False
 
@@ -97,6 +105,15 @@ _ICONS = {
 }
 
 
+def _pair(iv: At | None) -> tuple[float, float] | None:
+    return interval_pair(iv.value) if iv is not None else None
+
+
+def _ends(iv: At) -> tuple[str, str]:
+    """The escaped JSON Pointers of an interval's two ends."""
+    return html_text(pointer(iv["lo"].path)), html_text(pointer(iv["hi"].path))
+
+
 def dot_chart(
     rows: Sequence[ChartRow],
     *,
@@ -127,7 +144,7 @@ def dot_chart(
     for r in rows:
         if r.number is not None:
             values.append(r.number)
-        for pair in (r.inner, r.outer):
+        for pair in (_pair(r.inner), _pair(r.outer)):
             if pair is not None:
                 values.extend(pair)
     if limit is not None:
@@ -138,7 +155,8 @@ def dot_chart(
         return x0 + (min(max(v, lo), hi) - lo) / (hi - lo) * (x1 - x0)
 
     parts = [
-        f'<svg viewBox="0 0 {width} {height}" role="img" xmlns="http://www.w3.org/2000/svg">',
+        f'<svg viewBox="0 0 {width} {height}" role="img" xmlns="http://www.w3.org/2000/svg" '
+        f'data-scale="{lo!r} {hi!r} {x0} {x1}">',
         title,
     ]
     bottom = top + row_h * len(rows)
@@ -155,7 +173,8 @@ def dot_chart(
     parts.append(f'<line class="axis" x1="{x0}" y1="{bottom}" x2="{x1}" y2="{bottom}"/>')
     for i, r in enumerate(rows):
         cy = top + row_h * i + row_h / 2
-        anchor = f'x="{label_w}" y="{cy + 4:.1f}" text-anchor="end"'
+        row = f'data-row="{html_text(pointer(r.row.path))}"'
+        anchor = f'x="{label_w}" y="{cy + 4:.1f}" text-anchor="end" {row}'
         if isinstance(r.label, str):
             parts.append(f"<text {anchor}>{html_text(r.label)}</text>")
         else:
@@ -163,30 +182,45 @@ def dot_chart(
                 f"<g>{r.label.show('textq', tag='title')}"
                 f"{r.label.show('short', tag='text', attrs=anchor)}</g>"
             )
-        if r.outer is not None:
-            a, b = x(r.outer[0]), x(r.outer[1])
+        outer = _pair(r.outer)
+        if r.outer is not None and outer is not None:
+            a, b = x(outer[0]), x(outer[1])
+            lo_at, hi_at = _ends(r.outer)
             parts.append(
-                f'<line class="outer" x1="{a:.1f}" y1="{cy:.1f}" x2="{b:.1f}" y2="{cy:.1f}"/>'
+                f'<line class="outer" x1="{a:.1f}" y1="{cy:.1f}" x2="{b:.1f}" y2="{cy:.1f}" '
+                f'{row} data-x1="{lo_at}" data-x2="{hi_at}"/>'
                 f'<line class="outer" x1="{a:.1f}" y1="{cy - 5:.1f}" x2="{a:.1f}" '
-                f'y2="{cy + 5:.1f}"/><line class="outer" x1="{b:.1f}" y1="{cy - 5:.1f}" '
-                f'x2="{b:.1f}" y2="{cy + 5:.1f}"/>'
+                f'y2="{cy + 5:.1f}" {row} data-x1="{lo_at}" data-x2="{lo_at}"/>'
+                f'<line class="outer" x1="{b:.1f}" y1="{cy - 5:.1f}" '
+                f'x2="{b:.1f}" y2="{cy + 5:.1f}" {row} data-x1="{hi_at}" data-x2="{hi_at}"/>'
             )
-        if r.inner is not None:
-            a, b = x(r.inner[0]), x(r.inner[1])
+        inner = _pair(r.inner)
+        if r.inner is not None and inner is not None:
+            a, b = x(inner[0]), x(inner[1])
+            lo_at, hi_at = _ends(r.inner)
             parts.append(
                 f'<line class="inner" x1="{a:.1f}" y1="{cy:.1f}" x2="{max(b, a + 1):.1f}" '
-                f'y2="{cy:.1f}"/>'
+                f'y2="{cy:.1f}" {row} data-x1="{lo_at}" data-x2="{hi_at}"/>'
             )
         if r.number is not None:
             cls = "dot extreme" if r.extreme else "dot"
-            parts.append(f'<circle class="{cls}" cx="{x(r.number):.1f}" cy="{cy:.1f}" r="4.5"/>')
+            parts.append(
+                f'<circle class="{cls}" cx="{x(r.number):.1f}" cy="{cy:.1f}" r="4.5" {row} '
+                f'data-x="{html_text(pointer(r.value.path))}"/>'
+            )
         else:
             parts.append(f'<text class="undefined" x="{x0 + 4}" y="{cy + 4:.1f}">undefined</text>')
         note, fmt, arg = r.note
         parts.append(
-            r.value.show("number", tag="text", cls="rate", attrs=f'x="{note_x}" y="{cy + 4:.1f}"')
+            r.value.show(
+                "number", tag="text", cls="rate", attrs=f'x="{note_x}" y="{cy + 4:.1f}" {row}'
+            )
             + note.show(
-                fmt, arg, tag="text", cls="size", attrs=f'x="{note_x + 54}" y="{cy + 4:.1f}"'
+                fmt,
+                arg,
+                tag="text",
+                cls="size",
+                attrs=f'x="{note_x + 54}" y="{cy + 4:.1f}" {row}',
             )
         )
     if limit is not None and lo <= limit[0] <= hi:
@@ -194,7 +228,8 @@ def dot_chart(
         anchor = "end" if lx > (x0 + x1) / 2 else "start"
         shift = -4 if anchor == "end" else 4
         parts.append(
-            f'<line class="limit" x1="{lx:.1f}" y1="{top - 8}" x2="{lx:.1f}" y2="{bottom}"/>'
+            f'<line class="limit" x1="{lx:.1f}" y1="{top - 8}" x2="{lx:.1f}" y2="{bottom}" '
+            f'data-limit="{html_text(pointer(limit[1].path))}" data-limit-fmt="{limit[2]}"/>'
             + limit[1].show(
                 limit[2],
                 tag="text",

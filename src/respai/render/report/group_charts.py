@@ -8,7 +8,7 @@ every text is bound to the record through :mod:`respai.render.report.formats`.
 from __future__ import annotations
 
 from respai.render.report.bind import At
-from respai.render.report.chart import ChartRow, dot_chart, interval_pair
+from respai.render.report.chart import ChartRow, dot_chart
 from respai.render.report.fields import is_number
 from respai.render.report.formats import rule_limit, spread_limit
 
@@ -30,10 +30,11 @@ def spread_chart(rec: At) -> str:
     low, high = details.get("min_group"), details.get("max_group")
     rows = [
         ChartRow(
+            row=g,
             label=g["group"],
             value=g["rate"],
-            inner=interval_pair(g.get("interval_95")),
-            outer=interval_pair(g.get("interval_simultaneous")),
+            inner=g["interval_95"],
+            outer=g["interval_simultaneous"],
             note=(g, "n_over_d", None),
             extreme=g.get("group") in (low, high) and isinstance(g.get("group"), str),
         )
@@ -67,9 +68,10 @@ def rule_chart(rec: At) -> str:
         return ""
     rows = [
         ChartRow(
+            row=g,
             label=g["group"],
             value=g["rate"],
-            inner=interval_pair(g.get("interval")),
+            inner=g["interval"],
             outer=None,
             note=(g, "rule_note", None),
         )
@@ -96,9 +98,10 @@ def auc_charts(rec: At) -> str:
     for _, entries in details["per_group"].items():  # noqa: PERF102 (At.items)
         rows = [
             ChartRow(
+                row=overall,
                 label="all cases",
                 value=overall["value"],
-                inner=interval_pair(overall.get("interval")),
+                inner=overall["interval"],
                 outer=None,
                 note=(overall, "pos_neg", None),
                 extreme=True,
@@ -106,9 +109,10 @@ def auc_charts(rec: At) -> str:
         ]
         rows.extend(
             ChartRow(
+                row=g,
                 label=g["group"],
                 value=g["value"],
-                inner=interval_pair(g.get("interval")),
+                inner=g["interval"],
                 outer=None,
                 note=(g, "pos_neg", None),
             )

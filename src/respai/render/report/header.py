@@ -45,6 +45,7 @@ def page_header(predicate: At) -> str:
         ("Run id", predicate["run_id"].show(cls="mono")),
         ("Engine", predicate["engine"].show("engine")),
         ("Signing key", predicate["key_id"].show(cls="mono hash")),
+        *_plan_facts(records[0]),
     ]
     count_html = "".join(
         records.show("verdict_count", v, cls=f"count {verdict_class(v)}", bold_first_word=True)
@@ -68,3 +69,35 @@ def page_header(predicate: At) -> str:
         "safety, fairness or compliance in general.</p></div>"
         "</section>" + facts_grid(facts)
     )
+
+
+def _plan_facts(start: At) -> list[tuple[str, str]]:
+    """The plan facts: when the criteria were registered, or the newest plan's comparison.
+
+    ``run_start.plan`` (a run held to a plan) and ``run_start.plan_check`` (a run without
+    ``--plan`` whose system has one), each text bound to the record.
+    """
+    out = []
+    plan, check = start["plan"], start["plan_check"]
+    if plan.has("plan_id"):
+        out.append(
+            (
+                "Criteria registered",
+                plan["timestamp"].show("when")
+                + " · "
+                + plan["plan_id"].show("short_hash", cls="mono muted"),
+            )
+        )
+    if check.has("plan_id"):
+        out.append(
+            (
+                "Newest plan",
+                check["plan_id"].show("short_hash", cls="mono muted")
+                + " · "
+                + check["timestamp"].show("when")
+                + ": "
+                + check["changed"].show("length")
+                + " criteria changed since",
+            )
+        )
+    return out

@@ -171,11 +171,13 @@ var RespaiBind = (function () {
     var top = Math.max.apply(null, rates);
     if (r.test_id === T.testIds.impactRatio && comparison === ">=") {
       return [plain(t) + " \u00d7 highest = " + fixedText(top * t, 4),
-        " The dashed line is " + plain(t) + " times the highest rate: the impact ratio meets its threshold when the lowest group is at or to the right of it."];
+        " The dashed line is " + plain(t) + " times the highest rate: the impact ratio meets its threshold when the lowest group is at or to the right of it.",
+        top * t];
     }
     if (comparison === "<=" && top - t >= 0) {
       return ["highest \u2212 " + plain(t) + " = " + fixedText(top - t, 4),
-        " The dashed line is the highest rate minus " + plain(t) + ": the difference meets its threshold when the lowest group is at or to the right of it."];
+        " The dashed line is the highest rate minus " + plain(t) + ": the difference meets its threshold when the lowest group is at or to the right of it.",
+        top - t];
     }
     return null;
   }
@@ -183,13 +185,14 @@ var RespaiBind = (function () {
     var fromDetails = asDict(asDict(r.details).threshold);
     return nonEmpty(fromDetails) ? fromDetails : asDict(r.threshold);
   }
-  function ruleLimit(rec) {
-    var th = ruleThreshold(asDict(rec)), found = "";
+  function ruleLimitOf(rec) {
+    var th = ruleThreshold(asDict(rec)), found = null;
     [["worst_group_max", "maximum"], ["worst_group_min", "minimum"]].forEach(function (kw) {
-      if (isNumber(get(th, kw[0]))) found = kw[1] + " " + plain(th[kw[0]]);
+      if (isNumber(get(th, kw[0]))) found = [kw[1] + " " + plain(th[kw[0]]), th[kw[0]]];
     });
     return found;
   }
+  function ruleLimit(rec) { var found = ruleLimitOf(rec); return found ? found[0] : ""; }
   function rateWords(v) { return str(v, "rate").split("_").join(" "); }
 
   // -- the formats (respai/render/report/formats.py, name for name) ----------------------
@@ -427,6 +430,9 @@ var RespaiBind = (function () {
       }
     }
     walk(main);
+    Array.prototype.forEach.call(main.querySelectorAll("svg"), function (svg) {
+      if (!(svg.classList.contains("key") && svg.parentNode.closest(".legend"))) chartProblems(svg, statement, where, problems);
+    });
     var predicate = asDict(asDict(statement).predicate);
     var banner = document.getElementById("verdict");
     if (banner && banner.closest("main") === main && vClasses(banner).join(" ") !== verdictClass(predicate.verdict)) {
@@ -457,6 +463,91 @@ var RespaiBind = (function () {
       });
     });
     return problems;
+  }
+
+  // -- the marks of a chart (respai/render/report/chart.py) ------------------------------
+
+  // the limit line's value: the spread or rule limit of a test record, or a threshold
+  function limitValue(fmt, ptr, statement) {
+    var v = resolve(statement, ptr).value;
+    if (fmt === "spread_limit") { var s = spreadLimit(v); return s ? s[2] : null; }
+    if (fmt === "rule_limit") { var r = ruleLimitOf(v); return r ? r[1] : null; }
+    if (fmt === "auc_limit") return isNumber(v) ? v : null;
+    return null;
+  }
+  // the limit a chart must draw, from its title's binding (undefined: not a known chart)
+  function expectedLimit(svg, statement) {
+    var title = svg.querySelector("title[data-fmt]");
+    if (!title) return undefined;
+    var fmt = title.getAttribute("data-fmt"), ptr = title.getAttribute("data-bind");
+    if (fmt === "spread_title") return limitValue("spread_limit", ptr, statement);
+    if (fmt === "rule_title") return limitValue("rule_limit", ptr, statement);
+    if (fmt === "auc_title") return limitValue("auc_limit", ptr.replace(/\/details\/per_group\/[^/]*$/, "") + "/threshold/value", statement);
+    return undefined;
+  }
+
+  function chartProblems(svg, statement, where, problems) {
+    var scale = (svg.getAttribute("data-scale") || "").split(" ").map(Number);
+    if (scale.length !== 4 || !scale.every(isFinite) || !(scale[1] > scale[0]) || !(scale[3] > scale[2])) {
+      problems.push("a chart has no scale, so where it draws its marks cannot be checked");
+      return;
+    }
+    var lo = scale[0], hi = scale[1], x0 = scale[2], x1 = scale[3], rows = {}, ticks = [], limits = 0;
+    function xOf(v) { return x0 + (Math.min(Math.max(v, lo), hi) - lo) / (hi - lo) * (x1 - x0); }
+    function near(attr, want) { return Math.abs(parseFloat(attr) - want) <= 0.051; }
+    function valueAt(ptr) { var v = ptr === null ? undefined : resolve(statement, ptr).value; return isNumber(v) ? v : null; }
+    function onAxis(v) { return !((v < lo - 1e-9 && lo > 0) || (v > hi + 1e-9 && hi < 1)); }
+    function ofRow(ptr, row) { return ptr !== null && row !== null && (ptr === row || ptr.indexOf(row + "/") === 0); }
+    function line(el, y) {
+      var row = el.getAttribute("data-row");
+      if (row === null) return;
+      if (!has(rows, row)) rows[row] = y;
+      else if (Math.abs(rows[row] - y) > 0.051) problems.push("a chart draws part of " + where(row) + " on another row");
+    }
+    svg.querySelectorAll("*").forEach(function (el) {
+      var tag = el.tagName.toLowerCase(), row = el.getAttribute("data-row"), cls = el.classList;
+      if (["title", "text", "line", "circle", "g"].indexOf(tag) < 0) {
+        problems.push("a chart holds a <" + tag + "> element the report never draws");
+      } else if (tag === "circle") {
+        var ptr = el.getAttribute("data-x"), v = valueAt(ptr);
+        if (v === null || !ofRow(ptr, row)) { problems.push("a chart draws a dot that is not bound to a value of its row"); return; }
+        if (!near(el.getAttribute("cx"), xOf(v)) || !onAxis(v)) problems.push("a chart draws the dot of " + where(ptr) + " away from its value " + fixed(v));
+        line(el, parseFloat(el.getAttribute("cy")));
+      } else if (tag === "line" && (cls.contains("inner") || cls.contains("outer"))) {
+        var p1 = el.getAttribute("data-x1"), p2 = el.getAttribute("data-x2"), a = valueAt(p1), b = valueAt(p2);
+        if (a === null || b === null || !ofRow(p1, row) || !ofRow(p2, row)) { problems.push("a chart draws an interval that is not bound to its row"); return; }
+        var end = cls.contains("inner") ? Math.max(xOf(b), xOf(a) + 1) : xOf(b);
+        if (!near(el.getAttribute("x1"), xOf(a)) || !near(el.getAttribute("x2"), end) || !onAxis(a) || !onAxis(b)) {
+          problems.push("a chart draws the interval of " + where(row) + " away from [" + fixed(a) + ", " + fixed(b) + "]");
+        }
+        line(el, (parseFloat(el.getAttribute("y1")) + parseFloat(el.getAttribute("y2"))) / 2);
+      } else if (tag === "line" && cls.contains("limit")) {
+        limits += 1;
+        var want = limitValue(el.getAttribute("data-limit-fmt"), el.getAttribute("data-limit") || "", statement);
+        if (want === null || !near(el.getAttribute("x1"), xOf(want)) || !near(el.getAttribute("x2"), xOf(want))) {
+          problems.push("a chart draws its limit line away from the limit the signed record gives" + (want === null ? "" : " (" + fixed(want) + ")"));
+        }
+      } else if (tag === "line" && !(cls.contains("grid") || cls.contains("axis"))) {
+        problems.push("a chart holds a line the report never draws");
+      } else if (tag === "text") {
+        if (cls.contains("tick")) {
+          var at = lo + (parseFloat(el.getAttribute("x")) - x0) / (x1 - x0) * (hi - lo);
+          ticks.push(parseFloat(el.getAttribute("x")));
+          if (!(Math.abs(parseFloat(el.textContent) - at) <= 0.001)) problems.push("a chart's axis reads " + quote(el.textContent) + " where its scale is at " + fixedText(at, 2));
+        }
+        if (row !== null) {
+          var bind = el.getAttribute("data-bind");
+          if (bind !== null && !ofRow(bind, row)) problems.push("a chart shows " + quote(el.textContent) + " on the row of " + where(row));
+          line(el, parseFloat(el.getAttribute("y")) - 4);
+        }
+      }
+    });
+    if (!ticks.some(function (t) { return near(t, x0); }) || !ticks.some(function (t) { return near(t, x1); })) {
+      problems.push("a chart's axis has no label at one of its ends");
+    }
+    var limit = expectedLimit(svg, statement);
+    if (limit === undefined) problems.push("a chart has no bound title, so what it draws cannot be checked");
+    else if (limit !== null && lo <= limit && limit <= hi && limits === 0) problems.push("a chart leaves out its limit line (" + fixed(limit) + ")");
   }
 
   return {
