@@ -122,7 +122,9 @@ def test_markdown_and_csv_carry_the_same_fields(
         "| Female | 130 | 39 | 0.300 |",
     ):
         assert needle in md, needle
-    assert "<script" not in md and "&lt;script&gt;" in md
+    # the tag is shown as text (a backslash escape), never as HTML or an entity
+    assert "\\<script>" in md and "&lt;" not in md
+    assert re.search(r"(?<!\\)<script", md) is None
     fields = dict(csv.reader(io.StringIO(summary_csv(res))))
     assert fields["audit_date"] == "2026-11-30"
     assert fields["distribution_date"] == "2025-03-01"

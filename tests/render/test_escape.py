@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import ast
 import html
+import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import respai
-from respai.render.escape import html_text, markdown_text
+from respai.render.escape import html_text, markdown_code, markdown_text
 
 PKG = Path(respai.__file__).resolve().parent
 ESCAPE_MODULE = PKG / "render" / "escape.py"
@@ -54,9 +55,58 @@ def test_html_text_cannot_close_an_attribute_or_an_element() -> None:
 def test_markdown_cells_keep_their_table_row(cells: list[str]) -> None:
     row = "| " + " | ".join(markdown_text(c) for c in cells) + " |"
     assert "\n" not in row and "\r" not in row  # no CommonMark line ending survives
-    assert "<" not in row and ">" not in row
-    unescaped = [i for i, ch in enumerate(row) if ch == "|" and row[i - 1 : i] != "\\"]
+    unescaped = [
+        i
+        for i, ch in enumerate(row)
+        if ch == "|" and (len(row[:i]) - len(row[:i].rstrip("\\"))) % 2 == 0
+    ]
     assert len(unescaped) == len(cells) + 1  # only the separators split the row
+
+
+#: Text a CommonMark renderer would read as markup if it were not escaped: HTML and
+#: autolinks, character references, backslash escapes, table pipes, block starters.
+_MARKUP = st.text(alphabet="ab1 <>&;#x/!?|\\.)-+=~`\r\n", max_size=30)
+
+
+@given(_MARKUP)
+@example("R&amp;D &#60; &#x3c;")
+@example("<b>bold</b> <http://x.example> <!-- c -->")
+@example("\\<b> \\& a\\|b")
+@example("# heading")
+@example("> quote")
+@example("1. item")
+@example("---")
+@example("~~~")
+def test_markdown_text_renders_as_exactly_its_text(text: str) -> None:
+    markdown_it = pytest.importorskip("markdown_it")
+    md = markdown_it.MarkdownIt("commonmark")
+    escaped = markdown_text(text)
+    reference = r"&(#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);"
+    assert not re.search(reference, escaped.replace("\\&", ""))  # none but escaped ones
+    expected = text.replace("\r\n", " ").replace("\r", " ").replace("\n", " ").strip()
+    if text != text.lstrip() or "`" in text:  # indented code / code spans: not plain text
+        return
+    rendered = md.render(escaped)
+    body = re.sub(r"</?p>", "", rendered)
+    assert "<" not in body, (escaped, rendered)  # no tag, no autolink: text only
+    shown = html.unescape(body).strip()
+    assert shown == expected, (escaped, rendered)
+
+
+def test_markdown_text_leaves_comparisons_readable() -> None:
+    # the LL144 finding sentences and the pack's scope memo once showed "&lt;="
+    for text in ("score >= 0.5", "p = 0.0124 <= 0.05", "a & b", "x > y < z"):
+        assert markdown_text(text) == text
+
+
+def test_markdown_code_keeps_its_text_inside_one_span() -> None:
+    markdown_it = pytest.importorskip("markdown_it")
+    md = markdown_it.MarkdownIt("commonmark")
+    for text in ("score >= 0.5", "a`b", "``x", "<b>R&amp;D</b>", "a\r\nb"):
+        rendered = md.renderInline(markdown_code(text))
+        assert rendered.startswith("<code>") and rendered.endswith("</code>")
+        inner = html.unescape(rendered[len("<code>") : -len("</code>")])
+        assert inner.strip() == text.replace("\r\n", " ").strip()
 
 
 @pytest.mark.parametrize("ending", ["\n", "\r\n", "\r"])
@@ -66,7 +116,8 @@ def test_markdown_text_puts_every_line_ending_on_one_line(ending: str) -> None:
 
 
 def test_markdown_text_escapes_html_and_pipes_but_not_quotes() -> None:
-    assert markdown_text('<b>R&D</b> | "it\'s"') == '&lt;b&gt;R&amp;D&lt;/b&gt; \\| "it\'s"'
+    assert markdown_text('<b>R&D</b> | "it\'s"') == '\\<b>R&D\\</b> \\| "it\'s"'
+    assert markdown_text("&amp; &#60;") == "\\&amp; \\&#60;"  # no reference survives
     assert markdown_text(3) == "3"
 
 

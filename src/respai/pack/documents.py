@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from respai.render.escape import markdown_text
+from respai.render.escape import markdown_code, markdown_text
 
 if TYPE_CHECKING:
     from respai.ll144.audit import LL144Result
@@ -92,14 +92,14 @@ def scope_md(res: LL144Result) -> str:
     tool = " ".join(x for x in (system.name, system.version) if x) or "not stated"
     if ll.kind == "selection":
         decision = (
-            f"The tool's selection decision in column `{_md(ll.selected)}` (1 = moved "
+            f"The tool's selection decision in column {markdown_code(ll.selected)} (1 = moved "
             "forward or put in the class, 0 = not). Rate: the **selection rate**, the share "
             "of a category selected."
         )
     else:
         decision = (
-            f"The tool's score in column `{_md(ll.score)}`. Rate: the **scoring rate**, the "
-            "share of a category scoring strictly above the median score of the whole "
+            f"The tool's score in column {markdown_code(ll.score)}. Rate: the **scoring "
+            "rate**, the share of a category scoring strictly above the median score of the whole "
             "sample (unknown categories included)."
         )
     extra = []
@@ -112,7 +112,7 @@ def scope_md(res: LL144Result) -> str:
     if ll.stages:
         extra.append(
             "Funnel stages (each a 0/1 column, in order): "
-            + ", ".join(f"`{_md(s)}`" for s in ll.stages)
+            + ", ".join(f"{markdown_code(s)}" for s in ll.stages)
             + "."
         )
     rec = res.data.reconciliation
@@ -125,7 +125,7 @@ def scope_md(res: LL144Result) -> str:
         "# Scope memo: NYC Local Law 144 bias audit",
         "",
         "This memo states the audit's criteria as they are fixed in the spec file "
-        f"`{_md(spec.path.name if spec.path else 'spec')}` (SHA-256 `{spec.sha256}`, "
+        f"{markdown_code(spec.path.name if spec.path else 'spec')} (SHA-256 `{spec.sha256}`, "
         "copied in `inputs/`). The spec's hash pins these criteria: a changed metric, "
         "category or flag rule is a different spec. Sign the memo below, or attach the "
         "memo that was signed before the data was read.",
@@ -147,7 +147,7 @@ def scope_md(res: LL144Result) -> str:
         f"- Applicants audited: {rec.applicants} (decision rows: {rec.decision_rows}"
         + (
             f"; self-identification rows: {rec.demographic_rows}, joined on "
-            f"`{_md(rec.join_on)}`: {rec.joined}"
+            f"{markdown_code(rec.join_on)}: {rec.joined}"
             if rec.joined is not None
             else ""
         )

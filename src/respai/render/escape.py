@@ -3,7 +3,8 @@ r"""The one escaper of every page and document respai writes.
 Every string that comes from a record, a spec or a data file and ends up in HTML or
 Markdown goes through this module: :func:`html_text` for HTML element content and quoted
 attribute values (the evidence report, the LL144 summary page, the sample page) and
-:func:`markdown_text` for Markdown (the LL144 summary, the evidence-pack documents). No
+:func:`markdown_text` for Markdown (the LL144 summary, the evidence-pack documents), with
+:func:`markdown_code` for a value shown in backticks. No
 other module calls :func:`html.escape`; ``tests/render/test_escape.py`` checks that.
 
 Text for a terminal goes through :func:`terminal_text`: control characters, escape
@@ -15,9 +16,10 @@ reverse a name.
 from __future__ import annotations
 
 import html
+import re
 import unicodedata
 
-__all__ = ["html_text", "markdown_text", "terminal_text"]
+__all__ = ["html_text", "markdown_code", "markdown_text", "terminal_text"]
 
 #: Unicode categories shown escaped on a terminal: controls (C0, DEL, C1), format
 #: characters (the bidi embeddings, overrides and isolates, the marks U+200E, U+200F
@@ -55,13 +57,39 @@ def html_text(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
+#: ``&`` that would start a character reference (``&amp;``, ``&#60;``, ``&#x3c;``).
+_ENTITY_START = re.compile(r"&(?=#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z][A-Za-z0-9]*;)")
+#: ``<`` that would start raw HTML or an autolink (a tag, ``</``, ``<!``, ``<?``).
+_HTML_START = re.compile(r"<(?=[A-Za-z/!?])")
+#: A backslash before ASCII punctuation: Markdown would read it as an escape.
+_BACKSLASH = re.compile(r"\\(?=[!-/:-@\[-`{-~])")
+#: What starts a block when the text starts a line: a quote, an ATX heading, a list
+#: item (its marker then a space or the end), a thematic break, a code fence. Text such
+#: as ``0.300``, ``-0.2`` or ``#1`` starts none.
+_LINE_START = re.compile(
+    r"^(?P<lead>[ \t]*)(?:"
+    r"(?P<quote>>)"
+    r"|(?P<head>#)(?=#{0,5}(?:[ \t]|$))"
+    r"|(?P<bullet>[-+*])(?=[ \t]|$)"
+    r"|(?P<num>[0-9]{1,9})(?P<delim>[.)])(?=[ \t]|$)"
+    r"|(?P<rule>[-*_])(?=(?:[ \t]*(?P=rule)){2,}[ \t]*$)"
+    r"|(?P<fence>[`~])(?=(?P=fence){2})"
+    r")"
+)
+
+
 def markdown_text(value: object) -> str:
     r"""Escape ``value`` as text for Markdown, a table cell included, kept on one line.
 
-    ``&``, ``<`` and ``>`` become character references (a Markdown renderer passes raw
-    HTML through), ``|`` becomes ``\|`` (it would end a table cell) and every line ending
-    becomes a space (it would end the table row or the list item). Quotes are left as
-    they are: Markdown text is not inside an attribute.
+    The result is plain Markdown, without character references: a backslash escape
+    goes before a ``<`` that would open raw HTML or an autolink (``\<b>``), an ``&``
+    that would start a character reference (``\&amp;``), a backslash that would
+    escape the next character, a ``|`` (it would end a table cell) and a character
+    that would start a heading, quote or list item at the start of the text; every
+    line ending becomes a space (it would end the table row or the list item). Text
+    such as ``score >= 0.5`` or ``p <= 0.05`` is left as it is. Emphasis and link
+    characters are not escaped. For text inside backticks use :func:`markdown_code`
+    (a code span shows backslashes as they are).
 
     Parameters
     ----------
@@ -76,12 +104,62 @@ def markdown_text(value: object) -> str:
     Examples
     --------
     >>> markdown_text("<b>a|b</b>\r\nc")
-    '&lt;b&gt;a\\|b&lt;/b&gt; c'
+    '\\<b>a\\|b\\</b> c'
+    >>> markdown_text("score >= 0.5 & p <= 0.05")
+    'score >= 0.5 & p <= 0.05'
+    >>> markdown_text("R&amp;D")
+    'R\\&amp;D'
     """
-    text = html.escape(str(value), quote=False).replace("|", "\\|")
+    text = str(value)
     for ending in _LINE_ENDINGS:
         text = text.replace(ending, " ")
-    return text
+    text = _BACKSLASH.sub(r"\\\\", text)
+    text = _ENTITY_START.sub(r"\\&", text)
+    text = _HTML_START.sub(r"\\<", text)
+    text = text.replace("|", "\\|")
+    return _LINE_START.sub(_escape_line_start, text, count=1)
+
+
+def _escape_line_start(match: re.Match[str]) -> str:
+    lead = match.group("lead")
+    if match.group("num") is not None:
+        return f"{lead}{match.group('num')}\\{match.group('delim')}"
+    return f"{lead}\\{match.group(0)[len(lead) :]}"
+
+
+def markdown_code(value: object) -> str:
+    """``value`` as a Markdown code span, backticks included, kept on one line.
+
+    Inside a code span nothing is interpreted (no HTML, no character reference, no
+    escape), so the text is kept as it is; the fence is a run of backticks longer than
+    any in the text, and every line ending becomes a space. Not for a table cell: a
+    ``|`` in it would still end the cell.
+
+    Parameters
+    ----------
+    value
+        Any value; it is shown as ``str(value)``.
+
+    Returns
+    -------
+    str
+        The code span.
+
+    Examples
+    --------
+    >>> markdown_code("score >= 0.5")
+    '`score >= 0.5`'
+    >>> markdown_code("a`b")
+    '``a`b``'
+    """
+    text = str(value)
+    for ending in _LINE_ENDINGS:
+        text = text.replace(ending, " ")
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    if text.startswith("`") or text.endswith("`") or (text.startswith(" ") and text.strip()):
+        text = f" {text} "
+    return f"{fence}{text}{fence}"
 
 
 def _escaped(char: str) -> str:
