@@ -227,6 +227,9 @@ CASES: dict[str, Case] = {
     "too_many_fields": Case(("cases.csv: line 5 has 7 fields but the header has 6",)),
     "unterminated_quote": Case(("line 4 is not valid CSV", "closing one")),
     "duplicate_header": Case(("names the column 'label' twice",)),
+    "csv_title_line": Case(
+        ("cases.csv: line 2 has 6 fields but the header has 2", "remove any title")
+    ),
     "too_few_fields": Case(("cases.csv: line 4 has 3 fields but the header has 6",)),
     "jsonl_broken_line": Case(("cases.jsonl: line 3 is not valid JSON",)),
     "cases_missing": Case(("no_such_file.csv does not exist",)),

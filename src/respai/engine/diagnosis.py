@@ -194,8 +194,7 @@ def read_error(file: LocalFile, exc: Exception, delimiter: str = ",") -> InputEr
         at = f" line {line}" if line else " a line"
         return InputError(
             f"{path}:{at} has {got} fields but the header has {expected}.",
-            "Check the delimiter and quoting on that line: a value holding the delimiter "
-            "must be in double quotes.",
+            _fields_fix(int(expected), int(got)),
         )
     convert = _CONVERT.search(text)
     if convert:
@@ -228,6 +227,19 @@ def read_error(file: LocalFile, exc: Exception, delimiter: str = ",") -> InputEr
     return InputError(
         f"cannot read {path}{where}: {shorten(first)}.",
         "Check that it is a well-formed file of the declared format.",
+    )
+
+
+def _fields_fix(header: int, got: int) -> str:
+    """The fix for a line whose fields do not match the header's."""
+    if got >= 2 * header:  # far more fields than the header: line 1 is no header
+        return (
+            "Line 1 is read as the header: remove any title or note above the header, "
+            "or check that this is the cases file the spec means."
+        )
+    return (
+        "Check the delimiter and quoting on that line: a value holding the delimiter "
+        "must be in double quotes."
     )
 
 
@@ -323,8 +335,7 @@ def _diagnose_csv(file: LocalFile, delimiter: str) -> InputError:
                 if row and len(row) != width:
                     return InputError(
                         f"{path}: line {start} has {len(row)} fields but the header has {width}.",
-                        "Check the delimiter and quoting on that line: a value holding "
-                        "the delimiter must be in double quotes.",
+                        _fields_fix(width, len(row)),
                     )
                 if reader.line_num > _SCAN_LIMIT:
                     break

@@ -86,7 +86,10 @@ def _literal(text: str) -> str:
 def _reader_sql(file: LocalFile, fmt: str, delimiter: str, text: Sequence[str] = ()) -> str:
     """The DuckDB table function that reads ``file``: its open descriptor, not its path.
 
-    ``text`` lists CSV columns read as text whatever the sniffer guesses.
+    ``text`` lists CSV columns read as text whatever the sniffer guesses. ``skip=0``:
+    DuckDB's sniffer would otherwise drop leading lines it finds odd (a title line, a
+    line of binary), so the header would not be line 1 and every line number would be
+    off; the file is read literally, its first line the header.
     """
     where = _literal(file.reader)
     compression = _COMPRESSION.get(file.path.suffix.lower())
@@ -97,7 +100,7 @@ def _reader_sql(file: LocalFile, fmt: str, delimiter: str, text: Sequence[str] =
             types = ", types={" + ", ".join(f"{_literal(c)}: 'VARCHAR'" for c in text) + "}"
         return (
             f"read_csv({where}, delim={_literal(delimiter)}, quote='\"', escape='\"', "
-            "header=true, auto_detect=true, strict_mode=true, max_line_size=2097152"
+            "header=true, skip=0, auto_detect=true, strict_mode=true, max_line_size=2097152"
             f"{packed}{types})"
         )
     if fmt == "jsonl":
