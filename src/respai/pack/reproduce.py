@@ -292,6 +292,42 @@ def _check_record(folder: Path) -> tuple[list[Difference], dict[str, Any] | None
     return diffs, (report.predicate if report.ok else None), kid
 
 
+def _check_manifest_fields(
+    folder: Path,
+    predicate: Mapping[str, Any] | None,
+    kid: str | None,
+    actual: Mapping[str, str],
+) -> list[Difference]:
+    """The manifest's own fields against the signed record and the files on disk.
+
+    Its run id, key id and creation time are the signed record's ``run_id``, the key that
+    verified it and its ``timestamp``; the size listed for a file whose hash matches is
+    that file's size (a file whose hash differs is already a difference). Paths and
+    hashes are checked by :func:`_check_files`; :func:`read_manifest` has validated the
+    shape.
+    """
+    doc = read_json(folder / MANIFEST, MANIFEST)
+    diffs: list[Difference] = []
+    signed: dict[str, Any] = {}
+    if kid is not None:
+        signed["key_id"] = kid
+    if predicate is not None:
+        signed["run_id"] = predicate.get("run_id")
+        signed["created"] = predicate.get("timestamp")
+    for field, value in signed.items():
+        if doc.get(field) != value:
+            diffs.append(Difference("value", MANIFEST, f"$.{field}", doc.get(field), value))
+    for i, entry in enumerate(doc.get("files") or []):
+        path = folder / str(entry.get("path"))
+        size = entry.get("size_bytes")
+        if actual.get(str(entry.get("path"))) != entry.get("sha256"):
+            continue
+        if type(size) is not int or size != path.stat().st_size:
+            on_disk = path.stat().st_size
+            diffs.append(Difference("value", MANIFEST, f"$.files[{i}].size_bytes", size, on_disk))
+    return diffs
+
+
 _CHAIN = ("seq", "run_seq", "run_id", "prev_record_id", "record_id", "record_count", "record_ids")
 """Fields sealing adds to each record (the hash chain), left out of the value comparison."""
 
@@ -450,6 +486,7 @@ def reproduce_pack(pack_dir: str | Path) -> ReproduceResult:
             }
         diffs, notes, actual = _check_files(folder, listed, sums, signed)
         diffs += record_diffs
+        diffs += _check_manifest_fields(folder, predicate, kid, actual)
         for role in ("spec", "decisions", "demographics"):
             name = roles[role]
             if name is not None and name not in sums:
