@@ -37,7 +37,8 @@ def render_report(
     public_key_raw
         The raw 32-byte Ed25519 public key the page checks the signature with, or
         ``None``: the page then shows the record but reports the signature as not
-        checked (``data-verified="false"``, ``data-failed`` naming ``signature``).
+        checked (``data-verified="false"``, ``data-failed`` naming ``signature``). Only
+        the key is embedded; the page computes and shows its full id.
     title
         The document title; by default ``"<system> <version> · respai evidence report"``.
 
