@@ -19,6 +19,7 @@ from typing import Any
 
 T0 = time.perf_counter()
 from respai import cli, engine, evaluate, sealing  # noqa: E402
+from respai.engine import fold  # noqa: E402
 
 T_IMPORT = time.perf_counter()
 SPENT: Counter[str] = Counter()
@@ -40,8 +41,8 @@ def timed(owner: Any, name: str, phase: str) -> None:
 
 timed(engine, "open_file", "open the file (DuckDB view, header checks)")
 timed(engine, "count_cube", "count pass (DuckDB GROUP BY)")
-timed(engine.ranks._RankStream, "add", "AUC: numpy fold per group")
-timed(engine.ranks, "_unpacked", "AUC: unpack the codes (numpy)")
+timed(fold._RankStream, "add", "AUC: numpy fold per group")
+timed(fold, "_unpacked", "AUC: unpack the codes (numpy)")
 timed(engine, "rank_sums", "AUC pass, all of it")
 timed(evaluate, "evaluate", "evaluate: load + battery + rules (+ hashing overlapped)")
 timed(sealing, "seal_evaluation", "record: build, canonicalise, sign, write, report")

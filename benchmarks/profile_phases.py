@@ -24,7 +24,7 @@ PHASES: list[tuple[str, str]] = [
     ("open file (DuckDB view, sniff)", r"^open_file \(respai/engine"),
     ("validation scans (duplicate unit, all-null)", r"^duplicate_unit |^all_null "),
     ("count pass (DuckDB GROUP BY)", r"^count_cube \(respai/engine"),
-    ("AUC pass: DuckDB sort and Arrow stream", r"^rank_sums \(respai/engine|^_rank_stream "),
+    ("AUC pass: DuckDB sort and Arrow stream", r"^rank_sums \(respai/engine|^fold_stream "),
     ("AUC pass: numpy fold per group", r"^_RankStream\.|^_sum_squares |^_unpacked "),
     ("gate: value checks per cube cell and score row (Python)", r"^_Gate\.|^build_counts "),
     ("AUC pass: code maps (Python, per cube cell)", r"^_rank_sums \(respai/load\.py"),

@@ -21,7 +21,7 @@ from sklearn.metrics import roc_auc_score
 
 from respai import engine, stats
 from respai.counts import RankSums
-from respai.engine import ranks
+from respai.engine import fold, ranks
 from respai.errors import InputError
 from respai.load import load_counts
 from respai.spec import parse_fairness
@@ -300,7 +300,7 @@ def test_many_groups_give_the_pairwise_sums(
     groupings = [(), (0,), (1,), (0, 1)]
     with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as mp:
         mp.setattr(ranks, "_STREAM_ROWS", batch)
-        mp.setattr(ranks, "_LOOP_MAX", loop_max)
+        mp.setattr(fold, "_LOOP_MAX", loop_max)
         mp.setattr(ranks, "_CHAIN_MAX", chain_max)
         path = cases_writer(
             "duckdb-parquet", rows, ["store", "sex", "label", "score"], Path(folder)

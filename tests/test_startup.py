@@ -1,0 +1,92 @@
+"""Start-up: a command imports only what it uses, when it uses it.
+
+Each check runs a fresh interpreter (the test process has imported everything already)
+and reads ``sys.modules`` after the import or the command.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+#: Libraries that cost tens to hundreds of milliseconds to import.
+HEAVY = (
+    "duckdb",
+    "numpy",
+    "scipy",
+    "narwhals",
+    "pyarrow",
+    "pandas",
+    "polars",
+    "rich",
+    "cryptography",
+    "jsonschema",
+    "yaml",
+    "sklearn",
+)
+
+
+def _modules_after(code: str, cwd: Path | None = None) -> set[str]:
+    """The top-level modules a fresh interpreter holds after running ``code``."""
+    script = (
+        "import json, sys\n"
+        f"{code}\n"
+        "sys.stderr.flush()\n"
+        "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules} "
+        "| {m for m in sys.modules if m.startswith('respai.')})), file=sys.__stdout__)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return set(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def test_importing_the_cli_loads_no_heavy_library() -> None:
+    loaded = _modules_after("import respai.cli")
+    assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
+
+
+def test_help_loads_no_heavy_library() -> None:
+    code = (
+        "import contextlib, io\n"
+        "from respai.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "    main(['--help'])\n"
+    )
+    loaded = _modules_after(code)
+    assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
+
+
+def test_a_run_without_an_auc_does_not_load_the_numpy_fold(tmp_path: Path) -> None:
+    # the AUC's numpy fold (respai.engine.fold) is loaded by the AUC pass only
+    (tmp_path / "cases.csv").write_text("sex,label,prediction\nf,1,1\nm,0,1\nf,0,0\nm,1,1\n")
+    (tmp_path / "spec.yaml").write_text(
+        "system: {name: t, version: '1'}\n"
+        "fairness:\n"
+        "  name: t\n"
+        "  cases: cases.csv\n"
+        "  label: label\n"
+        "  prediction: prediction\n"
+        "  attributes: {sex: [f, m]}\n"
+        "  rules:\n"
+        "    - {id: sel, rate: selection, attribute: sex, max_group_gap: 0.5}\n"
+    )
+    code = (
+        "import contextlib, io\n"
+        "from respai.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "    main(['fairness', 'spec.yaml'])\n"
+        "import respai.load\n"  # the command ran: its modules are there
+    )
+    loaded = _modules_after(code, cwd=tmp_path)
+    assert "respai.fairness" in loaded and "duckdb" in loaded
+    assert "respai.engine.fold" not in loaded
+    assert "sklearn" not in loaded and "pyarrow" not in loaded
