@@ -22,6 +22,9 @@ def variants(statement: dict[str, Any]) -> dict[str, dict[str, Any]]:
     p = s["predicate"]
     p["system"].update(owner="Risk team", jurisdiction="NYC", first_distributed="2026-01-01")
     p["records"][0]["policy"] = {"name": "policy.yaml", "sha256": "ab" * 32}
+    plan = {"plan_id": "sha256:" + "ef" * 32, "timestamp": "2026-01-02T03:04:05Z"}
+    p["records"][0]["plan"] = {**plan, "record_id": "sha256:" + "12" * 32}
+    p["records"][0]["plan_check"] = {**plan, "matches": False, "changed": ["fairness.alpha"]}
     p["fingerprints"]["model"] = {"name": "model.pkl", "sha256": "cd" * 32}
     s["subject"].append({"name": "model.pkl", "digest": {"sha256": "cd" * 32}})
     p["fingerprints"]["engine_code"].update(git_commit="0123abc", git_dirty=True)

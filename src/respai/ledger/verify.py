@@ -37,6 +37,9 @@ from respai.record.chain import is_digest_id
 
 __all__ = ["CheckpointCheck", "LedgerReport", "RunCheck", "verify_ledger"]
 
+PLAN_KIND = "respai.plan"
+"""The ``kind`` of a plan run (``respai plan``), which later runs may name as their plan."""
+
 
 @dataclasses.dataclass(frozen=True)
 class RunCheck:
@@ -237,7 +240,8 @@ def verify_ledger(directory: Path | str, keys: KeyRing) -> LedgerReport:
     two runs claiming the same ``seq``, a checkpoint that is not signed by a trusted key
     or whose root does not match the ledger's first ``size`` runs (a run changed,
     replaced or re-signed since), a checkpoint larger than the ledger (its tail was
-    removed), and a missing ``ledger.json``.
+    removed), a missing ``ledger.json``, and a run held to a plan (``run_start.plan``)
+    whose plan is not an earlier plan run of the ledger that verifies.
 
     A run without its checkpoint (a crash between the two writes) and stray ``.tmp-*``
     files are notes, not problems.
@@ -347,6 +351,7 @@ def verify_ledger(directory: Path | str, keys: KeyRing) -> LedgerReport:
     checks: dict[Path, RunCheck] = {}
     expected_seq, expected_prev = 0, GENESIS
     before: RunInfo | None = None
+    plans: dict[str, str] = {}  # plan id -> its run_start record id, of the runs so far
     for info in chain:
         assert info.first_seq is not None
         after = f"after {rel(directory, before.path)}" if before else "at the start"
@@ -394,6 +399,11 @@ def verify_ledger(directory: Path | str, keys: KeyRing) -> LedgerReport:
                 "the run does not verify (edited, damaged or signed by an untrusted key); "
                 f"failed: {', '.join(own)}: {_failed_details(report, own)}.",
             )
+        planned = _plan_problem(info, plans)
+        if planned is not None:
+            problem(info, planned)
+        if report.ok:
+            plans.update(_plan_of(info))
         checks[info.path] = RunCheck(
             info.path,
             info.run_id,
@@ -454,6 +464,44 @@ def verify_ledger(directory: Path | str, keys: KeyRing) -> LedgerReport:
         tuple(problems),
         tuple(notes),
     )
+
+
+def _run_start(info: RunInfo) -> dict[str, Any]:
+    records = (info.predicate or {}).get("records")
+    first = records[0] if isinstance(records, list) and records else None
+    return first if isinstance(first, dict) else {}
+
+
+def _plan_of(info: RunInfo) -> dict[str, str]:
+    """``{plan id: run_start record id}`` when the run is a plan (``respai plan``)."""
+    start = _run_start(info)
+    if (info.predicate or {}).get("kind") != PLAN_KIND:
+        return {}
+    pid, rid = start.get("plan_id"), start.get("record_id")
+    return {pid: rid} if isinstance(pid, str) and isinstance(rid, str) else {}
+
+
+def _plan_problem(info: RunInfo, plans: dict[str, str]) -> str | None:
+    """What is wrong with the plan a run says it was held to (``run_start.plan``), if any.
+
+    The plan must be an earlier run of this ledger that verifies, and the record id the
+    run names must be that plan's ``run_start``.
+    """
+    ref = _run_start(info).get("plan")
+    if ref is None:
+        return None
+    pid = ref.get("plan_id") if isinstance(ref, dict) else None
+    if not isinstance(pid, str) or pid not in plans:
+        return (
+            f"its criteria were registered under the plan {pid!r}, which is not a plan "
+            "run earlier in the ledger (the plan was removed, edited or never sealed here)."
+        )
+    if ref.get("record_id") != plans[pid]:
+        return (
+            f"it names the plan {pid} with record id {ref.get('record_id')!r}, but that "
+            f"plan's run_start record is {plans[pid]}."
+        )
+    return None
 
 
 def _run_tree(

@@ -14,7 +14,31 @@ from __future__ import annotations
 
 from respai.render.report.chart import TICK_LABELS
 
-__all__ = ["LABELS", "TICK_LABELS"]
+__all__ = ["ATTRIBUTES", "LABELS", "TAGS", "TICK_LABELS"]
+
+#: The HTML elements the renderer writes in ``<main>`` (outside the charts' SVG, which the
+#: script checks mark by mark); the page's script refuses any other, so an ``<input>``
+#: showing a value or an ``<iframe>`` cannot be slipped in.
+TAGS = frozenset(
+    {
+        "a", "b", "br", "button", "code", "col", "colgroup", "dd", "details", "div", "dl",
+        "dt", "figcaption", "figure", "footer", "h1", "h2", "h3", "h4", "header", "li",
+        "main", "noscript", "p", "section", "span", "strong", "summary", "svg", "table",
+        "tbody", "td", "th", "thead", "tr", "ul",
+    }
+)  # fmt: skip
+
+#: The attributes the renderer (and the script: ``open``, ``disabled``) writes in
+#: ``<main>``; any other (``hidden``, ``title``, ``style``, an event handler) is refused.
+ATTRIBUTES = frozenset(
+    {
+        "aria-label", "aria-live", "class", "cx", "cy", "data-arg", "data-bind", "data-fmt",
+        "data-limit", "data-limit-fmt", "data-of", "data-record", "data-row", "data-scale",
+        "data-state", "data-tamper-target", "data-verdict-of", "data-x", "data-x1",
+        "data-x2", "disabled", "height", "href", "id", "open", "r", "role", "text-anchor",
+        "type", "viewbox", "width", "x", "x1", "x2", "xmlns", "y", "y1", "y2", "data-original",
+    }
+)  # fmt: skip
 
 #: The renderer's own wording, exactly as each text node holds it.
 LABELS = frozenset(
