@@ -584,9 +584,15 @@ class _Gate:
             if bound is None:
                 continue
             if not math.isfinite(bound) or not 0.0 <= bound <= 1.0:
+                found = engine.first_outside(self.source, column, 0.0, 1.0)
+                if found is None:  # the engine cannot say: the bound, where it is
+                    where = f"{bound}{_where(self.source, column, bound)}"
+                else:  # the first line to fix, not the line of this cell's extreme
+                    first, pos = found
+                    where = f"{first} (first at {self.source.row_word} {pos})"
                 raise InputError(
-                    f"{self.source.description}: probability column '{column}' holds {bound}"
-                    f"{_where(self.source, column, bound)}; probabilities must lie in [0, 1].",
+                    f"{self.source.description}: probability column '{column}' holds "
+                    f"{where}; probabilities must lie in [0, 1].",
                     "Pass probabilities, not raw scores or percentages.",
                 )
 

@@ -21,6 +21,7 @@ __all__ = [
     "all_null",
     "duplicate_unit",
     "first_non_number",
+    "first_outside",
     "lines_of",
     "locate",
     "locate_where",
@@ -53,6 +54,36 @@ def first_non_number(source: Source, column: str) -> tuple[str, int | None] | No
     if found is None:
         return None
     return str(found[1]), int(found[0]) + source._header_lines
+
+
+def first_outside(source: Source, column: str, lo: float, hi: float) -> tuple[float, int] | None:
+    """The first number of ``column`` outside ``[lo, hi]``, and its line (error paths only).
+
+    "First" is in file order (the header being line 1), or row order for a DataFrame,
+    so a message names the first line to fix, not the line of the largest value. NaN
+    and infinities count as outside. ``None`` when the engine cannot say.
+    """
+    try:
+        if source._con is not None:
+            sql = (
+                f"SELECT rn, v FROM (SELECT row_number() OVER () AS rn, TRY_CAST({quote(column)} "
+                "AS DOUBLE) AS v FROM cases) WHERE v IS NOT NULL AND (isnan(v) OR v < ? OR v > ?) "
+                "ORDER BY rn LIMIT 1"
+            )
+            found = source._con.execute(sql, [lo, hi]).fetchone()
+            if found is None:
+                return None
+            return float(found[1]), int(found[0]) + source._header_lines
+        frame = source._frame
+        if isinstance(frame, nw.LazyFrame):
+            return None
+        col = nw.col(column).cast(nw.Float64)
+        outside = col.is_nan() | (col < lo) | (col > hi)
+        hits = frame.with_row_index("__rn").filter(~col.is_null() & outside).head(1)
+        rows = hits.rows(named=True)
+        return (float(rows[0][column]), int(rows[0]["__rn"]) + 1) if rows else None
+    except Exception:
+        return None
 
 
 def duplicate_unit(source: Source, unit: str) -> tuple[Any, int] | None:
