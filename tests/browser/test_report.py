@@ -413,13 +413,27 @@ def _visible_edits(made: MadeRecord, html: str) -> list[tuple[str, str, list[str
             ["\u201cPASS\u201d", "neither from the signed record"],
         ),
         (
-            "a verdict hidden",
+            "a verdict hidden by a class",
             _edit_once(
                 html,
                 f'<td><span class="badge v-FAIL" {badge}',
-                f'<td hidden><span class="badge v-FAIL" {badge}',
+                f'<td class="print-only"><span class="badge v-FAIL" {badge}',
             ),
             ["hides \u201cFAIL\u201d"],
+        ),
+        (
+            "the scope sentence under the verdict hidden",
+            _edit_once(html, '<p class="scope">', '<p class="scope" hidden>'),
+            ["attribute hidden"],
+        ),
+        (
+            "an input field showing a verdict",
+            _edit_once(
+                html,
+                '<h2 class="first" id="tests">Tests</h2>',
+                '<h2 class="first" id="tests">Tests</h2><input value="all PASS">',
+            ),
+            ["<input> element"],
         ),
         (
             "a dot of a chart moved",

@@ -22,7 +22,7 @@ from respai.cli import main
 from respai.record import canonical_bytes
 from respai.render.report import render_report
 from respai.render.report.formats import FORMATS
-from respai.render.report.labels import LABELS, TICK_LABELS
+from respai.render.report.labels import ATTRIBUTES, LABELS, TAGS, TICK_LABELS
 from respai.render.report.walk import page_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -192,3 +192,13 @@ def test_every_mark_of_a_chart_is_bound(pages: dict[str, tuple[dict[str, Any], s
                     assert resolve(statement, end)[0], (name, line)
             for line in re.findall(r'<line class="limit"[^>]*>', chart):
                 assert 'data-limit="' in line and 'data-limit-fmt="' in line, (name, line)
+
+
+def test_main_holds_only_the_elements_and_attributes_the_script_allows(
+    pages: dict[str, tuple[dict[str, Any], str]],
+) -> None:
+    for name, (_, html) in pages.items():
+        found = page_text(html)
+        assert found.tags <= TAGS, (name, found.tags - TAGS)
+        assert found.attributes <= ATTRIBUTES, (name, found.attributes - ATTRIBUTES)
+        assert all(h.startswith("#") for h in found.hrefs), name

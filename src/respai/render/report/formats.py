@@ -22,6 +22,7 @@ from typing import Any
 from respai.battery import TEST_NAMES, TestId
 from respai.record.canonical import canonical_bytes
 from respai.render.escape import terminal_text
+from respai.render.gap import shown_gap_bounds
 from respai.render.report.fields import as_dict, as_list, is_number
 from respai.render.report.verdicts import VERDICT_SENTENCES, VERDICT_WORDS
 
@@ -225,9 +226,9 @@ def _interval_cell(rec: object, _arg: str | None) -> str:
     r = as_dict(rec)
     if r.get("interval") is not None:
         return interval_text(r.get("interval"))
-    bounds = as_dict(as_dict(r.get("details")).get("gap_bounds"))
-    if is_number(bounds.get("lo")) and is_number(bounds.get("hi")):
-        return f"gap in [{fixed(bounds['lo'])}, {fixed(bounds['hi'])}]"
+    bounds = shown_gap_bounds(as_dict(r.get("details")).get("gap_bounds"))
+    if bounds is not None:  # a gap is never negative: its lower bound is shown as max(lo, 0)
+        return f"gap in [{fixed(bounds[0])}, {fixed(bounds[1])}]"
     return DASH
 
 
@@ -443,12 +444,12 @@ def _rule_caption(rec: object, _arg: str | None) -> str:
     threshold = as_dict(details.get("threshold")) or as_dict(r.get("threshold"))
     rate = _str(details.get("rate"), "rate").replace("_", " ")
     conf = _level(details.get("groups"), "interval", "Clopper-Pearson")
-    bounds = as_dict(details.get("gap_bounds"))
+    bounds = shown_gap_bounds(details.get("gap_bounds"))
     gap = ""
-    if is_number(bounds.get("lo")) and is_number(bounds.get("hi")):
+    if bounds is not None:
         gap = (
-            f" The largest gap between two groups lies between {fixed(bounds['lo'])} and "
-            f"{fixed(bounds['hi'])}"
+            f" The largest gap between two groups lies between {fixed(bounds[0])} and "
+            f"{fixed(bounds[1])}"
             + (
                 f"; the rule allows {plain(threshold['max_group_gap'])}."
                 if is_number(threshold.get("max_group_gap"))

@@ -14,7 +14,7 @@ from functools import cache
 from respai.battery import TEST_NAMES, TestId
 from respai.render.inline import embed_json
 from respai.render.report.formats import FORMATS, FRAMEWORK_NAMES
-from respai.render.report.labels import LABELS, TICK_LABELS
+from respai.render.report.labels import ATTRIBUTES, LABELS, TAGS, TICK_LABELS
 from respai.render.report.verdicts import VERDICT_SENTENCES, VERDICT_WORDS
 from respai.render.report.verification import SCRIPT_OWNED
 
@@ -39,6 +39,8 @@ def script_tables() -> str:
         "frameworkNames": FRAMEWORK_NAMES,
         "labels": sorted(LABELS),
         "ticks": sorted(TICK_LABELS),
+        "tags": sorted(TAGS),
+        "attributes": sorted(ATTRIBUTES),
         "scriptOwned": list(SCRIPT_OWNED),
         "aucCaption": [before, after],
     }

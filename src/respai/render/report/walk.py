@@ -45,6 +45,9 @@ class PageText:
 
     bound: list[Bound] = field(default_factory=list)
     loose: list[str] = field(default_factory=list)
+    tags: set[str] = field(default_factory=set)
+    attributes: set[str] = field(default_factory=set)
+    hrefs: set[str] = field(default_factory=set)
 
 
 class _Walker(HTMLParser):
@@ -55,12 +58,21 @@ class _Walker(HTMLParser):
         self.in_main = False
         self.skip_depth: int | None = None
         self.bound_at: list[tuple[int, Bound]] = []
+        self.svg_depth = 0
         self.records: list[tuple[int, str]] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = {k: (v or "") for k, v in attrs}
         if tag == "main":
             self.in_main = True
+        if self.in_main and self.skip_depth is None:
+            if not self.svg_depth:
+                self.found.tags.add(tag)
+            self.found.attributes.update(k.lower() for k in a)
+            if "href" in a:
+                self.found.hrefs.add(a["href"])
+        if tag == "svg":
+            self.svg_depth += 1
         if tag in _VOID:
             return
         self.stack.append(tag)
@@ -94,6 +106,8 @@ class _Walker(HTMLParser):
         if tag in _VOID or tag not in self.stack:
             return
         depth = len(self.stack) - self.stack[::-1].index(tag)
+        if tag == "svg":
+            self.svg_depth -= 1
         del self.stack[depth - 1 :]
         if self.skip_depth is not None and depth <= self.skip_depth:
             self.skip_depth = None

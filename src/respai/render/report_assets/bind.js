@@ -14,6 +14,9 @@ var RespaiBind = (function () {
   var LABELS = new Set(T.labels);
   var TICKS = new Set(T.ticks);
   var OWNED = new Set(T.scriptOwned);
+  var TAGS = new Set(T.tags);
+  var ATTRIBUTES = new Set(T.attributes);
+  var SVG = "http://www.w3.org/2000/svg";
   var MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
     "September", "October", "November", "December"];
   var UNSAFE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu;
@@ -252,7 +255,7 @@ var RespaiBind = (function () {
       var r = asDict(v);
       if (r.interval !== null && r.interval !== undefined) return intervalText(r.interval);
       var b = asDict(asDict(r.details).gap_bounds);
-      if (isNumber(b.lo) && isNumber(b.hi)) return "gap in [" + fixed(b.lo) + ", " + fixed(b.hi) + "]";
+      if (isNumber(b.lo) && isNumber(b.hi)) return "gap in [" + fixed(Math.max(b.lo, 0)) + ", " + fixed(b.hi) + "]";
       return DASH;
     },
     interval_note: function (v) {
@@ -324,7 +327,7 @@ var RespaiBind = (function () {
     rule_caption: function (v) {
       var r = asDict(v), details = asDict(r.details), th = ruleThreshold(r), b = asDict(details.gap_bounds), gap = "";
       if (isNumber(b.lo) && isNumber(b.hi)) {
-        gap = " The largest gap between two groups lies between " + fixed(b.lo) + " and " + fixed(b.hi) +
+        gap = " The largest gap between two groups lies between " + fixed(Math.max(b.lo, 0)) + " and " + fixed(b.hi) +
           (isNumber(get(th, "max_group_gap")) ? "; the rule allows " + plain(th.max_group_gap) + "." : ".");
       }
       return titleCase(rateWords(details.rate)) + " rate by " + items(r.grouping) +
@@ -409,21 +412,35 @@ var RespaiBind = (function () {
         problems.push("the page hides " + quote(expected) + " (" + where(ptr) + ")");
       }
     }
+    function checkElement(el, tag) {
+      Array.prototype.forEach.call(el.attributes, function (a) {
+        var name = a.name.toLowerCase();
+        if (!ATTRIBUTES.has(name)) problems.push("the page gives a <" + tag + "> the attribute " + name + ", which the report never writes");
+        else if (name === "href" && a.value.charAt(0) !== "#") problems.push("the page links to " + quote(a.value) + ", which the report never does");
+      });
+    }
     function walk(node) {
       for (var child = node.firstChild; child; child = child.nextSibling) {
         if (child.nodeType === 3) {
           var text = child.nodeValue;
-          if (text.trim() === "" || LABELS.has(text)) continue;
           var parent = child.parentNode;
-          if (TICKS.has(text) && parent.namespaceURI === "http://www.w3.org/2000/svg" && parent.classList.contains("tick")) continue;
+          if (text.trim() === "") continue;
+          if (LABELS.has(text) || (TICKS.has(text) && parent.namespaceURI === SVG && parent.classList.contains("tick"))) {
+            if (parent.namespaceURI !== SVG && typeof parent.checkVisibility === "function" && !parent.closest(".print-only, .banner > .label") &&
+                !parent.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) {
+              problems.push("the page hides its text " + quote(text));
+            }
+            continue;
+          }
           problems.push("the page shows " + quote(text) + ", which is neither from the signed record nor one of the report's labels");
         } else if (child.nodeType === 1) {
           var tag = child.tagName.toLowerCase();
-          if (tag === "noscript" || tag === "template" || OWNED.has(child.id)) continue;
-          if (tag === "script" || tag === "style" || tag === "iframe" || tag === "object" || tag === "embed" || tag === "img") {
+          if (tag === "noscript" || OWNED.has(child.id)) continue;
+          if (child.namespaceURI !== SVG && !TAGS.has(tag)) {
             problems.push("the page holds a <" + tag + "> element the report never writes");
             continue;
           }
+          checkElement(child, tag);
           if (child.hasAttribute("data-bind")) checkBound(child);
           else walk(child);
         }
