@@ -30,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -688,29 +689,40 @@ def battery_worked(predicate: dict[str, Any]) -> None:
     tests = {r["test_key"]: r for r in predicate["records"] if r["record_type"] == "test"}
     groups = predicate["counts"]["groupings"]["sex"]["groups"]
     alpha = predicate["records"][0]["settings"]["alpha"]
-    level = 1 - stats.bonferroni_alpha(alpha, len(groups))
+    alpha_g = stats.bonferroni_alpha(alpha, len(groups))
+    level = 1 - alpha_g
     lines = [
-        "selection rates by sex, from counts.groupings.sex (cases with a prediction only)",
-        f"G = {len(groups)} groups, alpha = {alpha}  ->  each Wilson interval at "
+        "selection rates by sex, from counts.groupings.sex (over cases with a prediction;",
+        "the interval counts the cases without one at their worst on each side)",
+        f"G = {len(groups)} groups, alpha = {alpha}  ->  each Clopper-Pearson interval at "
         f"1 - alpha/G = {level:g}",
         "",
     ]
-    rates, los, his = [], [], []
+    rates, los, his, low, high = [], [], [], [], []
     for g in groups:
         k, n = g["tp"] + g["fp"], g["tp"] + g["fp"] + g["tn"] + g["fn"]
-        iv = stats.wilson_interval(k, n, level)
-        assert iv is not None
+        m = g["missing_prediction_label_1"] + g["missing_prediction_label_0"]
+        iv = stats.widened_interval(k, m, n + m, alpha_g)
+        low.append(Fraction(k, n + m))  # every case without a prediction not selected
+        high.append(Fraction(k + m, n + m))  # every one selected
         rates.append(k / n)
         los.append(iv.lo)
         his.append(iv.hi)
         lines.append(
             f"  {' × '.join(g['key']):<7} (tp + fp) / (tp + fp + tn + fn) = {k} / {n} = "
-            f"{k / n:.4f}   Wilson {level:g}: [{iv.lo:.4f}, {iv.hi:.4f}]"
+            f"{k / n:.4f}   ({m} without)  Clopper-Pearson {level:g}: "
+            f"[{iv.lo:.4f}, {iv.hi:.4f}]"
         )
     ratio = min(rates) / max(rates)
     ratio_iv = (min(los) / max(his), min(1.0, min(his) / max(los)))
     diff = max(rates) - min(rates)
     diff_iv = (max(0.0, max(los) - min(his)), max(his) - min(los))
+    pairs = [(i, j) for i in range(len(groups)) for j in range(len(groups)) if i != j]
+    ratio_worst = float(min(Fraction(1), *(low[i] / high[j] for i, j in pairs)))
+    diff_worst = float(max(high[i] - low[j] for i, j in pairs))
+    for key, worst in (("impact_ratio:sex", ratio_worst), ("selection_rate_diff:sex", diff_worst)):
+        if worst != tests[key]["value_range"]["worst"]:
+            sys.exit(f"gen_docs_examples: the worked worst case of {key} differs from the record")
     for key, value, (lo, hi) in (
         ("impact_ratio:sex", ratio, ratio_iv),
         ("selection_rate_diff:sex", diff, diff_iv),
@@ -723,17 +735,21 @@ def battery_worked(predicate: dict[str, Any]) -> None:
     lines += [
         "",
         f"impact ratio         min / max = {min(rates):.4f} / {max(rates):.4f} = {ratio:.4f}",
+        f"  worst case         min over g != h of k(g) / (n(g) + m(g)) over "
+        f"(k(h) + m(h)) / (n(h) + m(h)) = {ratio_worst:.4f}",
         f"  interval           [min lo / max hi, min(1, min hi / max lo)] = "
         f"[{ratio_iv[0]:.4f}, {ratio_iv[1]:.4f}]",
-        f"  verdict            {ratio:.4f} {t_ir['comparison']} {t_ir['value']}: "
+        f"  verdict            worst case {ratio_worst:.4f} {t_ir['comparison']} {t_ir['value']}: "
         f"{tests['impact_ratio:sex']['verdict']}; uncertain: "
         f"{str(tests['impact_ratio:sex']['uncertain']).lower()} (the interval "
         f"{'crosses' if ratio_iv[0] < t_ir['value'] < ratio_iv[1] else 'does not cross'} "
         f"{t_ir['value']})",
         f"selection-rate diff  max - min = {max(rates):.4f} - {min(rates):.4f} = {diff:.4f}",
+        f"  worst case         max over g != h of (k(g) + m(g)) / (n(g) + m(g)) - "
+        f"k(h) / (n(h) + m(h)) = {diff_worst:.4f}",
         f"  interval           [max(0, max lo - min hi), max hi - min lo] = "
         f"[{diff_iv[0]:.4f}, {diff_iv[1]:.4f}]",
-        f"  verdict            {diff:.4f} {t_sd['threshold']['comparison']} "
+        f"  verdict            worst case {diff_worst:.4f} {t_sd['threshold']['comparison']} "
         f"{t_sd['threshold']['value']}: {t_sd['verdict']}; uncertain: "
         f"{str(t_sd['uncertain']).lower()}",
     ]

@@ -313,8 +313,14 @@ def _result(
     best: Fraction | None = None,
     missing: int | None = None,
     bounds: tuple[exact.Bound, exact.Bound] | None = None,
+    reported: float | None = None,
 ) -> TestResult:
-    """A decided result; ``worst``/``best``/``missing`` for a test that reads decisions."""
+    """A decided result; ``worst``/``best``/``missing`` for a test that reads decisions.
+
+    ``value`` is decided on exactly; ``reported`` is the float the record shows, when it
+    should be the plain float arithmetic a reader repeats (``min(k/n) / max(k/n)``)
+    rather than the correctly rounded exact value (they can differ in the last bit).
+    """
     verdict, uncertain, reason = decide(value, interval, threshold, worst=worst, bounds=bounds)
     value_range = None
     if missing is not None:
@@ -327,7 +333,7 @@ def _result(
     return TestResult(
         str(test_id),
         grouping,
-        float(value),
+        float(value) if reported is None else reported,
         interval,
         None,
         threshold,
@@ -673,6 +679,7 @@ def _spread(entry: BatteryTest, scope: Scope, *, ratio: bool) -> TestResult:
             details,
         )
     rates = [Fraction(g.events, g.decided) for g in groups]
+    floats = [g.events / g.decided for g in groups]  # what a reader recomputes
     details |= {
         "min_group": groups[rates.index(min(rates))].label,
         "max_group": groups[rates.index(max(rates))].label,
@@ -695,6 +702,7 @@ def _spread(entry: BatteryTest, scope: Scope, *, ratio: bool) -> TestResult:
                 details,
             )
         value = min(rates) / max(rates)
+        reported = min(floats) / max(floats)
         found = _ratio_range(groups)
         assert found is not None  # some group has an event, so some upper end is > 0
         worst, best = found
@@ -706,6 +714,7 @@ def _spread(entry: BatteryTest, scope: Scope, *, ratio: bool) -> TestResult:
         )
     else:
         value = max(rates) - min(rates)
+        reported = max(floats) - min(floats)
         worst, best = _diff_range(groups)
         gap = exact.Difference(lo_max, hi_min)
         lo = gap if gap.value > 0 else exact.Exact(Fraction(0))
@@ -730,6 +739,7 @@ def _spread(entry: BatteryTest, scope: Scope, *, ratio: bool) -> TestResult:
         best=best,
         missing=sum(g.missing for g in groups),
         bounds=(lo, hi),
+        reported=reported,
     )
     if small:
         return _small_cells(result, groups, small, ratio=ratio, min_cell=scope.min_cell)
