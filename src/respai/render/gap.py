@@ -44,4 +44,5 @@ def shown_gap_bounds(bounds: object) -> tuple[float, float] | None:
     if any(isinstance(v, bool) or not isinstance(v, int | float) for v in (lo, hi)):
         return None
     assert isinstance(lo, int | float) and isinstance(hi, int | float)
-    return max(float(lo), 0.0), float(hi)
+    low = float(lo)
+    return (low if low > 0 else 0.0), float(hi)  # never -0.0: shown as 0.0000 everywhere
