@@ -122,7 +122,7 @@ MANIFEST_TOKENS = (
 )
 
 
-@settings(settings.get_profile("respai-fuzz"), max_examples=30)
+@settings(settings.get_profile("respai-fuzz"), max_examples=25)
 @given(data=st.data())
 def test_mutated_manifest(
     data: st.DataObject, pack: Pack, cli: Any, mutate: Callable[..., Any], tmp_path: Path

@@ -101,10 +101,13 @@ def _folder(root: Path, spec: bytes) -> Path:
     return folder
 
 
-def test_the_base_spec_is_valid(cli: Any, tmp_path: Path) -> None:
-    """The mutations start from a spec that runs (so a refusal is the mutation's doing)."""
+def test_the_base_spec_and_policy_are_valid(cli: Any, tmp_path: Path) -> None:
+    """The mutations start from files that run (so a refusal is the mutation's doing)."""
     folder = _folder(tmp_path, SPEC)
     run = cli.run(["fairness", "spec.yaml", "--json"], folder)
+    assert run.code in (0, 1, 3, 4), run.err
+    (folder / "policy.yaml").write_bytes(POLICY)
+    run = cli.run(["fairness", "spec.yaml", "--policy", "policy.yaml", "--json"], folder)
     assert run.code in (0, 1, 3, 4), run.err
 
 
@@ -118,6 +121,56 @@ def test_mutated_spec(
     try:
         before = cli.snapshot(folder)
         run = cli.run(["fairness", "spec.yaml", "--json"], folder)
+        cli.check(run, (0, 1, 2, 3, 4), folder, before)
+    finally:
+        shutil.rmtree(folder)
+
+
+@settings(settings.get_profile("respai-fuzz"), max_examples=40)
+@given(data=st.data())
+def test_mutated_spec_when_signing(
+    data: st.DataObject,
+    cli: Any,
+    mutate: Callable[..., Any],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``respai evaluate`` signs, writes an output folder and appends to a ledger: on exit
+    2 none of them (nor a key) may appear; the key folder is inside the working folder."""
+    spec = data.draw(mutate(SPEC, YAML_TOKENS), label="spec")
+    folder = _folder(tmp_path, spec)
+    monkeypatch.setenv("RESPAI_HOME", str(folder / "home"))
+    try:
+        before = cli.snapshot(folder)
+        run = cli.run(["evaluate", "spec.yaml", "--out", "out"], folder)
+        cli.check(run, (0, 1, 2, 3, 4), folder, before)
+    finally:
+        shutil.rmtree(folder)
+
+
+POLICY = b"""\
+alpha: 0.05
+min_cell: 5
+max_left_out: 0.1
+rules:
+  fnr-by-sex:
+    max_group_gap: 0.10
+  error-by-age:
+    worst_group: {max: 0.4}
+"""
+
+
+@settings(settings.get_profile("respai-fuzz"), max_examples=60)
+@given(data=st.data())
+def test_mutated_policy(
+    data: st.DataObject, cli: Any, mutate: Callable[..., Any], tmp_path: Path
+) -> None:
+    policy = data.draw(mutate(POLICY, YAML_TOKENS), label="policy")
+    folder = _folder(tmp_path, SPEC)
+    (folder / "policy.yaml").write_bytes(policy)
+    try:
+        before = cli.snapshot(folder)
+        run = cli.run(["fairness", "spec.yaml", "--policy", "policy.yaml", "--json"], folder)
         cli.check(run, (0, 1, 2, 3, 4), folder, before)
     finally:
         shutil.rmtree(folder)
