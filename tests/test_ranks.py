@@ -281,6 +281,7 @@ def grouped_rows(seed: int, n: int, groups: int, distinct: int | None) -> list[d
     batch=st.sampled_from([1, 7, 64, 1_000_000]),
     loop_max=st.sampled_from([0, 64]),
     chain_max=st.sampled_from([0, 32]),
+    table_max=st.sampled_from([0, 1 << 16]),
 )
 def test_many_groups_give_the_pairwise_sums(
     cases_writer: Any,
@@ -291,16 +292,19 @@ def test_many_groups_give_the_pairwise_sums(
     batch: int,
     loop_max: int,
     chain_max: int,
+    table_max: int,
 ) -> None:
     # every way the stream codes and folds (a join or an equality chain per attribute;
-    # per-group numpy calls or all groups at once; any batch size) gives the integers a
-    # pairwise comparison gives, group by group, ties included
+    # group codes from a table of packed cells or unpacked; per-group numpy calls or all
+    # groups at once; any batch size) gives the integers a pairwise comparison gives,
+    # group by group, ties included
     rows = grouped_rows(seed, n, groups, distinct)
     codes = ({f"s{i}": i for i in range(groups)}, {"f": 0, "m": 1})
     groupings = [(), (0,), (1,), (0, 1)]
     with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as mp:
         mp.setattr(ranks, "_STREAM_ROWS", batch)
         mp.setattr(fold, "_LOOP_MAX", loop_max)
+        mp.setattr(fold, "_TABLE_MAX", table_max)
         mp.setattr(ranks, "_CHAIN_MAX", chain_max)
         path = cases_writer(
             "duckdb-parquet", rows, ["store", "sex", "label", "score"], Path(folder)

@@ -23,6 +23,36 @@ __all__ = ["BadScore", "fold_stream"]
 #: all at once (:meth:`_RankStream._fold`), so many groups cost no Python loop of numpy
 #: calls.
 _LOOP_MAX = 64
+#: Up to this many packed cells (every combination of attribute codes, left out
+#: included), each grouping's group code is read from a table indexed by the packed
+#: cell, one lookup per case; past it, the cell is unpacked into its attribute codes.
+_TABLE_MAX = 1 << 16
+
+
+def _code_tables(sizes: Sequence[int], groupings: Sequence[tuple[int, ...]]) -> list[Any]:
+    """Per grouping, the group code of every packed cell (``__cell >> 1``), ``-1`` when left out.
+
+    The inverse of the packing of :func:`respai.engine.ranks._packed`: a cell is
+    ``(a0 + 1) + (k0 + 1) * (a1 + 1) + ...``, and a group code is the grouping's
+    attribute codes in mixed radix (the declared sizes), as :meth:`_RankStream.result`
+    decodes it.
+    """
+    cells = np.arange(math.prod(size + 1 for size in sizes), dtype=np.int64)
+    digits = []
+    rest = cells
+    for size in sizes:
+        digits.append(rest % (size + 1) - 1)
+        rest = rest // (size + 1)
+    tables = []
+    for grouping in groupings:
+        code = np.zeros(len(cells), np.int64)
+        ok = np.ones(len(cells), bool)
+        for i in grouping:
+            ok &= digits[i] >= 0
+            code = code * sizes[i] + digits[i]
+        width = math.prod(sizes[i] for i in grouping)
+        tables.append(np.where(ok, code, -1).astype(np.int16 if width < 2**15 else np.int64))
+    return tables
 
 
 def _unpacked(cell: Any, sizes: Sequence[int]) -> tuple[Any, Any]:
@@ -59,9 +89,16 @@ class _RankStream:
         self.width = [math.prod(r) for r in self.radix]
         # per grouping, group code -> [positives, sum x, sum x^2, negatives, sum w, sum w^2]
         self.sums: list[dict[int, list[int]]] = [{} for _ in self.groupings]
+        cells = math.prod(size + 1 for size in sizes)
+        self.tables = _code_tables(sizes, self.groupings) if cells <= _TABLE_MAX else None
 
     def add(self, codes: Any, y: Any, s: Any) -> None:
-        """Fold in one batch: ``codes`` (rows x attributes), ``y`` (1/0), ``s`` sorted."""
+        """Fold in one batch: ``codes``, ``y`` (1/0) and ``s`` (sorted by score).
+
+        ``codes`` is the packed cell without its label bit (``__cell >> 1``) when the
+        stream reads group codes from tables (:attr:`tables`), else the attribute codes
+        (rows x attributes, :func:`_unpacked`).
+        """
         # the batch is sorted, so no two equal neighbours means no ties in any group
         ties = s if bool(np.any(s[1:] == s[:-1])) else None
         for gi in range(len(self.groupings)):
@@ -74,7 +111,10 @@ class _RankStream:
             c = np.zeros(len(y), np.int16)
             yy, ss = y, s
         else:
-            if len(grouping) == 1:
+            if self.tables is not None:
+                c = self.tables[gi][codes]
+                ok = c >= 0
+            elif len(grouping) == 1:
                 c = codes[:, grouping[0]]
                 ok = c >= 0
             else:
@@ -258,7 +298,11 @@ def fold_stream(
     for batch in batches:
         if batch.num_rows == 0:
             continue
-        codes, y = _unpacked(batch.column(0).to_numpy(), sizes)
+        cell = batch.column(0).to_numpy()
+        if stream.tables is not None:
+            codes, y = cell >> 1, cell & 1
+        else:
+            codes, y = _unpacked(cell, sizes)
         s = batch.column(1).to_numpy()
         if not np.isfinite(s[-1]):  # NaN and +inf sort last, -inf first
             raise BadScore(float(s[-1]))
