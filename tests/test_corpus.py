@@ -588,3 +588,21 @@ def test_hostile_record_or_keys_for_verify(
     else:
         assert json.loads(captured.out)["ok"] is False
     assert _snapshot(folder) == before, "verify wrote or changed files in its folder"
+
+
+def test_control_characters_in_names_never_reach_the_report_raw(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The HTML report escapes them too, its <title> included (a tab title with U+202E
+    would read reversed)."""
+    folder = tmp_path / "escaped_system_name"
+    shutil.copytree(CORPUS / "escaped_system_name", folder)
+    make_escaped(folder)
+    monkeypatch.chdir(folder)
+    monkeypatch.setenv("RESPAI_HOME", str(tmp_path / "home"))
+    assert main(["evaluate", "spec.yaml", "--out", "out", "--no-ledger"]) in (0, 1, 3, 4)
+    capsys.readouterr()
+    page = (folder / "out" / "report.html").read_text(encoding="utf-8")
+    raw = [c for c in page if c in "\x1b\u202e"]
+    assert not raw, f"raw control or bidi characters in report.html: {raw[:5]}"
+    assert "<title>loan\\x1b[31m\\u202escreen" in page

@@ -12,7 +12,7 @@ from respai.record.canonical import loads_strict
 from respai.record.dsse import b64decode_any
 from respai.record.errors import RecordError
 from respai.record.keys import load_public_key, public_key_raw
-from respai.render.escape import html_text
+from respai.render.escape import html_text, terminal_text
 from respai.render.inline import asset_text, csp_hash, embed_json
 from respai.render.report.fields import as_dict, as_str
 from respai.render.report.page import page_body
@@ -91,7 +91,7 @@ def render_report(
         '<meta name="referrer" content="no-referrer">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="generator" content="respai">\n'
-        f"<title>{html_text(title)}</title>\n"
+        f"<title>{html_text(terminal_text(title))}</title>\n"  # a tab title: no bidi
         f"<style>{css}</style>\n</head>\n<body>\n<main>\n{body}\n</main>\n"
         '<script type="application/json" id="respai-envelope">'
         f"{embed_json(dict(envelope))}</script>\n"
