@@ -39,8 +39,21 @@ MAX_SHOWN = 40
 )
 @LEDGER_OPTION
 @NO_LEDGER_OPTION
+@click.option(
+    "--plan",
+    "plan_id",
+    metavar="PLAN_ID",
+    help="The plan (from respai plan) the audit is held to: refused, exit 2, naming each "
+    "criterion that changed; the pack then holds the plan record as plan.json.",
+)
 def pack_command(
-    spec: Path, out: Path, key: Path | None, policy: Path | None, ledger: Path, no_ledger: bool
+    spec: Path,
+    out: Path,
+    key: Path | None,
+    policy: Path | None,
+    ledger: Path,
+    no_ledger: bool,
+    plan_id: str | None,
 ) -> None:
     """Run the LL144 audit of SPEC and write its evidence pack to OUT and OUT.zip.
 
@@ -53,7 +66,14 @@ def pack_command(
     """
     from respai.pack import build_pack
 
-    res = build_pack(spec, out, key_path=key, ledger=None if no_ledger else ledger, policy=policy)
+    res = build_pack(
+        spec,
+        out,
+        key_path=key,
+        ledger=None if no_ledger else ledger,
+        policy=policy,
+        plan=plan_id,
+    )
     if res.key_created:
         output.key_created(res.key_path, res.key_id)
     for warning in res.result.warnings:

@@ -127,6 +127,7 @@ def build_pack(
     today: dt.date | None = None,
     ledger: str | Path | None = None,
     policy: str | Path | None = None,
+    plan: str | None = None,
 ) -> PackResult:
     """Run the LL144 audit of ``spec_path`` and write its evidence pack.
 
@@ -149,6 +150,10 @@ def build_pack(
         written together or not at all.
     policy
         A policy file whose ``alpha`` sets the Fisher tests' significance level.
+    plan
+        A plan id (``respai plan``): the audit is held to that plan's criteria (refused
+        when one changed), its record's ``run_start.plan`` names it, and the verified
+        plan record is copied into the pack as ``plan.json``.
 
     Raises
     ------
@@ -179,6 +184,12 @@ def build_pack(
     found = find_signing_key(None if key_path is None else Path(key_path))
     spec = load_spec(spec_path)
     pol = None if policy is None else load_policy(policy)
+    planned = None
+    if plan is not None:  # checked before the data is read
+        from respai.plan.seal import registered
+
+        book = None if ledger is None else Path(ledger)
+        planned, _ = registered(spec, pol, ledger=book, sk=found, wanted=plan)
     result = run_ll144(spec, today=today, policy=pol)
     assert spec.path is not None
     sources: list[tuple[str, Path]] = [("spec", Path(spec.path))]
@@ -218,6 +229,8 @@ def build_pack(
         "summary/summary.md": summary_markdown(result),
         "summary/summary.csv": summary_csv(result),
     }
+    if planned is not None:  # the signed plan the audit was held to, as the ledger holds it
+        generated["plan.json"] = planned.data.decode("utf-8")
     tmp = staged.staging
     parent = staged.out.parent
     tmp_zip = parent / f".{out.name}.zip.tmp-{os.getpid()}"
@@ -263,6 +276,8 @@ def build_pack(
             timestamp=created,
             pack_files=signed_list,
         )
+        if planned is not None:
+            predicate["records"][0]["plan"] = planned.reference()
         envelope = seal(predicate, None, sk.key, sk.key_id, prev_record_id=prev, start_seq=start)
         from respai.record.keys import public_key_raw
         from respai.render.report import render_report

@@ -332,8 +332,38 @@ _CHAIN = ("seq", "run_seq", "run_id", "prev_record_id", "record_id", "record_cou
 """Fields sealing adds to each record (the hash chain), left out of the value comparison."""
 
 
-def _record_values(predicate: Mapping[str, Any], new: LL144Result) -> list[tuple[str, Any, Any]]:
-    """Differences between the signed record's values and the rerun's."""
+def _packed_plan(folder: Path) -> dict[str, Any] | None:
+    """``{plan_id, timestamp, record_id}`` of the plan record the pack holds (``plan.json``).
+
+    ``None`` when the pack holds none (a run held to no plan). The file's SHA-256 is in
+    the record's signed file list, which the file checks compare.
+    """
+    from respai.record.dsse import b64decode_any
+
+    path = folder / "plan.json"
+    if not path.is_file():
+        return None
+    try:
+        envelope = loads_strict(path.read_bytes())
+        pred = loads_strict(b64decode_any(envelope["payload"]))["predicate"]
+        start = pred["records"][0]
+        return {
+            "plan_id": start["plan_id"],
+            "timestamp": pred["timestamp"],
+            "record_id": start["record_id"],
+        }
+    except (OSError, ValueError, RecordError, KeyError, IndexError, TypeError):
+        return {"plan_id": "plan.json cannot be read as a plan record"}
+
+
+def _record_values(
+    predicate: Mapping[str, Any], new: LL144Result, folder: Path
+) -> list[tuple[str, Any, Any]]:
+    """Differences between the signed record's values and the rerun's.
+
+    A pack held to a plan holds the plan record (``plan.json``): the rerun's
+    ``run_start.plan`` is read from it, so a record naming another plan is a difference.
+    """
     from respai.ll144.seal import ll144_predicate
 
     fresh = ll144_predicate(
@@ -344,6 +374,9 @@ def _record_values(predicate: Mapping[str, Any], new: LL144Result) -> list[tuple
         run_id=str(predicate.get("run_id")),
     )
     fresh = json.loads(json.dumps(fresh, allow_nan=False))
+    packed = _packed_plan(folder)
+    if packed is not None:
+        fresh["records"][0]["plan"] = packed
     old_records = [
         {k: v for k, v in r.items() if k not in _CHAIN}
         for r in predicate.get("records", [])
@@ -552,7 +585,7 @@ def reproduce_pack(pack_dir: str | Path) -> ReproduceResult:
                         o,
                         n,
                     )
-                    for p, o, n in _record_values(predicate, new_res)
+                    for p, o, n in _record_values(predicate, new_res, folder)
                 ]
             if new_res.ll144.audit_date and not new_res.ll144.use_date:
                 audit = dt.date.fromisoformat(new_res.ll144.audit_date)

@@ -148,6 +148,8 @@ class Plan:
     file: Path
     envelope: Mapping[str, Any]
     system_name: str | None
+    #: the plan run file's bytes, as verified (an evidence pack copies them)
+    data: bytes = b""
 
     def reference(self) -> dict[str, str]:
         """What a run's ``run_start.plan`` holds: ``{plan_id, timestamp, record_id}``."""
@@ -323,6 +325,7 @@ def _verified(path: Path, data: bytes, ring: KeyRing) -> Plan:
         file=path,
         envelope=loads_strict(data),
         system_name=name if isinstance(name, str) else None,
+        data=data,
     )
 
 
