@@ -81,6 +81,7 @@ CASES: dict[str, tuple[list[str], int]] = {
     "compare": (["run/record.json", "run/record.json"], 0),
     "ll144": (["audit.yaml"], 0),
     "reproduce": (["pack"], 0),
+    "plan": ([str(SAMPLE), "--no-ledger"], 0),
 }
 
 
