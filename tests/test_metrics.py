@@ -47,18 +47,18 @@ def cases_of(cell: Cell) -> list[tuple[int, int | None]]:
 def recount(key: str, cases: list[tuple[int, int | None]]) -> tuple[int, int, int | None]:
     """``(numerator, denominator, missing)`` of a rate, by walking the cases one by one."""
     predicted = [(y, p) for y, p in cases if p is not None]
-    if key == "selection_rate":
+    if key == "selection":
         return sum(p == 1 for _, p in predicted), len(predicted), len(cases) - len(predicted)
-    if key == "tpr":
+    if key == "true_positive":
         over = [p for y, p in predicted if y == 1]
         return over.count(1), len(over), sum(y == 1 and p is None for y, p in cases)
-    if key == "fpr":
+    if key == "false_positive":
         over = [p for y, p in predicted if y == 0]
         return over.count(1), len(over), sum(y == 0 and p is None for y, p in cases)
-    if key == "fnr":
+    if key == "false_negative":
         over = [p for y, p in predicted if y == 1]
         return over.count(0), len(over), sum(y == 1 and p is None for y, p in cases)
-    if key == "error_rate":
+    if key == "error":
         wrong = sum(y != p for y, p in predicted)
         return wrong, len(predicted), len(cases) - len(predicted)
     if key == "accuracy":

@@ -58,8 +58,14 @@ def test_group_table_equals_fairlearn(seed: int, n: int) -> None:
             continue
         sub = df[df["g"] == group]
         assert row.count == len(sub)
-        for name in ("selection_rate", "tpr", "fpr", "fnr", "error_rate"):
-            m = row.metrics[name]
+        for name, ours in (
+            ("selection_rate", "selection"),
+            ("tpr", "true_positive"),
+            ("fpr", "false_positive"),
+            ("fnr", "false_negative"),
+            ("error_rate", "error"),
+        ):
+            m = row.metrics[ours]
             want = frame.by_group.loc[group, name]
             if m.value is None:
                 assert m.denominator == 0
@@ -75,9 +81,9 @@ def test_group_table_equals_fairlearn(seed: int, n: int) -> None:
             )
     # gaps as fairlearn computes them: max - min of the per-group selection rates
     rates = [
-        r.metrics["selection_rate"].value
+        r.metrics["selection"].value
         for r in result.tables["g"]
-        if r.metrics["selection_rate"].value is not None
+        if r.metrics["selection"].value is not None
     ]
     assert max(rates) - min(rates) == pytest.approx(
         frame.difference(method="between_groups")["selection_rate"], abs=1e-12
@@ -90,24 +96,24 @@ def test_undefined_rate_is_null_with_reason() -> None:
         {"label": "y", "prediction": "p", "attributes": {"g": ["a", "b", "c"]}}, df
     )
     a = result.tables["g"][0]
-    assert a.metrics["tpr"].value is None
-    assert a.metrics["tpr"].undefined is not None
+    assert a.metrics["true_positive"].value is None
+    assert a.metrics["true_positive"].undefined is not None
     payload = result.to_dict()
     row_a = payload["tables"]["g"]["rows"][0]
-    assert row_a["metrics"]["tpr"]["value"] is None
-    assert row_a["metrics"]["tpr"]["undefined_reason"]
+    assert row_a["metrics"]["true_positive"]["value"] is None
+    assert row_a["metrics"]["true_positive"]["undefined_reason"]
     c = payload["tables"]["g"]["rows"][2]
-    assert c["count"] == 0 and c["metrics"]["selection_rate"]["value"] is None
+    assert c["count"] == 0 and c["metrics"]["selection"]["value"] is None
 
 
 def test_table_columns_are_the_registry_rates_the_record_has_always_had() -> None:
-    # the record's per-group table keeps its six rates, read from the metric registry
+    # the per-group table's six rates, named as the group rules name them (one vocabulary)
     assert list(tables.METRICS) == [
-        "selection_rate",
-        "tpr",
-        "fpr",
-        "fnr",
-        "error_rate",
+        "selection",
+        "true_positive",
+        "false_positive",
+        "false_negative",
+        "error",
         "precision",
     ]
     cell = Cell(tp=3, fp=2, tn=4, fn=1, missing_pos=2, missing_neg=1)
@@ -119,11 +125,11 @@ def test_table_columns_are_the_registry_rates_the_record_has_always_had() -> Non
             == rate.fraction(cell)
             == (
                 {
-                    "selection_rate": (5, 10),
-                    "tpr": (3, 4),
-                    "fpr": (2, 6),
-                    "fnr": (1, 4),
-                    "error_rate": (3, 10),
+                    "selection": (5, 10),
+                    "true_positive": (3, 4),
+                    "false_positive": (2, 6),
+                    "false_negative": (1, 4),
+                    "error": (3, 10),
                     "precision": (3, 5),
                 }[key]
             )

@@ -59,7 +59,8 @@ class RateDef:
     Parameters
     ----------
     key
-        The rate's name in records and tables, e.g. ``"selection_rate"``.
+        The rate's name in records and tables, e.g. ``"selection"``: the
+        same name a group rule's ``rate:`` uses, in tables, records, JSON and the API.
     name
         How people read it in a sentence, e.g. ``"selection rate"``.
     short
@@ -98,7 +99,7 @@ class RateDef:
 
     @property
     def anchor(self) -> str:
-        """The rate's section on the methods page, e.g. ``methods/metrics.md#tpr``."""
+        """The rate's section on the methods page, e.g. ``methods/metrics.md#true_positive``."""
         return f"{DOCS_PAGE}#{self.key}"
 
     def fraction(self, cell: Cell) -> tuple[int, int]:
@@ -147,7 +148,7 @@ def _missing_0(cell: Cell) -> int:
 
 
 SELECTION_RATE = RateDef(
-    key="selection_rate",
+    key="selection",
     name="selection rate",
     short="selection",
     counted="predicted 1",
@@ -160,7 +161,7 @@ SELECTION_RATE = RateDef(
     table=True,
 )
 TPR = RateDef(
-    key="tpr",
+    key="true_positive",
     name="true positive rate",
     short="TPR",
     counted="predicted 1",
@@ -173,7 +174,7 @@ TPR = RateDef(
     table=True,
 )
 FPR = RateDef(
-    key="fpr",
+    key="false_positive",
     name="false positive rate",
     short="FPR",
     counted="predicted 1",
@@ -186,7 +187,7 @@ FPR = RateDef(
     table=True,
 )
 FNR = RateDef(
-    key="fnr",
+    key="false_negative",
     name="false negative rate",
     short="FNR",
     counted="predicted 0",
@@ -199,7 +200,7 @@ FNR = RateDef(
     table=True,
 )
 ERROR_RATE = RateDef(
-    key="error_rate",
+    key="error",
     name="error rate",
     short="error",
     counted="prediction differs from label",
@@ -290,7 +291,7 @@ class Rate(enum.StrEnum):
         Examples
         --------
         >>> Rate.FALSE_NEGATIVE.metric.key
-        'fnr'
+        'false_negative'
         """
         return _RULE_RATES[self]
 

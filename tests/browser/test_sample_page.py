@@ -68,8 +68,8 @@ def _engine(path: Path) -> dict[str, Any]:
             "cases": row.count,
             "with_prediction": row.with_prediction,
             "accuracy": (cell.tp + cell.tn, cell.predicted),
-            "selection_rate": row.metrics["selection_rate"],
-            "tpr": row.metrics["tpr"],
+            "selection_rate": row.metrics["selection"],
+            "tpr": row.metrics["true_positive"],
         }
     return {"tests": tests, "groups": groups, "cases": result.counts.total}
 
