@@ -124,3 +124,19 @@ def test_header_only_file(
     spec = ll.write_spec(tmp_path, SEL)
     run = cli_run("ll144", str(spec))
     assert run.code == 2 and "no rows" in run.err
+
+
+def test_an_impact_ratio_exactly_at_the_line_is_not_under_it() -> None:
+    """100/300 against 125/300 is 0.8 exactly (0.7999999999999999 in floats)."""
+    tables = build_tables(
+        {("Male", "White"): (300, 125), ("Female", "White"): (300, 100)}, margin=0.0
+    )
+    female = tables["sex"].row("Female")
+    assert (100 / 300) / (125 / 300) < 0.8  # the ratio of rounded rates slips under
+    assert female.ratio_below(0.8) is False
+    assert not tables["sex"].findings  # no finding under the line + margin 0
+    just_under = build_tables(
+        {("Male", "White"): (300, 125), ("Female", "White"): (300, 99)}, margin=0.0
+    )
+    assert just_under["sex"].row("Female").ratio_below(0.8) is True
+    assert just_under["sex"].findings

@@ -138,7 +138,7 @@ def _test_record(
 ) -> TestRecord:
     finding = next((f for f in table.findings if f.category == row.category), None)
     ll = result.ll144
-    below = None if row.impact_ratio is None else row.impact_ratio < LINE
+    below = row.ratio_below(LINE)
     if finding is not None:
         reason = finding.gap.sentence
     elif row.impact_ratio is None:

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
+from respai import exact as _exact
 from respai.eeo1 import (
     AXIS_TITLES,
     RACE_CATEGORIES,
@@ -99,6 +100,20 @@ class CategoryRow:
     excluded: bool
     impact_ratio: float | None
     ratio_undefined: Undefined | None
+    #: the impact ratio as the exact fraction of the counts (``None`` when undefined)
+    ratio_exact: Fraction | None = None
+
+    def ratio_below(self, line: float | Fraction) -> bool | None:
+        """Whether the impact ratio is under ``line``, decided exactly from the counts.
+
+        A ratio exactly at the line is not under it (100/300 against 125/300 is 0.8, not
+        0.7999999999999999). ``None`` when the ratio is undefined.
+        """
+        from respai import exact
+
+        if self.ratio_exact is None:
+            return None
+        return exact.meets(self.ratio_exact, "<", exact.decimal(line))
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,7 +301,7 @@ def _findings(
     for row in table.rows:
         if row.impact_ratio is None or row.category == top.category:
             continue
-        if row.impact_ratio < LINE + margin:
+        if row.ratio_below(_exact.decimal(LINE) + _exact.decimal(margin)):
             gap = assess_gap(
                 row.selected,
                 row.count,
@@ -360,6 +375,7 @@ def _table(
         if n == 0:
             rate_undefined = Undefined("empty_category", "no applicants in this category")
         ratio: float | None = None
+        ratio_exact: Fraction | None = None
         ratio_undefined: Undefined | None = None
         if n == 0:
             ratio_undefined = rate_undefined
@@ -375,6 +391,7 @@ def _table(
         else:
             assert best is not None
             ratio = (k * best[3]) / (n * best[4])
+            ratio_exact = Fraction(k * best[3], n * best[4])
         rows.append(
             CategoryRow(
                 category=label,
@@ -389,6 +406,7 @@ def _table(
                 excluded=label in excluded,
                 impact_ratio=ratio,
                 ratio_undefined=ratio_undefined,
+                ratio_exact=ratio_exact,
             )
         )
     return CategoryTable(

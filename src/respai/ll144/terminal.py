@@ -16,7 +16,7 @@ from rich.text import Text
 from respai.eeo1 import AXIS_TITLES
 from respai.ll144.audit import LL144Result, family_note
 from respai.ll144.diagnosis import Cutoff
-from respai.ll144.tables import TABLES, CategoryRow, CategoryTable
+from respai.ll144.tables import LINE, TABLES, CategoryRow, CategoryTable
 from respai.render.escape import terminal_text
 
 __all__ = ["render_ll144"]
@@ -60,7 +60,7 @@ def _table(res: LL144Result, table: CategoryTable) -> Table:
     for r in table.rows:
         iv = "—" if r.interval is None else f"[{r.interval.lo:.3f}, {r.interval.hi:.3f}]"
         if r.impact_ratio is not None:
-            style = "bold red" if r.impact_ratio < 0.8 else ""
+            style = "bold red" if r.ratio_below(LINE) else ""
             ratio = Text(_num(r.impact_ratio), style=style)
         else:
             ratio = Text("excluded" if r.excluded else "—")
