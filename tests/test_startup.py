@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 #: Libraries that cost tens to hundreds of milliseconds to import.
 HEAVY = (
     "duckdb",
@@ -90,3 +92,28 @@ def test_a_run_without_an_auc_does_not_load_the_numpy_fold(tmp_path: Path) -> No
     assert "respai.fairness" in loaded and "duckdb" in loaded
     assert "respai.engine.fold" not in loaded
     assert "sklearn" not in loaded and "pyarrow" not in loaded
+
+
+def test_preload_imports_on_a_thread_and_can_be_turned_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from respai.cli.preload import FAIRNESS, preload
+
+    code = (
+        "from respai.cli.preload import FAIRNESS, preload\n"
+        "preload(('respai_no_such_module',) + FAIRNESS).join(60)\n"
+    )
+    loaded = _modules_after(code)
+    assert {"scipy", "rich"} <= loaded  # a module that fails does not stop the others
+    monkeypatch.setenv("RESPAI_NO_PRELOAD", "1")
+    assert preload(FAIRNESS) is None
+
+
+def test_preload_holds_only_libraries_that_never_import_respai() -> None:
+    # two threads importing respai modules at once could wait on each other's locks
+    from respai.cli.preload import EVALUATE
+
+    assert all(not name.startswith("respai") for name in EVALUATE)
+    code = f"import importlib\nfor name in {EVALUATE!r}:\n    importlib.import_module(name)\n"
+    loaded = _modules_after(code)
+    assert not any(m.startswith("respai.") for m in loaded)

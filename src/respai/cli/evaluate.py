@@ -98,6 +98,9 @@ def evaluate(
     found = find_signing_key(key)  # a bad key is reported before the data is read
     staged = evaluate_output(out)  # so is an --out that may not be replaced
     check_junit_path(junit)
+    from respai.cli.preload import EVALUATE, preload
+
+    preload(EVALUATE)  # scipy, rich, jsonschema, pyarrow import while DuckDB counts
     import dataclasses
 
     from respai.plan.seal import registered

@@ -32,6 +32,9 @@ def fairness(
     from respai.render.terminal import print_fairness
 
     check_junit_path(junit)
+    from respai.cli.preload import FAIRNESS, preload
+
+    preload(FAIRNESS)  # scipy and rich import while DuckDB counts
     with progress("counting", quiet=quiet):
         result = evaluate_fairness(spec, policy=policy, engine=engine)
     if junit is not None:  # the run is not signed: the suite says so
