@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+import os
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,32 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         path = Path(str(item.fspath))
         if path.name in SLOW_FILES or any(part in SLOW_FOLDERS for part in path.parts):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    """One local Spark session for the whole pytest run (a JVM takes seconds to start).
+
+    Skipped without pyspark, except in CI, which must run the Spark tests. Tests that
+    start Spark another way (``--engine spark``, ``engine.spark_session()``) get this
+    same session while it runs; it is stopped once, when the run ends.
+    """
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        if os.environ.get("CI"):
+            pytest.fail(
+                "pyspark is not installed, but CI must run the Spark tests "
+                '(pip install -e ".[test]" installs it)'
+            )
+        pytest.skip("pyspark is not installed")
+    from respai.engine.spark import spark_session
+
+    session = spark_session("local[2]")
+    yield session
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        session.stop()
 
 
 @pytest.fixture(autouse=True)

@@ -10,9 +10,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import warnings
-from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -111,26 +108,6 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         spec.write_text(SPEC.format(cases=path.name), encoding="utf-8")
         out[f"spec-{fmt}"] = spec
     return out
-
-
-@pytest.fixture(scope="module")
-def spark() -> Iterator[Any]:
-    try:
-        import pyspark  # noqa: F401
-    except ImportError:
-        if os.environ.get("CI"):
-            pytest.fail(
-                "pyspark is not installed, but CI must run the Spark tests "
-                '(pip install -e ".[test]" installs it)'
-            )
-        pytest.skip("pyspark is not installed")
-    from respai.engine.spark import spark_session
-
-    session = spark_session("local[2]")
-    yield session
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        session.stop()
 
 
 def _spark_source(spark: Any, path: Path, text: list[str]) -> engine.Source:
