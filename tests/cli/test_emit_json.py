@@ -59,6 +59,23 @@ def _ll144_spec(folder: Path) -> Path:
     return path
 
 
+def _paired_spec(folder: Path) -> None:
+    rows = ["pair_id,variant,advanced"]
+    rows += [f"{i},{v},{int((i + (v == 'b')) % 3 == 0)}" for i in range(60) for v in "ab"]
+    (folder / "pairs.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    spec = {
+        "paired": {
+            "cases": "pairs.csv",
+            "pair": "pair_id",
+            "variant": "variant",
+            "variants": ["a", "b"],
+            "outcome": "advanced",
+            "max_difference": 0.05,
+        }
+    }
+    (folder / "paired.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
+
+
 @pytest.fixture(scope="module")
 def work(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A signed evaluation with its ledger, and an LL144 spec with its evidence pack."""
@@ -69,6 +86,7 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         assert main(["evaluate", str(SAMPLE), "--out", "run", "--quiet"]) == 1
         spec = _ll144_spec(folder)
         assert main(["pack", str(spec), "--out", "pack", "--no-ledger"]) == 0
+        _paired_spec(folder)
         yield folder
 
 
@@ -82,6 +100,8 @@ CASES: dict[str, tuple[list[str], int]] = {
     "ll144": (["audit.yaml"], 0),
     "reproduce": (["pack"], 0),
     "plan": ([str(SAMPLE), "--no-ledger"], 0),
+    "paired": (["paired.yaml"], 3),
+    "monitor": ([str(SAMPLE), str(SAMPLE.with_suffix(".csv")), "--no-ledger"], 1),
 }
 
 
