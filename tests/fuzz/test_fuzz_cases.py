@@ -135,7 +135,7 @@ def _one(cli: Any, root: Path, name: str, data: bytes) -> None:
         shutil.rmtree(folder)
 
 
-@settings(settings.get_profile("respai-fuzz"), max_examples=50)
+@settings(settings.get_profile("respai-fuzz"), max_examples=40)
 @given(data=st.data())
 def test_mutated_csv(
     data: st.DataObject, cli: Any, mutate: Callable[..., Any], tmp_path: Path
@@ -143,7 +143,7 @@ def test_mutated_csv(
     _one(cli, tmp_path, "cases.csv", data.draw(mutate(CSV, CSV_TOKENS), label="cases.csv"))
 
 
-@settings(settings.get_profile("respai-fuzz"), max_examples=50)
+@settings(settings.get_profile("respai-fuzz"), max_examples=40)
 @given(data=st.data())
 def test_mutated_jsonl(
     data: st.DataObject, cli: Any, mutate: Callable[..., Any], tmp_path: Path

@@ -108,7 +108,7 @@ KEYS_TOKENS = (
 )
 
 
-@settings(settings.get_profile("respai-fuzz"), max_examples=40)
+@settings(settings.get_profile("respai-fuzz"), max_examples=30)
 @given(data=st.data())
 def test_mutated_keys_json_in_the_key_folder(
     data: st.DataObject,

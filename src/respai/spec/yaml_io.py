@@ -90,6 +90,13 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[An
     out: dict[Any, Any] = {}
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
+        if isinstance(key, dict | list | set):  # a "? " complex key: unhashable, no name
+            kind = "mapping" if isinstance(key, dict) else type(key).__name__
+            raise SpecError(
+                f"the key at line {key_node.start_mark.line + 1} is a {kind}, not a name "
+                "(a YAML complex key, written with '? ').",
+                "Write the key as a plain name, without '? ' before it.",
+            )
         if key in out:
             line = key_node.start_mark.line + 1
             raise SpecError(
