@@ -607,3 +607,25 @@ def test_control_characters_in_names_never_reach_the_report_raw(
     raw = [c for c in page if c in "\x1b\u202e"]
     assert not raw, f"raw control or bidi characters in report.html: {raw[:5]}"
     assert "<title>loan\\x1b[31m\\u202escreen" in page
+
+
+def test_running_out_of_the_engine_memory_names_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """2,000 columns (under MAX_CSV_COLUMNS) in 8 MB: DuckDB runs out of memory, and the
+    message names RESPAI_MEMORY_LIMIT and the fix instead of 'not a well-formed file'."""
+    folder = tmp_path / "wide"
+    shutil.copytree(CORPUS / "csv_too_many_columns", folder)
+    extra = 2000
+    header = HEADER + "".join(f",c{i}" for i in range(extra))
+    rows = [row + ",x" * extra for row in SMALL]
+    (folder / "cases.csv").write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
+    before = _snapshot(folder)
+    monkeypatch.chdir(folder)
+    monkeypatch.setenv("RESPAI_MEMORY_LIMIT", "8MB")
+    assert main(["fairness", "spec.yaml", "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "within the engine's memory limit (8MB)" in captured.err
+    assert "raise RESPAI_MEMORY_LIMIT" in captured.err
+    assert _snapshot(folder) == before
