@@ -24,6 +24,7 @@ __all__ = [
     "SpecError",
     "Verdict",
     "__version__",
+    "evaluate",
     "evaluate_fairness",
     "load_policy",
     "load_spec",
@@ -33,6 +34,11 @@ __all__ = [
 def __getattr__(name: str) -> object:
     # Heavy modules (duckdb, narwhals, scipy) load only when used, so `respai --help`
     # stays fast.
+    if name == "evaluate":
+        from respai.api import evaluate
+
+        globals()["evaluate"] = evaluate  # the function, not the submodule of that name
+        return evaluate
     if name in ("evaluate_fairness", "FairnessResult"):
         from respai import fairness
 

@@ -10,7 +10,9 @@ and writes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import sys
+import types
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from respai.ll144.load import AuditData
     from respai.load import CountPass, Inputs
     from respai.paired.audit import PairedResult
+    from respai.sealing import Sealed
 
 __all__ = ["Evaluation", "battery_plan", "evaluate", "thresholds_for"]
 
@@ -70,6 +73,35 @@ class Evaluation:
     plan: Mapping[str, Any] | None = None
     #: Without ``--plan``: how the criteria compare with the system's newest plan.
     plan_check: Mapping[str, Any] | None = None
+    #: The signed record, when the run was sealed (:func:`respai.evaluate` with ``out``).
+    sealed: Sealed | None = None
+
+    def __repr__(self) -> str:
+        failed = [t.key for t in self.battery if t.verdict is Verdict.FAIL]
+        failed += [f"rule:{r.rule.id}" for r in self.rules if r.verdict is Verdict.FAIL]
+        where = "" if self.sealed is None else f"; record {self.sealed.record_path}"
+        return (
+            f"<Evaluation {self.verdict.value} (exit {self.exit_code}): "
+            f"{self.counts.total} cases, {len(self.battery)} tests, {len(self.rules)} rules; "
+            f"failed: {failed or 'none'}{where}>"
+        )
+
+    def _repr_html_(self) -> str:
+        from respai.render.notebook import evaluation_html
+
+        return evaluation_html(self)
+
+    def by_group(self, grouping: str | tuple[str, ...] | None = None) -> Any:
+        """Every count, rate and interval per group, as a DataFrame.
+
+        The same frame as :meth:`respai.fairness.FairnessResult.by_group`.
+        """
+        return self.fairness.by_group(grouping)
+
+    @property
+    def record_path(self) -> Path | None:
+        """Where the signed record was written (``None``: not sealed)."""
+        return None if self.sealed is None else self.sealed.record_path
 
     @property
     def exit_code(self) -> int:
@@ -132,18 +164,23 @@ def battery_plan(parsed: Spec) -> tuple[str | None, tuple[str, ...]]:
 def evaluate(
     spec: Spec | str | Path,
     *,
+    data: Any = None,
     policy: Policy | str | Path | None = None,
     trust_model_code: bool = False,
     trusted_types: Sequence[str] = (),
     on_batch: Callable[[int, int], None] | None = None,
     engine: str = "duckdb",
 ) -> Evaluation:
-    """Run the battery and the declared group rules on the spec's cases file.
+    """Run the battery and the declared group rules on the spec's cases file or a frame.
 
     Parameters
     ----------
     spec
         A spec file path or a parsed :class:`~respai.spec.Spec` naming a cases file.
+    data
+        A pandas, polars, pyarrow or PySpark DataFrame to count instead of the spec's
+        cases file. Its dataset fingerprint is the SHA-256 of the canonical Arrow IPC
+        stream of the columns the run reads (:mod:`respai.engine.frame_fingerprint`).
     policy
         A policy file path or :class:`~respai.spec.Policy` (thresholds, decisions).
     trust_model_code
@@ -163,7 +200,7 @@ def evaluate(
     """
     parsed = spec if isinstance(spec, Spec) else load_spec(spec)
     pol = policy if isinstance(policy, Policy) or policy is None else load_policy(policy)
-    if parsed.fairness.cases is None:
+    if data is None and parsed.fairness.cases is None:
         raise InputError(
             "a signed record needs a cases file, and the spec names none.",
             "Set fairness.cases (or data.cases).",
@@ -188,10 +225,10 @@ def evaluate(
     from respai.load import open_inputs
 
     parsed.fairness  # noqa: B018 - a spec without fairness: is refused before any file opens
-    inputs = open_inputs(parsed, engine_name=engine, score=score)
+    inputs = open_inputs(parsed, data=data, engine_name=engine, score=score)
     count, tallied = _one_scan(parsed, inputs)
     with ThreadPoolExecutor(max_workers=1) as pool:
-        hashing = pool.submit(inputs.fingerprints)
+        hashing = pool.submit(inputs.fingerprints if data is None else dict)
         try:
             fairness = run_rules(
                 parsed, pol, inputs.decided, score=score, engine_name=engine, count=count
@@ -200,6 +237,8 @@ def evaluate(
             hashing.cancel()
             raise
         fingerprints: Mapping[str, Any] = hashing.result()
+    if data is not None:  # after the gate: every column hashed is a column it checked
+        fingerprints = {"dataset": _frame_fingerprint(parsed, data, score, inputs.cases.columns)}
     thresholds = thresholds_for(pol)
     battery = _run_battery(
         fairness.counts, tests, thresholds, fairness.spec.alpha, fairness.spec.min_cell
@@ -210,9 +249,17 @@ def evaluate(
 
         attrs = list(fairness.spec.attributes)
         columns = list(dict.fromkeys([*ev.features, *attrs]))
+        if data is None:
+            batches = case_batches(fairness.spec, columns)
+        else:
+            from respai import engine as frames
+
+            def batches() -> Iterator[dict[str, Any]]:
+                return frames.iter_batches(frames.open_frame(data), columns, 65_536)
+
         stability = perturbation_stability(
             model,
-            case_batches(fairness.spec, columns),
+            batches,
             features=ev.features,
             numeric=ev.numeric,
             groups=attrs,
@@ -260,6 +307,16 @@ def evaluate(
     )
 
 
+def _frame_fingerprint(
+    spec: Spec, data: Any, score: str | None, present: Sequence[str]
+) -> dict[str, Any]:
+    """The dataset fingerprint of a frame: the columns the run read, canonically hashed."""
+    from respai.engine.frame_fingerprint import frame_fingerprint
+    from respai.load import run_columns
+
+    return frame_fingerprint(data, [c for c in run_columns(spec, score) if c in set(present)])
+
+
 def _one_scan(
     spec: Spec, inputs: Inputs
 ) -> tuple[CountPass | None, Callable[[], AuditData | None]]:
@@ -298,3 +355,20 @@ def _one_scan(
         return cube
 
     return count, lambda: found.get("audit")
+
+
+class _CallableModule(types.ModuleType):
+    """The module ``respai.evaluate``, callable as :func:`respai.api.evaluate`.
+
+    ``respai.evaluate`` is both this submodule and the top-level function: once the
+    submodule is imported, Python binds the name ``respai.evaluate`` to it, so calling it
+    runs the function, and ``respai.evaluate(spec, df)`` means one thing either way.
+    """
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Evaluation:
+        from respai.api import evaluate as top_level
+
+        return top_level(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

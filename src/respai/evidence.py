@@ -278,16 +278,21 @@ def build_predicate(
 def run_fingerprints(e: Evaluation) -> dict[str, Any]:
     """The record's ``fingerprints``: every input file the run read, the model, the code.
 
-    ``dataset`` is the cases file, ``demographics`` the self-identification file when the
+    ``dataset`` is the cases file (or, for a DataFrame, the SHA-256 of the canonical Arrow
+    IPC stream of the columns read), ``demographics`` the self-identification file when the
     spec joins one; each is hashed from the descriptor the engine read, and every block
     of the run (group rules, battery, LL144 tables) counted those same files.
     """
     from respai.record import engine_code_fingerprint, file_fingerprint
 
     cases = e.fairness.spec.cases
-    assert cases is not None
+    if e.dataset_fingerprint is not None:  # the file hashed as counted, or a DataFrame's
+        dataset = dict(e.dataset_fingerprint)
+    else:
+        assert cases is not None
+        dataset = file_fingerprint(cases)
     out: dict[str, Any] = {
-        "dataset": dict(e.dataset_fingerprint or file_fingerprint(cases)),
+        "dataset": dataset,
         "model": None if e.model is None else e.model.get("fingerprint"),
         "engine_code": engine_code_fingerprint(),
     }

@@ -13,6 +13,7 @@ from typing import Any
 
 from respai import __version__
 from respai.counts import Counts
+from respai.engine.frames import frame_backend
 from respai.load import CountPass, load_counts, open_inputs
 from respai.rules import RuleResult, evaluate_rule
 from respai.spec import (
@@ -27,8 +28,10 @@ from respai.spec import (
     parse_policy,
 )
 from respai.tables import (
+    METRICS,
     CalibrationRow,
     GroupRow,
+    GroupTables,
     Measure,
     calibration_table,
     group_table,
@@ -36,7 +39,7 @@ from respai.tables import (
 )
 from respai.types import Interval, Verdict, worst
 
-__all__ = ["FairnessResult", "evaluate_fairness", "run_rules"]
+__all__ = ["FairnessResult", "by_group_columns", "evaluate_fairness", "run_rules"]
 
 INDEPENDENCE = (
     "Intervals assume every case is a different, independent person; no unit column was "
@@ -83,11 +86,50 @@ class FairnessResult:
     calibration: Mapping[str, tuple[CalibrationRow, ...]]
     assumptions: tuple[str, ...]
     verdict: Verdict
+    #: The library :meth:`by_group` answers in: the input frame's, else pandas or pyarrow.
+    backend: str | None = None
 
     @property
     def exit_code(self) -> int:
         """The process exit code of this result."""
         return self.verdict.exit_code
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{r.rule.id}={r.verdict.value}" for r in self.rules) or "none"
+        return (
+            f"<FairnessResult {self.verdict.value} (exit {self.exit_code}): "
+            f"{self.counts.total} cases; rules: {shown}; tables: {list(self.tables)}>"
+        )
+
+    def _repr_html_(self) -> str:
+        from respai.render.notebook import fairness_html
+
+        return fairness_html(self)
+
+    def by_group(self, grouping: str | tuple[str, ...] | None = None) -> Any:
+        """Every count, rate and interval per group, as a DataFrame of the caller's library.
+
+        Like fairlearn's ``MetricFrame.by_group``: one row per declared group of every
+        attribute and intersection (or of ``grouping`` only, e.g. ``"sex"`` or
+        ``("sex", "race")``). Columns: ``grouping``, ``group``, one column per attribute
+        of the grouping asked for, ``count``, ``with_prediction``, ``missing_prediction``,
+        ``positives``, and for each rate of the per-group table (``selection``,
+        ``true_positive``, ``false_positive``, ``false_negative``, ``error``,
+        ``precision``) the value, ``_numerator``, ``_denominator``, the 95% Wilson
+        ``_lo`` and ``_hi``, and ``_undefined_reason`` (null unless the rate is
+        undefined, when the value is null). The frame is pandas, polars or pyarrow: the
+        library of the DataFrame evaluated; after a file (or a PySpark or other lazy
+        frame), pandas when it is installed, else pyarrow.
+
+        Raises
+        ------
+        KeyError
+            When ``grouping`` is not an attribute or declared intersection.
+        """
+        from respai.engine.frames import default_backend, result_frame
+
+        columns, kinds = by_group_columns(self, grouping)
+        return result_frame(columns, kinds, self.backend or default_backend())
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: finite numbers, ``null`` with a reason when undefined."""
@@ -168,10 +210,10 @@ def run_rules(
     loaded = load_counts(fairness, data, score=score, engine_name=engine_name, count=count)
     counts = loaded.counts
     rules = tuple(evaluate_rule(rule, fairness, counts) for rule in fairness.rules)
-    tables = {g.name: group_table(g) for g in counts.groupings.values()}
-    calibration = {
-        g.name: calibration_table(g) for g in counts.groupings.values() if g.calibration
-    }
+    tables = GroupTables({g.name: group_table(g) for g in counts.groupings.values()})
+    calibration = GroupTables(
+        {g.name: calibration_table(g) for g in counts.groupings.values() if g.calibration}
+    )
     assumptions = [SAMPLING_ONLY, LABELS, DECLARED_ONLY]
     if fairness.unit is None:
         assumptions.insert(0, INDEPENDENCE)
@@ -190,7 +232,48 @@ def run_rules(
         calibration=calibration,
         assumptions=tuple(assumptions),
         verdict=worst(r.verdict for r in rules),
+        backend=frame_backend(data),
     )
+
+
+def by_group_columns(
+    res: FairnessResult, grouping: str | tuple[str, ...] | None = None
+) -> tuple[dict[str, list[Any]], dict[str, str]]:
+    """The columns of :meth:`FairnessResult.by_group` and their kinds (int, float, str)."""
+    names = list(res.tables) if grouping is None else [GroupTables.name_of(grouping)]
+    groupings = {g.name: g for g in res.counts.groupings.values()}
+    for name in names:
+        if name not in groupings:
+            raise KeyError(f"no grouping {name!r}; the groupings are {list(groupings)}")
+    attrs = list(groupings[names[0]].attributes) if grouping is not None else []
+    kinds: dict[str, str] = {"grouping": "str", "group": "str"}
+    kinds |= {a: "str" for a in attrs if a not in kinds}
+    for c in ("count", "with_prediction", "missing_prediction", "positives"):
+        kinds[c] = "int"
+    for rate in METRICS:
+        kinds |= {rate: "float", f"{rate}_numerator": "int", f"{rate}_denominator": "int"}
+        kinds |= {f"{rate}_lo": "float", f"{rate}_hi": "float"}
+        kinds[f"{rate}_undefined_reason"] = "str"
+    columns: dict[str, list[Any]] = {c: [] for c in kinds}
+    for name in names:
+        for row in res.tables[name]:
+            values: dict[str, Any] = {"grouping": name, "group": row.label}
+            values |= dict(zip(attrs, row.key, strict=False))
+            values |= {"count": row.count, "with_prediction": row.with_prediction}
+            values |= {"missing_prediction": row.missing_prediction}
+            values["positives"] = row.positives
+            for rate, m in row.metrics.items():
+                values[rate] = m.value
+                values[f"{rate}_numerator"] = m.numerator
+                values[f"{rate}_denominator"] = m.denominator
+                values[f"{rate}_lo"] = None if m.interval is None else m.interval.lo
+                values[f"{rate}_hi"] = None if m.interval is None else m.interval.hi
+                values[f"{rate}_undefined_reason"] = (
+                    None if m.undefined is None else m.undefined.reason
+                )
+            for c in columns:
+                columns[c].append(values.get(c))
+    return columns, kinds
 
 
 def _as_spec(spec: FairnessSpec | Spec | Mapping[str, Any] | str | Path) -> Spec:

@@ -119,6 +119,15 @@ def _roles(spec: Spec, score: str | None) -> tuple[list[str], list[str], list[st
     )
 
 
+def run_columns(spec: Spec, score: str | None) -> list[str]:
+    """Every column a run of ``spec`` reads, in the order the blocks name them.
+
+    The columns a DataFrame's fingerprint covers (:mod:`respai.engine.frame_fingerprint`).
+    """
+    demographic, outputs, text = _roles(spec, score)
+    return list(dict.fromkeys([*demographic, *outputs, *text]))
+
+
 def open_inputs(
     spec: Spec,
     *,

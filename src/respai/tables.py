@@ -10,9 +10,10 @@ a reason, never 0. A declared group with no cases still has its row.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Generic, TypeVar
 
 from respai import metrics, stats
 from respai.counts import MICRO, Calibration, Cell, Counts, Grouping
@@ -23,6 +24,7 @@ __all__ = [
     "METRICS",
     "CalibrationRow",
     "GroupRow",
+    "GroupTables",
     "Measure",
     "calibration_table",
     "group_table",
@@ -34,6 +36,50 @@ __all__ = [
 METRICS: Mapping[str, RateDef] = MappingProxyType(
     {key: rate for key, rate in metrics.RATES.items() if rate.table}
 )
+
+
+_V = TypeVar("_V")
+
+
+class GroupTables(Mapping[str, _V], Generic[_V]):
+    """Tables by grouping name (``"sex"``, ``"sex × race"``), also read by attributes.
+
+    Iterating gives the names, so JSON and the record are unchanged; a lookup also
+    accepts the attributes as a tuple, ``tables[("sex", "race")]`` for ``"sex × race"``.
+
+    Examples
+    --------
+    >>> t = GroupTables({"sex": 1, "sex × race": 2})
+    >>> t[("sex", "race")], t["sex"], t[("sex",)], list(t)
+    (2, 1, 1, ['sex', 'sex × race'])
+    """
+
+    __slots__ = ("_by_name",)
+
+    def __init__(self, by_name: Mapping[str, _V]) -> None:
+        self._by_name = dict(by_name)
+
+    @staticmethod
+    def name_of(key: str | tuple[str, ...]) -> str:
+        """The grouping name of ``key``: a name as it is, attributes joined with `` × ``."""
+        return key if isinstance(key, str) else " × ".join(key)
+
+    def __getitem__(self, key: str | tuple[str, ...]) -> _V:
+        return self._by_name[self.name_of(key)]
+
+    def __contains__(self, key: object) -> bool:
+        if isinstance(key, tuple) and all(isinstance(k, str) for k in key):
+            return " × ".join(key) in self._by_name
+        return key in self._by_name
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._by_name)
+
+    def __len__(self) -> int:
+        return len(self._by_name)
+
+    def __repr__(self) -> str:
+        return f"GroupTables({list(self._by_name)!r})"
 
 
 def _measures(cell: Cell) -> dict[str, Measure]:

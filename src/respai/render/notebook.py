@@ -1,0 +1,81 @@
+"""Results in a notebook: the ``_repr_html_`` of a fairness result and of an evaluation.
+
+A small HTML fragment (no script, no style sheet): the verdict and exit code, the battery
+tests and the group rules with their values and verdicts. Every string from a spec, a
+data file or a result goes through :func:`respai.render.escape.html_text`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from respai.render.escape import html_text
+
+if TYPE_CHECKING:
+    from respai.evaluate import Evaluation
+    from respai.fairness import FairnessResult
+
+__all__ = ["evaluation_html", "fairness_html"]
+
+
+def _number(value: float | None) -> str:
+    return "null" if value is None else f"{value:.4f}"
+
+
+def _table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    cells = "".join(f"<th>{html_text(h)}</th>" for h in head)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html_text(c)}</td>" for c in row) + "</tr>" for row in rows
+    )
+    return f"<table><thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _rules(res: FairnessResult) -> str:
+    if not res.rules:
+        return "<p>No group rule is declared.</p>"
+    rows = []
+    for r in res.rules:
+        gap = "null" if r.gap_bounds is None else f"[{r.gap_bounds[0]:.4f}, {r.gap_bounds[1]:.4f}]"
+        rows.append(
+            (r.rule.id, r.rule.rate.value, " × ".join(r.rule.attributes), gap, r.verdict.value)
+        )
+    return _table(("rule", "rate", "attribute", "gap bounds", "verdict"), rows)
+
+
+def fairness_html(res: FairnessResult) -> str:
+    """The notebook view of a :class:`~respai.fairness.FairnessResult`."""
+    head = (
+        f"<p><strong>{html_text(res.verdict.value)}</strong> (exit {res.exit_code}): "
+        f"{res.counts.total} cases from {html_text(res.source)}</p>"
+    )
+    tables = ", ".join(html_text(name) for name in res.tables)
+    return (
+        f'<div class="respai-result">{head}{_rules(res)}'
+        f"<p>Per-group tables: {tables} (<code>result.by_group()</code>).</p></div>"
+    )
+
+
+def evaluation_html(e: Evaluation) -> str:
+    """The notebook view of an :class:`~respai.evaluate.Evaluation`."""
+    head = (
+        f"<p><strong>{html_text(e.verdict.value)}</strong> (exit {e.exit_code}): "
+        f"{e.counts.total} cases</p>"
+    )
+    battery = _table(
+        ("test", "value", "interval", "verdict"),
+        (
+            (
+                t.key,
+                _number(t.value),
+                "null" if t.interval is None else f"[{t.interval.lo:.4f}, {t.interval.hi:.4f}]",
+                t.verdict.value,
+            )
+            for t in e.battery
+        ),
+    )
+    record = "" if e.sealed is None else f"<p>Record: {html_text(e.sealed.record_path)}</p>"
+    return (
+        f'<div class="respai-result">{head}{battery}{_rules(e.fairness)}{record}'
+        f"<p>Per-group tables: <code>result.by_group()</code>.</p></div>"
+    )
