@@ -15,13 +15,12 @@ from __future__ import annotations
 import json
 import random
 import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "docs" / "examples"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from examples_kit import run_respai, write_or_check
 
 SPEC = """\
 system: {name: loan-screen, version: "2.1"}
@@ -47,17 +46,6 @@ def _batch(path: Path, rates: tuple[float, float], rng: random.Random, n: int = 
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
 
 
-def _run(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "respai", *args],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        env={"PATH": "/usr/bin:/bin", "RESPAI_HOME": str(work / "keys"), "HOME": str(work)},
-        check=False,
-    )
-
-
 def _stable(text: str) -> str:
     text = re.sub(r"sha256:[0-9a-f]{64}", "sha256:<key id>", text)
     text = re.sub(r"respai-[0-9a-f]{12}\.key", "respai-<id>.key", text)
@@ -73,11 +61,11 @@ def generate() -> dict[str, str]:
         rng = random.Random(2026)
         for week, rates in enumerate(WEEKS, start=1):
             _batch(work / f"week{week}.csv", rates, rng)
-        first = _run(work, "monitor", "spec.yaml", "week1.csv", "week2.csv")
-        second = _run(
+        first = run_respai(work, "monitor", "spec.yaml", "week1.csv", "week2.csv")
+        second = run_respai(
             work, "monitor", "spec.yaml", "week3.csv", "week4.csv", "week5.csv", "--json"
         )
-        helped = _run(work, "monitor", "--help")
+        helped = run_respai(work, "monitor", "--help")
         if (first.returncode, second.returncode) != (0, 1):
             raise SystemExit(
                 f"unexpected exits {first.returncode}, {second.returncode}: {second.stderr}"
@@ -98,18 +86,5 @@ def generate() -> dict[str, str]:
         }
 
 
-def main() -> int:
-    files = generate()
-    if "--check" in sys.argv:
-        stale = [n for n, t in files.items() if (EXAMPLES / n).read_text() != t]
-        if stale:
-            print(f"stale examples: {', '.join(stale)}; run {Path(__file__).name}")
-            return 1
-        return 0
-    for name, text in files.items():
-        (EXAMPLES / name).write_text(text, encoding="utf-8")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(write_or_check(generate(), __file__))

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import csv
 import random
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "docs" / "examples"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from examples_kit import run_respai, write_or_check
 
 SPEC = """\
 # A paired test of a CV screener: each CV was submitted three times, identical but for
@@ -55,28 +54,17 @@ def _pairs(path: Path, n: int = 1500, seed: int = 144) -> None:
         w.writerow(["cv00007", "black_name", 1])  # submitted twice: a duplicate variant
 
 
-def _run(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "respai", *args],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        env={"PATH": "/usr/bin:/bin", "COLUMNS": "120", "HOME": str(work)},
-        check=False,
-    )
-
-
 def generate() -> dict[str, str]:
     """The example files' contents, from a run in a temporary folder."""
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         (work / "spec.yaml").write_text(SPEC, encoding="utf-8")
         _pairs(work / "pairs.csv")
-        text = _run(work, "paired", "spec.yaml")
-        js = _run(work, "paired", "spec.yaml", "--json")
+        text = run_respai(work, "paired", "spec.yaml")
+        js = run_respai(work, "paired", "spec.yaml", "--json")
         if text.returncode != 1 or js.returncode != 1:
             raise SystemExit(f"expected exit 1, got {text.returncode}: {text.stderr}")
-        helped = _run(work, "paired", "--help")
+        helped = run_respai(work, "paired", "--help")
         head = "".join((work / "pairs.csv").read_text().splitlines(keepends=True)[:7])
         transcript = f"$ respai paired spec.yaml\n{text.stderr}$ echo $?\n{text.returncode}\n"
         return {
@@ -88,18 +76,5 @@ def generate() -> dict[str, str]:
         }
 
 
-def main() -> int:
-    files = generate()
-    if "--check" in sys.argv:
-        stale = [n for n, t in files.items() if (EXAMPLES / n).read_text() != t]
-        if stale:
-            print(f"stale examples: {', '.join(stale)}; run {Path(__file__).name}")
-            return 1
-        return 0
-    for name, text in files.items():
-        (EXAMPLES / name).write_text(text, encoding="utf-8")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(write_or_check(generate(), __file__))

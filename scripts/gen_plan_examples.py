@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "docs" / "examples"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from examples_kit import run_respai, write_or_check
 
 SPEC = """\
 # The criteria of a loan pre-approval audit, sealed before the cases file exists.
@@ -59,22 +58,6 @@ _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 _KEY_FILE = re.compile(r"respai-[0-9a-f]{12}\.key")
 
 
-def _run(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "respai", *args],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        env={
-            "PATH": "/usr/bin:/bin",
-            "COLUMNS": "100",
-            "HOME": str(work),
-            "RESPAI_HOME": str(work / "keys"),
-        },
-        check=False,
-    )
-
-
 def _stable(text: str, work: Path, plan_id: str) -> str:
     """``text`` with what differs between runs replaced by placeholders (not the plan id)."""
     text = text.replace(str(work), "<work>")
@@ -88,15 +71,15 @@ def generate() -> dict[str, str]:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         (work / "spec.yaml").write_text(SPEC, encoding="utf-8")
-        helped = _run(work, "plan", "--help")
-        shown = _run(work, "plan", "spec.yaml")
-        js = _run(work, "plan", "spec.yaml", "--json")
+        helped = run_respai(work, "plan", "--help")
+        shown = run_respai(work, "plan", "spec.yaml")
+        js = run_respai(work, "plan", "spec.yaml", "--json")
         if shown.returncode != 0 or js.returncode != 0:
             raise SystemExit(f"respai plan failed: {shown.stderr}{js.stderr}")
         plan_id = json.loads(js.stdout)["plan_id"]
         raised = SPEC.replace("max_group_gap: 0.1", "max_group_gap: 0.2")
         (work / "spec.yaml").write_text(raised, encoding="utf-8")
-        refused = _run(work, "evaluate", "spec.yaml", "--plan", plan_id)
+        refused = run_respai(work, "evaluate", "spec.yaml", "--plan", plan_id)
         if refused.returncode != 2:
             raise SystemExit(f"expected exit 2, got {refused.returncode}: {refused.stderr}")
         return {
@@ -119,18 +102,5 @@ def generate() -> dict[str, str]:
         }
 
 
-def main() -> int:
-    files = generate()
-    if "--check" in sys.argv:
-        stale = [n for n, t in files.items() if (EXAMPLES / n).read_text() != t]
-        if stale:
-            print(f"stale examples: {', '.join(stale)}; run {Path(__file__).name}")
-            return 1
-        return 0
-    for name, text in files.items():
-        (EXAMPLES / name).write_text(text, encoding="utf-8")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(write_or_check(generate(), __file__))
