@@ -33,7 +33,7 @@ from respai.ll144.multiplicity import Family
 from respai.ll144.tables import TABLES, CategoryRow, CategoryTable, Finding, build_tables
 from respai.load import Inputs
 from respai.record.canonical import canonical_bytes
-from respai.spec import DEFAULT_ALPHA, LL144Spec, Policy, Spec, load_spec
+from respai.spec import LL144Spec, Policy, Spec, load_spec
 from respai.types import Interval, Undefined
 
 __all__ = [
@@ -135,17 +135,13 @@ class LL144Result:
 
 
 def ll144_alpha(spec: Spec, policy: Policy | None = None) -> tuple[float, str]:
-    """The significance level of the LL144 Fisher tests, and its source.
+    """The significance level of the LL144 Fisher tests, and its source: the run's alpha.
 
-    The policy's ``alpha`` when it sets one, else the ``fairness:`` block's ``alpha``
-    when the spec declares it, else the default 0.05: one alpha for the whole run.
+    See :func:`respai.spec.policy.run_alpha` (the policy's, else the spec's, else 0.05).
     """
-    if policy is not None and policy.alpha is not None:
-        return policy.alpha, policy.source
-    block = spec.fairness_block
-    if block is not None and block.sources.get("alpha") == "spec":
-        return block.alpha, "spec"
-    return DEFAULT_ALPHA, "default"
+    from respai.spec.policy import run_alpha
+
+    return run_alpha(spec, policy)
 
 
 def run_ll144(

@@ -24,7 +24,8 @@ from respai.paired.stats import (
     mcnemar_one_sided,
     paired_difference_interval,
 )
-from respai.spec import DEFAULT_ALPHA, PairedSpec, Policy, Spec, load_policy, load_spec
+from respai.spec import PairedSpec, Policy, Spec, load_policy, load_spec
+from respai.spec.policy import run_alpha
 from respai.types import Interval, Verdict, worst
 
 __all__ = ["KIND", "PairedComparison", "PairedResult", "decide_paired", "run_paired"]
@@ -151,16 +152,6 @@ def decide_paired(interval: Interval | None, max_difference: float) -> tuple[Ver
     )
 
 
-def paired_alpha(spec: Spec, policy: Policy | None) -> tuple[float, str]:
-    """The run's alpha: the policy's, else the ``fairness:`` block's, else 0.05."""
-    if policy is not None and policy.alpha is not None:
-        return policy.alpha, policy.source
-    block = spec.fairness_block
-    if block is not None and block.sources.get("alpha") == "spec":
-        return block.alpha, "spec"
-    return DEFAULT_ALPHA, "default"
-
-
 def compare(
     block: PairedSpec, tallies: PairTallies, alpha: float
 ) -> tuple[tuple[PairedComparison, ...], float]:
@@ -256,7 +247,7 @@ def run_paired(
             f"{source.description} has a header but no rows.",
             "Export one row per submitted variant.",
         )
-    alpha, alpha_source = paired_alpha(parsed, pol)
+    alpha, alpha_source = run_alpha(parsed, pol)
     comparisons, confidence = compare(block, tallies, alpha)
     fingerprint = source.fingerprint()
     source.check_unchanged()
