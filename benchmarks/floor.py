@@ -11,7 +11,12 @@ With ``--sort`` the GROUP BY is followed by what any exact rank AUC needs at lea
 scores sorted (``ORDER BY score``, with a 4-byte group code beside each, as respai
 sorts them) and streamed back as Arrow batches that are only counted.
 
-Usage: python benchmarks/floor.py FILE [--no-score | --sort] [THREADS]   (one JSON line)
+``--columns=a,b,c`` groups by other columns and ``--score=NAME`` names another score
+column (the small-file and many-groups cases of ``run.py``; the sort stays the bench
+file's).
+
+Usage: python benchmarks/floor.py FILE [--no-score | --sort] [--columns=..] [--score=..]
+[THREADS]   (one JSON line)
 """
 
 from __future__ import annotations
@@ -24,8 +29,12 @@ T0 = time.perf_counter()
 import duckdb  # noqa: E402
 
 T_IMPORT = time.perf_counter()
-flags = {a for a in sys.argv[1:] if a.startswith("--")}
+options = dict(a[2:].split("=", 1) for a in sys.argv[1:] if a.startswith("--") and "=" in a)
+flags = {a for a in sys.argv[1:] if a.startswith("--") and "=" not in a}
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
+columns = options.get("columns", "label,prediction,sex,race,age_band").split(",")
+score_col = '"' + options.get("score", "score").replace('"', '""') + '"'
+groups = ", ".join('"' + c.replace('"', '""') + '"' for c in columns)
 no_score = "--no-score" in flags
 path = args[0]
 con = duckdb.connect()
@@ -33,10 +42,10 @@ if len(args) > 1:
     con.execute(f"SET threads = {int(args[1])}")
 quoted = path.replace("'", "''")
 reader = f"read_csv('{quoted}')" if path.endswith(".csv") else f"read_parquet('{quoted}')"
-score = "" if no_score else "least(floor(score * 10), 9) AS bin, "
-micro = "0" if no_score else "sum(CAST(floor(score * 1000000) AS BIGINT))"
+score = "" if no_score else f"least(floor({score_col} * 10), 9) AS bin, "
+micro = "0" if no_score else f"sum(CAST(floor({score_col} * 1000000) AS BIGINT))"
 rows = con.execute(
-    f"SELECT label, prediction, sex, race, age_band, {score}count(*) AS n, "
+    f"SELECT {groups}, {score}count(*) AS n, "
     f"{micro} AS micro FROM {reader} GROUP BY ALL"
 ).fetchall()
 T_SCAN = time.perf_counter()

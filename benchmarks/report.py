@@ -20,6 +20,7 @@ ORDER = [
     "floor",
     "floor-noscore",
     "floor-sort",
+    "respai-fairness",
     "respai-full",
     "respai-noscore",
     "spark",
@@ -30,6 +31,7 @@ ORDER = [
     "holisticai",
 ]
 OPTIONAL = {
+    "respai-fairness",
     "floor-noscore",
     "floor-sort",
     "spark",
@@ -43,6 +45,7 @@ NAMES = {
     "floor": "DuckDB floor (one GROUP BY)",
     "floor-noscore": "DuckDB floor without the score column",
     "floor-sort": "DuckDB floor + ORDER BY score streamed (the least an exact AUC needs)",
+    "respai-fairness": "respai fairness (rules and tables, printed to a pipe)",
     "respai-full": "**respai evaluate** (score = probability: AUC + calibration)",
     "respai-noscore": "respai evaluate, spec without a score column",
     "spark": "respai evaluate_fairness on Spark local[2] (no score; incl. JVM start)",
@@ -69,6 +72,100 @@ def _ratio(a: dict[str, Any] | None, b: dict[str, Any] | None, key: str) -> str:
     return f"{a[key] / b[key]:.1f}x"
 
 
+#: The goals of issue 16: (what, role, size test, key, limit as a ratio to the floor).
+GOALS: list[tuple[str, str, Any, str, float]] = [
+    (
+        "10M Parquet, full evaluate: wall",
+        "respai-full",
+        lambda n, f: (n, f) == (10**7, "parquet"),
+        "wall_s",
+        3.0,
+    ),
+    (
+        "10M Parquet, full evaluate: peak memory",
+        "respai-full",
+        lambda n, f: (n, f) == (10**7, "parquet"),
+        "peak_rss_mb",
+        2.0,
+    ),
+    (
+        "small file, respai fairness: wall",
+        "respai-fairness",
+        lambda n, f: f.startswith("csv, ") and "declared" not in f,
+        "wall_s",
+        1.5,
+    ),
+    (
+        "small file, respai evaluate: wall",
+        "respai-full",
+        lambda n, f: f.startswith("csv, ") and "declared" not in f,
+        "wall_s",
+        2.5,
+    ),
+]
+
+
+def _run(r: dict[str, Any]) -> str:
+    """The invocation's number, and its note when it has one."""
+    return f"{r.get('run', 0)} ({r['note']})" if r.get("note") else str(r.get("run", 0))
+
+
+def goals(rows: list[dict[str, Any]]) -> list[str]:
+    """The goals table: each goal in every invocation that measured it with its floor."""
+    lines = [
+        "### Goals (ratio to the floor measured in the same invocation)",
+        "",
+        "| goal | run | respai | floor | ratio | limit | met |",
+        "|---|---|---:|---:|---:|---:|---|",
+    ]
+    for what, role, size, key, limit in GOALS:
+        found = []
+        for r in rows:
+            if r.get("role") != role or not r.get("ok") or not size(r["n"], r["fmt"]):
+                continue
+            floor = next(
+                (
+                    f
+                    for f in rows
+                    if f.get("role") == "floor"
+                    and f.get("ok")
+                    and f.get("run") == r.get("run")
+                    and (f["n"], f["fmt"]) == (r["n"], r["fmt"])
+                ),
+                None,
+            )
+            if floor is not None:
+                found.append((r, floor))
+        if not found:
+            lines.append(f"| {what} | - | not measured | | | {limit:g}x | |")
+        unit = "s" if key == "wall_s" else "MB"
+        for r, floor in found:
+            ratio = r[key] / floor[key]
+            digits = 2 if key == "wall_s" else 0
+            lines.append(
+                f"| {what} | {_run(r)} | {r[key]:,.{digits}f} {unit} "
+                f"| {floor[key]:,.{digits}f} {unit} "
+                f"| {ratio:.1f}x | {limit:g}x | {'yes' if ratio <= limit else 'no'} |"
+            )
+    for r in rows:
+        if r.get("role") == "respai-full" and "groups" in r:
+            g = r["groups"]
+            if r.get("ok"):
+                per = 1000 * r["wall_s"] / g
+                met = r["wall_s"] < 15 and r["peak_rss_mb"] < 500
+                lines.append(
+                    f"| {g:,} declared values, evaluate (< 15 s, < 500 MB) | {_run(r)} "
+                    f"| {r['wall_s']:,.1f} s, {r['peak_rss_mb']:,.0f} MB ({per:.1f} ms per group) "
+                    f"| | | | {'yes' if met else 'no'} |"
+                )
+            else:
+                lines.append(
+                    f"| {g:,} declared values, evaluate | {_run(r)} "
+                    f"| did not finish: {r.get('error')} | | | | no |"
+                )
+    return [*lines, ""]
+
+
 def tables(data: dict[str, Any]) -> str:
     m = data["machine"]
     res = data["results"]
@@ -85,6 +182,7 @@ def tables(data: dict[str, Any]) -> str:
         "",
     ]
     rows = [r for r in res if "role" in r]
+    lines += goals(rows)
     sizes = sorted({(r["n"], r["fmt"]) for r in rows}, key=lambda t: (t[0], t[1] != "parquet"))
     for n, fmt in sizes:
         here = [r for r in rows if r["n"] == n and r["fmt"] == fmt]

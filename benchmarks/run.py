@@ -26,7 +26,17 @@ What is measured, per size and file format:
   in their own virtual environments (``--venv-prefix``, default
   ``/tmp/respai-bench-venv-``); a peer without its environment is reported as not run;
 - ``--spark``: ``evaluate_fairness(spec, spark_df)`` on a local Spark session;
-- ``respai --help`` start-up time.
+- ``respai --help`` start-up time;
+- ``--small``: a small file (the public COMPAS export, 7,214 rows, when
+  ``../shared/data/compas/`` holds it, else a generated CSV of as many rows): ``respai
+  fairness`` and ``respai evaluate`` against the floor ``python -c "import duckdb; <one
+  GROUP BY>"`` (``floor.py --columns=...``), where start-up and rendering dominate;
+- ``--many G [G ...]``: ``respai evaluate`` on a spec with one attribute of ``G``
+  declared values (5 cases per value, a rule and the battery over it), against its
+  GROUP BY floor: the cost per group.
+
+Each goal of ``docs/benchmarks.md`` is a ratio against the floor measured in the same
+invocation (``report.py`` prints the goals table).
 """
 
 from __future__ import annotations
@@ -203,6 +213,140 @@ def write_specs(data: Path, n: int, fmt: str, path: Path) -> dict[str, Path]:
     return out
 
 
+# --- the small-file and many-groups cases --------------------------------------------
+
+COMPAS = ROOT.parent / "shared" / "data" / "compas" / "compas-scores-two-years.csv"
+SMALL_ROWS = 7_214
+
+SMALL_SPEC = """\
+system: {{name: small-file, version: "1"}}
+fairness:
+  name: small-file
+  cases: {cases}
+  label: {label}
+  prediction: prediction
+  probability: {prob}
+  attributes:
+{attributes}
+  intersections:
+    - [{first}, {second}]
+  rules:
+    - {{id: sel-{second}, rate: selection, attribute: {second}, max_group_gap: 0.10}}
+    - {{id: fnr-{first}, rate: false_negative, attribute: {first}, max_group_gap: 0.10}}
+evaluation:
+  tests: [accuracy, auc, impact_ratio, selection_rate_diff, equal_opportunity_diff,
+          completeness, class_balance]
+  score: {prob}
+  seed: 1
+"""
+
+
+def small_case(data: Path) -> tuple[Path, Path, list[str], str, str]:
+    """The small file, its spec, the floor's columns, its score column and its name.
+
+    COMPAS when the shared data folder holds it: its header names two columns twice
+    (the second of each is renamed ``<name>_2``), and ``prediction`` (decile score >= 5)
+    and ``prob`` (decile / 10) are added. Otherwise 7,214 generated rows.
+    """
+    import csv
+
+    if COMPAS.is_file():
+        path = data / "compas.csv"
+        if not path.exists():
+            with (
+                COMPAS.open(newline="", encoding="utf-8") as fh,
+                path.open("w", newline="", encoding="utf-8") as out,
+            ):
+                reader = csv.reader(fh)
+                header, seen = [], set()
+                for name in next(reader):
+                    header.append(f"{name}_2" if name in seen else name)
+                    seen.add(name)
+                writer = csv.writer(out, lineterminator="\n")
+                writer.writerow([*header, "prediction", "prob"])
+                decile = header.index("decile_score")
+                for row in reader:
+                    d = int(row[decile])
+                    writer.writerow([*row, int(d >= 5), d / 10])
+        attributes = (
+            "    sex: [Male, Female]\n"
+            "    race: [African-American, Caucasian, Hispanic, Other, Asian, Native American]\n"
+            "    age_cat: [Less than 25, 25 - 45, Greater than 45]"
+        )
+        text = SMALL_SPEC.format(
+            cases=path,
+            label="two_year_recid",
+            prob="prob",
+            attributes=attributes,
+            first="sex",
+            second="race",
+        )
+        columns = ["sex", "race", "age_cat", "two_year_recid", "prediction"]
+        name, prob = "COMPAS", "prob"
+    else:
+        path = generate(SMALL_ROWS, data, ("csv",))["csv"]
+        attributes = (
+            "    sex: [female, male]\n"
+            "    race: [Hispanic or Latino, White, Black or African American, Native Hawaiian "
+            "or Other Pacific Islander, Asian, American Indian or Alaska Native, Two or More "
+            "Races]\n"
+            "    age_band: [under_30, 30_to_60, over_60]"
+        )
+        text = SMALL_SPEC.format(
+            cases=path,
+            label="label",
+            prob="score",
+            attributes=attributes,
+            first="sex",
+            second="race",
+        )
+        columns = ["label", "prediction", "sex", "race", "age_band"]
+        name, prob = f"generated {SMALL_ROWS:,} rows", "score"
+    spec = data / "spec_small.yaml"
+    spec.write_text(text, encoding="utf-8")
+    return path, spec, columns, prob, name
+
+
+def many_case(data: Path, groups: int) -> tuple[Path, Path]:
+    """A CSV of 5 cases per declared value of one attribute, and its spec."""
+    import numpy as np
+
+    path = data / f"many_{groups}.csv"
+    spec = data / f"spec_many_{groups}.yaml"
+    if not path.exists():
+        rng = np.random.default_rng(groups)
+        n = 5 * groups
+        g, y, s = rng.integers(0, groups, n), rng.integers(0, 2, n), rng.random(n)
+        with path.open("w", encoding="utf-8") as fh:
+            fh.write("store,label,prediction,score\n")
+            fh.writelines(
+                f"s{a},{b},{int(d > 0.5)},{d:.6f}\n"
+                for a, b, d in zip(g.tolist(), y.tolist(), s.tolist(), strict=True)
+            )
+    values = ", ".join(f"s{i}" for i in range(groups))
+    spec.write_text(
+        f"""system: {{name: many-groups, version: "1"}}
+fairness:
+  name: many-groups
+  cases: {path}
+  label: label
+  prediction: prediction
+  probability: score
+  attributes:
+    store: [{values}]
+  rules:
+    - {{id: sel-store, rate: selection, attribute: store, max_group_gap: 0.5}}
+evaluation:
+  tests: [accuracy, auc, impact_ratio, selection_rate_diff, equal_opportunity_diff,
+          completeness, class_balance]
+  score: score
+  seed: 1
+""",
+        encoding="utf-8",
+    )
+    return path, spec
+
+
 def machine() -> dict[str, Any]:
     info: dict[str, Any] = {
         "nproc": os.cpu_count(),
@@ -251,6 +395,10 @@ def main() -> None:
     ap.add_argument(
         "--slow", type=float, default=120.0, help="a command slower than this (s) runs once"
     )
+    ap.add_argument("--formats", nargs="+", default=["parquet", "csv"], choices=["parquet", "csv"])
+    ap.add_argument("--label", default="", help="a note kept with this invocation's results")
+    ap.add_argument("--small", action="store_true", help="the small-file (COMPAS) case")
+    ap.add_argument("--many", nargs="*", type=int, default=[], help="declared values (G)")
     ap.add_argument("--append", action="store_true", help="add to the existing results file")
     ap.add_argument("--results", type=Path, default=HERE / "results.json")
     a = ap.parse_args()
@@ -275,7 +423,16 @@ def main() -> None:
         if want(label):
             results.append(
                 measure(
-                    label, cmd, runs or a.runs, a.timeout, a.cap_mb, env, a.slow, run=run, **meta
+                    label,
+                    cmd,
+                    runs or a.runs,
+                    a.timeout,
+                    a.cap_mb,
+                    env,
+                    a.slow,
+                    run=run,
+                    note=a.label,
+                    **meta,
                 )
             )
             a.results.write_text(
@@ -283,8 +440,54 @@ def main() -> None:
             )
 
     add("respai --help", [RESPAI, "--help"], runs=max(5, a.runs), n=0, fmt="-")
+    if a.small:
+        path, spec, columns, prob, name = small_case(a.data)
+        meta = {
+            "n": SMALL_ROWS,
+            "fmt": f"csv, {name}",
+            "file_mb": round(path.stat().st_size / 2**20, 1),
+        }
+        floor = [
+            PY,
+            str(HERE / "floor.py"),
+            str(path),
+            f"--columns={','.join(columns)}",
+            f"--score={prob}",
+        ]
+        out = str(a.data / "out_small")
+        add(f"floor small {name}", floor, role="floor", **meta)
+        add(
+            f"respai fairness small {name}",
+            [RESPAI, "fairness", str(spec)],
+            role="respai-fairness",
+            **meta,
+        )
+        add(
+            f"respai evaluate small {name}",
+            [RESPAI, "evaluate", str(spec), "--no-ledger", "--out", out],
+            role="respai-full",
+            **meta,
+        )
+    for groups in a.many:
+        path, spec = many_case(a.data, groups)
+        meta = {
+            "n": 5 * groups,
+            "fmt": f"csv, {groups:,} declared values",
+            "groups": groups,
+            "file_mb": round(path.stat().st_size / 2**20, 1),
+        }
+        floor = [PY, str(HERE / "floor.py"), str(path), "--columns=store,label,prediction"]
+        out = str(a.data / f"out_many_{groups}")
+        add(f"floor many G={groups}", floor, role="floor", **meta)
+        add(
+            f"respai evaluate many G={groups}",
+            [RESPAI, "evaluate", str(spec), "--no-ledger", "--out", out, "--quiet"],
+            runs=1,
+            role="respai-full",
+            **meta,
+        )
     for n in sizes:
-        formats = ("parquet",) if n >= 100_000_000 else ("parquet", "csv")
+        formats = ("parquet",) if n >= 100_000_000 else tuple(a.formats)
         t0 = time.perf_counter()
         paths = generate(n, a.data, formats)
         print(f"data {n:,} rows ready ({time.perf_counter() - t0:.0f} s)", flush=True)
