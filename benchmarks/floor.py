@@ -45,8 +45,7 @@ reader = f"read_csv('{quoted}')" if path.endswith(".csv") else f"read_parquet('{
 score = "" if no_score else f"least(floor({score_col} * 10), 9) AS bin, "
 micro = "0" if no_score else f"sum(CAST(floor({score_col} * 1000000) AS BIGINT))"
 rows = con.execute(
-    f"SELECT {groups}, {score}count(*) AS n, "
-    f"{micro} AS micro FROM {reader} GROUP BY ALL"
+    f"SELECT {groups}, {score}count(*) AS n, {micro} AS micro FROM {reader} GROUP BY ALL"
 ).fetchall()
 T_SCAN = time.perf_counter()
 sorted_rows = None
