@@ -162,5 +162,7 @@ def evaluate(
             + "; ".join(plan_check.changed)
         )
     if as_json:
-        output.emit_json(sealed.summary_json())
+        from respai.render.evaluation_json import evaluation_json
+
+        output.emit_json(evaluation_json(result, sealed))
     raise SystemExit(result.exit_code)
