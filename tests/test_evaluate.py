@@ -127,7 +127,7 @@ def test_policy_sets_thresholds_and_the_decision_rule(home: Path, tmp_path: Path
     ir = tests["impact_ratio:sex"]  # 0.907 with an interval crossing 0.9
     assert ir["threshold"]["decision"] == "interval"
     assert ir["verdict"] == "INSUFFICIENT_EVIDENCE"
-    assert tests["auc"]["threshold"]["source"].startswith("default (seed 000")
+    assert tests["auc"]["threshold"]["source"].startswith("respai default")
 
 
 def test_encrypted_key_with_passphrase_from_the_environment(

@@ -1,4 +1,4 @@
-"""The RESPAI test battery (seed 000), as pure functions of counts, and its registry.
+"""The RESPAI test battery, as pure functions of counts, and its registry.
 
 Each test is one :class:`BatteryTest` entry in :data:`REGISTRY`: its id, display name,
 the kind of details it reports, its default threshold and where that comes from, the
@@ -986,7 +986,7 @@ class BatteryTest:
         )
 
 
-_SEED = "default (seed 000 methods table)"
+_SEED = "respai default"
 
 
 def _threshold(comparison: str, value: float, why: str) -> Threshold:
@@ -1096,7 +1096,7 @@ REGISTRY: Mapping[str, BatteryTest] = MappingProxyType(
 )
 #: Every battery test id, in report order.
 BATTERY: tuple[str, ...] = tuple(REGISTRY)
-#: Default thresholds and where they come from (seed 000's table).
+#: Default thresholds and where they come from (the methods page's table).
 DEFAULT_THRESHOLDS: dict[str, Threshold] = {t.id.value: t.default for t in REGISTRY.values()}
 #: Tests computed once per attribute and per declared intersection.
 PER_GROUPING: tuple[str, ...] = tuple(t.id.value for t in REGISTRY.values() if t.per_grouping)

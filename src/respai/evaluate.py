@@ -120,7 +120,7 @@ class Evaluation:
 
 
 def thresholds_for(policy: Policy | None) -> dict[str, Threshold]:
-    """Default thresholds (seed 000) with a policy's per-test overrides applied."""
+    """The default thresholds with a policy's per-test overrides applied."""
     out = dict(DEFAULT_THRESHOLDS)
     if policy is None:
         return out

@@ -39,7 +39,7 @@ from respai.tables import (
 )
 from respai.types import Interval, Verdict, worst
 
-__all__ = ["FairnessResult", "by_group_columns", "evaluate_fairness", "run_rules"]
+__all__ = ["FairnessResult", "by_group_columns", "evaluate_fairness", "run_rules", "spec_of"]
 
 INDEPENDENCE = (
     "Intervals assume every case is a different, independent person; no unit column was "
@@ -69,7 +69,7 @@ class FairnessResult:
     rules
         One :class:`~respai.rules.RuleResult` per declared rule, in declared order.
     tables
-        Per-group tables (seed 002) per attribute and intersection name.
+        Per-group tables per attribute and intersection name.
     calibration
         Per-group expected calibration error, when a probability column is declared.
     """
@@ -186,7 +186,7 @@ def evaluate_fairness(
     >>> result.verdict.value, result.exit_code
     ('FAIL', 1)
     """
-    return run_rules(_as_spec(spec), _as_policy(policy), data, engine_name=engine)
+    return run_rules(spec_of(spec), _as_policy(policy), data, engine_name=engine)
 
 
 def run_rules(
@@ -276,7 +276,14 @@ def by_group_columns(
     return columns, kinds
 
 
-def _as_spec(spec: FairnessSpec | Spec | Mapping[str, Any] | str | Path) -> Spec:
+def spec_of(spec: FairnessSpec | Spec | Mapping[str, Any] | str | Path) -> Spec:
+    """A parsed spec from a path, a dict (a whole spec or its ``fairness:`` block) or types.
+
+    Raises
+    ------
+    respai.errors.SpecError
+        When the spec does not validate.
+    """
     if isinstance(spec, Spec):
         return spec
     if isinstance(spec, FairnessSpec):

@@ -57,9 +57,9 @@ __all__ = [
 
 #: Rows per noise block; part of the reproducibility key (recorded with the result).
 BLOCK_ROWS = 8192
-#: Noise as a fraction of each numeric feature's standard deviation (seed 000: 5%).
+#: Noise as a fraction of each numeric feature's standard deviation (default 5%).
 DEFAULT_NOISE = 0.05
-#: Noisy copies of each case (seed 000: five trials).
+#: Noisy copies of each case (default five trials).
 DEFAULT_TRIALS = 5
 #: How the noise is drawn, as the record states it.
 RNG_ALGORITHM = (

@@ -324,7 +324,7 @@ def sample_size_for_power(
     keeping a failing lower end and a passing upper end, until the ends are neighbours.
     It steers by the secant of ``probit(power)`` against ``sqrt(n1)``, near linear, so it
     costs about a dozen power evaluations, mostly at small sizes: a few hundredths of a
-    second for the seed example, seconds for answers in the tens of thousands. It does
+    second for the worked example, seconds for answers in the tens of thousands. It does
     not check that larger sizes stay above the target (just above the answer a saw-tooth
     dip can fall back below it), nor exclude an earlier isolated peak below the last
     failing size it tried.

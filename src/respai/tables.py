@@ -1,4 +1,4 @@
-"""The per-group table (seed 002) and per-group calibration, from counts.
+"""The per-group table and per-group calibration, from counts.
 
 For every attribute and declared intersection, each declared group gets a row with its
 count and the rates of :data:`METRICS` (selection, TPR, FPR, FNR, error, precision, as

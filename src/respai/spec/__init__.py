@@ -5,7 +5,7 @@ undeclared attributes and thresholds out of range are each a :class:`SpecError` 
 key, with a "did you mean" hint where a close spelling exists. Whether the declared
 columns exist in the data is checked by :mod:`respai.load`, which reads only the header.
 
-The ``fairness:`` block of seed 003 is accepted as written. Extension keys are documented
+The ``fairness:`` block's keys and their extensions are documented
 in ``docs/spec.md``.
 
 The package, one concept per module:
