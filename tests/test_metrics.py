@@ -7,6 +7,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -64,9 +65,13 @@ def recount(key: str, cases: list[tuple[int, int | None]]) -> tuple[int, int, in
     if key == "accuracy":
         right = sum(y == p for y, p in predicted)
         return right, len(predicted), len(cases) - len(predicted)
-    if key == "precision":
+    unscored = len(cases) - len(predicted)  # any of them could have been predicted 1 or 0
+    if key in ("precision", "false_discovery"):
         chosen = [y for y, p in predicted if p == 1]
-        return chosen.count(1), len(chosen), None
+        return chosen.count(1 if key == "precision" else 0), len(chosen), unscored
+    if key in ("negative_predictive", "false_omission"):
+        rejected = [y for y, p in predicted if p == 0]
+        return rejected.count(0 if key == "negative_predictive" else 1), len(rejected), unscored
     if key == "minority_share":
         ones = sum(y == 1 for y, _ in cases)
         return min(ones, len(cases) - ones), len(cases), None
@@ -201,3 +206,36 @@ def test_every_battery_anchor_is_a_heading_of_the_battery_page() -> None:
         page_name, anchor = entry.anchor.split("#")
         assert page_name == "methods/battery.md"
         assert anchor in anchors, entry.id
+
+
+# -- the predictive rates against scikit-learn -----------------------------------------
+
+
+@settings(max_examples=100, deadline=None)
+@given(pairs=st.lists(st.tuples(st.integers(0, 1), st.integers(0, 1)), min_size=1, max_size=80))
+def test_predictive_rates_match_sklearn(pairs: list[tuple[int, int]]) -> None:
+    from sklearn.metrics import confusion_matrix, precision_score
+
+    y = [a for a, _ in pairs]
+    p = [b for _, b in pairs]
+    cell = Cell(
+        tp=sum(a == b == 1 for a, b in pairs),
+        fp=sum(a == 0 and b == 1 for a, b in pairs),
+        tn=sum(a == b == 0 for a, b in pairs),
+        fn=sum(a == 1 and b == 0 for a, b in pairs),
+    )
+    tn, fp, fn, tp = confusion_matrix(y, p, labels=[0, 1]).ravel()
+    assert (cell.tp, cell.fp, cell.tn, cell.fn) == (tp, fp, tn, fn)
+    expected = {
+        "precision": precision_score(y, p, zero_division=np.nan),
+        # the negative predictive value is the precision of label 0
+        "negative_predictive": precision_score(y, p, pos_label=0, zero_division=np.nan),
+    }
+    expected["false_discovery"] = 1 - expected["precision"]
+    expected["false_omission"] = 1 - expected["negative_predictive"]
+    for key, want in expected.items():
+        num, den = metrics.RATES[key].fraction(cell)
+        if np.isnan(want):
+            assert den == 0, key
+        else:
+            assert num / den == pytest.approx(want, abs=1e-12), key

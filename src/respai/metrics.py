@@ -28,9 +28,12 @@ from respai.counts import Cell
 __all__ = [
     "ACCURACY",
     "ERROR_RATE",
+    "FALSE_DISCOVERY",
+    "FALSE_OMISSION",
     "FNR",
     "FPR",
     "MINORITY_SHARE",
+    "NPV",
     "PRECISION",
     "RATES",
     "SELECTION_RATE",
@@ -74,10 +77,11 @@ class RateDef:
     numerator, denominator
         The two counts as functions of a group's :class:`~respai.counts.Cell`.
     missing
-        Cases of the rate's population that have no prediction (the group rules count
-        them as events for the upper bound and as non-events for the lower), or ``None``
-        when the population is defined by the prediction itself (precision) and no case
-        can be missing from it.
+        Cases without a prediction that may belong to the rate's population (the group
+        rules count them as events for the upper bound and as non-events for the lower),
+        or ``None`` when no case can be missing from it (the minority share counts every
+        case). For a rate over the cases *predicted* 1 or 0 (precision and its kin) every
+        case without a prediction may belong: it could have been predicted either way.
     harm
         Whether a higher or a lower value is the worse one for a group.
     table
@@ -113,7 +117,7 @@ class RateDef:
         return self.numerator(cell), self.denominator(cell)
 
     def missing_count(self, cell: Cell) -> int:
-        """Cases of the rate's population without a prediction (0 for precision).
+        """Cases without a prediction that may belong to the population (0 when none can).
 
         Examples
         --------
@@ -212,6 +216,16 @@ ERROR_RATE = RateDef(
     harm=Harm.HIGHER,
     table=True,
 )
+
+
+def _predicted_1(cell: Cell) -> int:
+    return cell.tp + cell.fp
+
+
+def _predicted_0(cell: Cell) -> int:
+    return cell.tn + cell.fn
+
+
 PRECISION = RateDef(
     key="precision",
     name="precision",
@@ -220,10 +234,49 @@ PRECISION = RateDef(
     over="cases predicted 1",
     formula="tp / (tp + fp)",
     numerator=lambda c: c.tp,
-    denominator=lambda c: c.tp + c.fp,
-    missing=None,
+    denominator=_predicted_1,
+    missing=_missing,
     harm=Harm.LOWER,
     table=True,
+)
+NPV = RateDef(
+    key="negative_predictive",
+    name="negative predictive value",
+    short="NPV",
+    counted="labelled 0",
+    over="cases predicted 0",
+    formula="tn / (tn + fn)",
+    numerator=lambda c: c.tn,
+    denominator=_predicted_0,
+    missing=_missing,
+    harm=Harm.LOWER,
+    table=False,
+)
+FALSE_DISCOVERY = RateDef(
+    key="false_discovery",
+    name="false discovery rate",
+    short="FDR",
+    counted="labelled 0",
+    over="cases predicted 1",
+    formula="fp / (tp + fp)",
+    numerator=lambda c: c.fp,
+    denominator=_predicted_1,
+    missing=_missing,
+    harm=Harm.HIGHER,
+    table=False,
+)
+FALSE_OMISSION = RateDef(
+    key="false_omission",
+    name="false omission rate",
+    short="FOR",
+    counted="labelled 1",
+    over="cases predicted 0",
+    formula="fn / (tn + fn)",
+    numerator=lambda c: c.fn,
+    denominator=_predicted_0,
+    missing=_missing,
+    harm=Harm.HIGHER,
+    table=False,
 )
 ACCURACY = RateDef(
     key="accuracy",
@@ -263,6 +316,9 @@ RATES: Mapping[str, RateDef] = MappingProxyType(
             FNR,
             ERROR_RATE,
             PRECISION,
+            NPV,
+            FALSE_DISCOVERY,
+            FALSE_OMISSION,
             ACCURACY,
             MINORITY_SHARE,
         )
@@ -276,13 +332,20 @@ class Rate(enum.StrEnum):
     ``error`` is the share of cases whose prediction differs from the label, over every
     case; ``false_positive`` is the share predicted 1 among cases labelled 0;
     ``false_negative`` the share predicted 0 among cases labelled 1; ``selection`` the
-    share predicted 1 over every case. :attr:`metric` is the rate's definition.
+    share predicted 1 over every case; ``precision`` the share labelled 1 among cases
+    predicted 1, ``false_discovery`` its complement; ``negative_predictive`` the share
+    labelled 0 among cases predicted 0, ``false_omission`` its complement.
+    :attr:`metric` is the rate's definition.
     """
 
     ERROR = "error"
     FALSE_POSITIVE = "false_positive"
     FALSE_NEGATIVE = "false_negative"
     SELECTION = "selection"
+    PRECISION = "precision"
+    NEGATIVE_PREDICTIVE = "negative_predictive"
+    FALSE_DISCOVERY = "false_discovery"
+    FALSE_OMISSION = "false_omission"
 
     @property
     def metric(self) -> RateDef:
@@ -302,6 +365,10 @@ _RULE_RATES: Mapping[Rate, RateDef] = MappingProxyType(
         Rate.FALSE_POSITIVE: FPR,
         Rate.FALSE_NEGATIVE: FNR,
         Rate.SELECTION: SELECTION_RATE,
+        Rate.PRECISION: PRECISION,
+        Rate.NEGATIVE_PREDICTIVE: NPV,
+        Rate.FALSE_DISCOVERY: FALSE_DISCOVERY,
+        Rate.FALSE_OMISSION: FALSE_OMISSION,
     }
 )
 
