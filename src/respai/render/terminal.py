@@ -9,6 +9,7 @@ built from it, and :class:`TerminalConsole` escapes whatever else reaches the te
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from typing import IO, Any
 
@@ -24,7 +25,17 @@ from respai.rules import RuleResult
 from respai.tables import METRICS, GroupRow, Measure
 from respai.types import Interval, Verdict
 
-__all__ = ["TerminalConsole", "print_fairness", "render_evaluation", "render_fairness"]
+__all__ = [
+    "LOG_WIDTH",
+    "TerminalConsole",
+    "print_fairness",
+    "render_evaluation",
+    "render_fairness",
+]
+
+#: The width a console renders at when its stream is not a terminal (a file, a pipe, a
+#: CI log) and ``COLUMNS`` is not set: no line is wrapped or cut at rich's fallback of 80.
+LOG_WIDTH = 1_000_000
 
 _STYLE = {
     Verdict.PASS: "bold green",
@@ -63,6 +74,11 @@ class TerminalConsole(Console):
         self.quiet = True
         raise BrokenPipeError
 
+    #: The width that chooses a layout (the narrow or the wide per-group table): the
+    #: console's own width, except for a log, which is laid out as rich would lay it
+    #: out (80 columns) but rendered at :data:`LOG_WIDTH`, so nothing is cut.
+    layout_width: int | None = None
+
 
 def terminal_console(**options: Any) -> TerminalConsole:
     """A :class:`TerminalConsole` with markup, emoji and highlighting off.
@@ -71,8 +87,38 @@ def terminal_console(**options: Any) -> TerminalConsole:
     ----------
     **options
         Further :class:`rich.console.Console` options (``file``, ``stderr``, ``width``).
+
+    Without a ``width``, a console whose stream is not a terminal (a file, a pipe, a CI
+    log) renders at :data:`LOG_WIDTH`, so a long group name or a verdict column is never
+    wrapped or cut at rich's fallback of 80 columns; its layout stays the one rich's width
+    chooses (:attr:`TerminalConsole.layout_width`). ``COLUMNS``, when set, still wins, and
+    a terminal is drawn as before.
     """
-    return TerminalConsole(markup=False, emoji=False, highlight=False, **options)
+    console = TerminalConsole(markup=False, emoji=False, highlight=False, **options)
+    if options.get("width") is None and not _columns_set() and not _is_terminal(console.file):
+        console.layout_width = console.width
+        console.width = LOG_WIDTH
+    return console
+
+
+def _columns_set() -> bool:
+    columns = os.environ.get("COLUMNS")
+    return columns is not None and columns.isdigit()
+
+
+def _is_terminal(stream: IO[str]) -> bool:
+    """Whether ``stream`` itself is a terminal (not rich's test, which ``FORCE_COLOR`` passes)."""
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty()) if isatty is not None else False
+    except (ValueError, OSError):  # a closed or detached stream
+        return False
+
+
+def _layout_width(console: Console) -> int:
+    if isinstance(console, TerminalConsole) and console.layout_width is not None:
+        return console.layout_width
+    return console.width
 
 
 def _iv(iv: Interval | None) -> str:
@@ -238,7 +284,10 @@ def render_fairness(result: FairnessResult, console: Console) -> None:
         console.print()
         console.print(
             _group_table(
-                grouping.name, result.tables[grouping.name], grouping.left_out_total, console.width
+                grouping.name,
+                result.tables[grouping.name],
+                grouping.left_out_total,
+                _layout_width(console),
             )
         )
     if result.calibration:
