@@ -301,11 +301,12 @@ def errors(work: Path) -> None:
 
 
 def python_api(work: Path) -> None:
-    script = EXAMPLES / "python_api.py"
-    run = Run(work, "python python_api.py", [sys.executable, str(script)], 0)
-    if run.stderr.strip():
-        sys.exit(f"gen_docs_examples: python_api.py wrote to stderr:\n{run.stderr}")
-    _write("python_api.out.txt", run.stdout)
+    for name in ("python_api", "python_api_evaluate", "python_api_ll144", "python_api_verify"):
+        script = EXAMPLES / f"{name}.py"
+        run = Run(work, f"python {name}.py", [sys.executable, str(script)], 0)
+        if run.stderr.strip():
+            sys.exit(f"gen_docs_examples: {name}.py wrote to stderr:\n{run.stderr}")
+        _write(f"{name}.out.txt", run.stdout)
 
 
 def worked_gap(full: dict[str, Any]) -> None:

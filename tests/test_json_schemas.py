@@ -194,6 +194,7 @@ def test_the_rate_names_of_the_schema_are_the_registry_names() -> None:
         (Path(__file__).parent.parent / "src/respai/schemas/defs.schema.json").read_text()
     )
     assert defs["$defs"]["rate_name"]["enum"] == list(metrics.RATES)
+    assert defs["$defs"]["rule"]["properties"]["rate"]["enum"] == [r.value for r in metrics.Rate]
 
 
 # --- every number the terminal shows is in the JSON ------------------------------------

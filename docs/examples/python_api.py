@@ -49,13 +49,24 @@ for g in result.rules[0].groups:
         f"rate={g.rate:.4f} interval=[{g.interval.lo:.4f}, {g.interval.hi:.4f}]"
     )
 
-print("per-group table for sex (FNR over cases with a prediction, 95% Wilson):")
+print("per-group table for sex (false negative rate over cases with a prediction, 95% Wilson):")
 for row in result.tables["sex"]:
-    fnr = row.metrics["fnr"]
+    fnr = row.metrics["false_negative"]  # the rate's name is the rules' name
     print(
-        f"  {row.label:<7} count={row.count} fnr={fnr.numerator}/{fnr.denominator} "
+        f"  {row.label:<7} count={row.count} false_negative={fnr.numerator}/{fnr.denominator} "
         f"= {fnr.value:.4f} [{fnr.interval.lo:.4f}, {fnr.interval.hi:.4f}]"
     )
+
+# An intersection is looked up by its name or by its attributes.
+crossed = result.tables[("sex", "age_band")]
+print("intersection rows:", [row.label for row in crossed])
+
+# Every count, rate and interval per group, as a DataFrame of the library you passed in.
+frame = result.by_group("sex")
+print(type(frame).__module__.split(".")[0], "frame with", len(frame.columns), "columns")
+print(frame[["group", "count", "false_negative", "false_negative_lo", "false_negative_hi"]])
+
+print(repr(result))
 
 record = result.to_dict()
 print("JSON keys:", ", ".join(record))

@@ -12,20 +12,21 @@ from __future__ import annotations
 
 import dataclasses
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from respai.errors import InputError
 from respai.evaluate import Evaluation
 from respai.evaluate import evaluate as run_evaluation
-from respai.spec import Policy, Spec, load_policy, load_spec
+from respai.fairness import spec_of
+from respai.spec import Policy, Spec, load_policy
 
 __all__ = ["evaluate"]
 
 
 def evaluate(
-    spec: Spec | str | Path,
+    spec: Spec | Mapping[str, Any] | str | Path,
     data: Any = None,
     *,
     policy: Policy | str | Path | None = None,
@@ -42,7 +43,9 @@ def evaluate(
     Parameters
     ----------
     spec
-        A spec file path or a parsed :class:`~respai.spec.Spec`.
+        A spec file path, a parsed :class:`~respai.spec.Spec`, or a dict shaped like a
+        spec file (or like its ``fairness:`` block alone), as
+        :func:`respai.evaluate_fairness` takes it.
     data
         A pandas, polars, pyarrow or PySpark DataFrame to count instead of the spec's
         cases file (which may then be omitted). The record's ``fingerprints.dataset`` is
@@ -89,7 +92,7 @@ def evaluate(
     if out is not None:
         found = find_signing_key(None if key is None else Path(key))  # before the data
         staged = evaluate_output(Path(out))
-    parsed = spec if isinstance(spec, Spec) else load_spec(spec)
+    parsed = spec_of(spec)
     pol = policy if isinstance(policy, Policy) or policy is None else load_policy(policy)
     book = None if ledger is None else Path(ledger)
     planned = plan_check = None

@@ -175,3 +175,20 @@ def test_respai_evaluate_is_callable_even_after_the_submodule_is_imported() -> N
     from respai.api import evaluate
 
     assert respai.evaluate is evaluate or callable(respai.evaluate)
+
+
+def test_a_dict_spec_is_sealed_too(tmp_path: Path) -> None:
+    spec = {
+        "system": {"name": "dict-spec"},
+        "fairness": {
+            "label": "y",
+            "prediction": "p",
+            "attributes": {"sex": ["f", "m"]},
+            "rules": [{"id": "sel", "rate": "selection", "attribute": "sex", "max_group_gap": 1}],
+        },
+    }
+    result = respai.evaluate(spec, pl.from_pandas(cases()), out=tmp_path / "o")
+    assert result.record_path is not None
+    checked = verify(result.record_path)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert [r.verdict for r in result.rules] == [respai.Verdict.PASS]
