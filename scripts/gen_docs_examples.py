@@ -587,9 +587,19 @@ def evaluate_examples(work: Path, home: Path, scrub: Scrub) -> None:
     full = json.loads(again.stdout)
     _write("evaluate.json", scrub(_json(full)))
     tests = full["tests"]
-    excerpt = {k: v for k, v in full.items() if k != "tests"}
+    # the excerpt: the summary, the first test and the one without a value, and the first
+    # row of the per-group table; the record's other blocks are named, not shown
+    shown = ("tests", "per_group", "counts", "control_mapping", "claims", "run_start")
+    excerpt = {k: v for k, v in full.items() if k not in shown}
     excerpt["tests"] = [tests[0], *(t for t in tests if t["verdict"] == "MANUAL_REVIEW")]
     excerpt["tests"].append(f"… {len(tests) - 2} more tests")
+    first = next(iter(full["per_group"]["tables"]))
+    excerpt["per_group"] = {
+        "cases": full["per_group"]["cases"],
+        "tables": {first: {"rows": [full["per_group"]["tables"][first]["rows"][0], "…"]}},
+        "…": "overall, calibration, and every table's rows and left-out counts",
+    }
+    excerpt |= {k: f"… as in the record ({k})" for k in shown if k not in excerpt}
     _write("evaluate-json.json", scrub(_json(excerpt)))
 
     # An evaluation: block and a policy with per-test thresholds and decision rules.
