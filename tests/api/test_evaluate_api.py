@@ -192,3 +192,39 @@ def test_a_dict_spec_is_sealed_too(tmp_path: Path) -> None:
     checked = verify(result.record_path)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert [r.verdict for r in result.rules] == [respai.Verdict.PASS]
+
+
+def test_model_access_on_a_frame_measures_what_the_file_measures(tmp_path: Path) -> None:
+    # perturbation stability reads the frame's batches, not the spec's file
+    pytest.importorskip("skl2onnx")
+    from skl2onnx import to_onnx
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(3)
+    n = 300
+    x1, x2 = rng.normal(0, 1, n), rng.normal(0, 1, n)
+    y = (x1 + 0.5 * x2 > 0).astype(int)
+    features = np.column_stack([x1, x2]).astype(np.float32)
+    model = LogisticRegression().fit(features, y)
+    (tmp_path / "model.onnx").write_bytes(to_onnx(model, features[:1]).SerializeToString())
+    df = pd.DataFrame(
+        {"label": y, "prediction": model.predict(features), "x1": x1, "x2": x2,
+         "sex": rng.choice(["female", "male"], n)}
+    )  # fmt: skip
+    df.to_csv(tmp_path / "cases.csv", index=False)
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        "fairness:\n  cases: cases.csv\n  label: label\n  prediction: prediction\n"
+        "  attributes:\n    sex: [female, male]\n"
+        "evaluation:\n  model: model.onnx\n  features: [x1, x2]\n  seed: 7\n",
+        encoding="utf-8",
+    )
+    on_file = respai.evaluate(spec)
+    on_frame = respai.evaluate(spec, pl.from_pandas(df))
+
+    def stability(result: Any) -> Any:
+        return next(t for t in result.battery if t.test_id == "perturbation_stability")
+
+    assert stability(on_frame).value is not None
+    assert stability(on_frame).value == stability(on_file).value
+    assert stability(on_frame).details == stability(on_file).details
