@@ -15,7 +15,7 @@ from types import ModuleType
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = ("paired", "monitor", "plan")
+COMMANDS = ("paired", "monitor", "plan", "init")
 
 
 def _generator(command: str) -> ModuleType:

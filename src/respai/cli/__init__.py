@@ -22,6 +22,7 @@ group :data:`respai.cli.app.cli`:
 - :mod:`respai.cli.paired`: ``respai paired``
 - :mod:`respai.cli.plan`: ``respai plan``
 - :mod:`respai.cli.monitor`: ``respai monitor``
+- :mod:`respai.cli.init`: ``respai init``
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from respai.cli import (  # each adds its commands to the group
     evaluate,
     export,
     fairness,
+    init,
     keys,
     ledger,
     ll144,
@@ -59,5 +61,6 @@ COMMAND_MODULES = (
     export,
     monitor,
     plan,
+    init,
 )
 """The modules whose import adds the commands to :data:`cli`."""

@@ -1,0 +1,318 @@
+"""``respai init DATAFILE``: a drafted spec that loads, runs, and quotes what YAML would change.
+
+The drafted values are checked against an independent count of the file with the csv
+module (or json), never against respai's own summary.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+import respai
+from respai.cli import main
+from respai.engine.opening import open_file
+from respai.engine.source import NUMERIC, TEXT
+from respai.engine.summary import ColumnSummary, FileSummary, count_duplicates, summarize
+from respai.errors import InputError
+from respai.init import MAX_VALUES, draft_from_summary, draft_spec
+from respai.spec import load_spec
+
+SAMPLE = Path(respai.__file__).resolve().parent / "samples" / "loan_screen.csv"
+HOSTILE = 'we"ird: name # \x07 [x]'
+#: Text values YAML would read as something else, unquoted.
+TRICKY = ["yes", "no", "007", "1.0", "null", "~", "2026-01-01", "a: b", "'q'", "on"]
+
+
+def _csv_column(path: Path, column: str) -> Counter[str]:
+    with path.open(newline="", encoding="utf-8") as fh:
+        return Counter(row[column] for row in csv.DictReader(fh) if row[column] != "")
+
+
+def _uncomment_rules(text: str) -> str:
+    """The draft with its example rules and intersections uncommented."""
+    out, on = [], False
+    for line in text.splitlines():
+        if line in ("  # rules:", "  # intersections:"):
+            on = True
+        elif on and not line.startswith(("  # - ", "  #   ")):
+            on = False
+        out.append("  " + line[4:] if on else line)
+    return "\n".join(out) + "\n"
+
+
+def _hostile_file(path: Path, n: int = 400, seed: int = 17) -> None:
+    rng = random.Random(seed)
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["applicant_id", "y_true", "y_pred", "risk", "member", HOSTILE, "city"])
+        for i in range(n):
+            y = int(rng.random() < 0.5)
+            pred = y if rng.random() < 0.8 else 1 - y
+            w.writerow(
+                [
+                    f"A{i:04d}",
+                    y,
+                    pred,
+                    round(rng.random(), 4),
+                    rng.choice(["yes", "no"]),
+                    TRICKY[i % len(TRICKY)],
+                    f"city{rng.randrange(40)}",
+                ]
+            )
+
+
+def test_the_sample_drafts_the_bundled_declaration(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "loan_screen.csv"
+    shutil.copyfile(SAMPLE, data)
+    out = tmp_path / "spec.yaml"
+    assert main(["init", str(data), "-o", str(out)]) == 0
+    assert "DRAFT" in capsys.readouterr().err
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("# DRAFT spec")
+    f = load_spec(out).fairness
+    assert f is not None
+    assert (f.label, f.prediction, f.probability, f.unit) == (
+        "label",
+        "prediction",
+        "score",
+        "person_id",
+    )
+    assert f.cases == data.resolve()
+    assert f.rules == ()
+    for attr in ("sex", "age_band"):
+        counted = _csv_column(data, attr)
+        assert list(f.attributes[attr]) == [v for v, _ in counted.most_common()]
+    assert set(f.attributes) == {"sex", "age_band"}  # person_id is the unit, not a group
+    # the draft runs: no rule is active, so nothing can PASS
+    assert main(["fairness", str(out)]) == 3
+    assert "No rule is declared" in capsys.readouterr().err
+    # the example rules, uncommented, load and run too
+    ruled = tmp_path / "ruled.yaml"
+    ruled.write_text(_uncomment_rules(text), encoding="utf-8")
+    spec = load_spec(ruled).fairness
+    assert spec is not None
+    assert [r.id for r in spec.rules] == [
+        "selection-by-sex",
+        "false-negative-by-sex",
+        "error-by-age-band",
+    ]
+    assert main(["fairness", str(ruled)]) in (0, 1, 3)
+
+
+def test_a_hostile_column_name_and_tricky_values_survive(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "cases.csv"
+    _hostile_file(data)
+    out = tmp_path / "sub" / "spec.yaml"
+    out.parent.mkdir()
+    assert main(["init", str(data), "-o", str(out)]) == 0
+    f = load_spec(out).fairness
+    assert f is not None
+    assert (f.label, f.prediction, f.probability, f.unit) == (
+        "y_true",
+        "y_pred",
+        "risk",
+        "applicant_id",
+    )
+    # every value is text exactly as in the file: yes stays yes, 007 keeps its zeros
+    assert sorted(f.attributes[HOSTILE]) == sorted(_csv_column(data, HOSTILE))
+    assert sorted(f.attributes["member"]) == ["no", "yes"]
+    assert "city" not in f.attributes  # 40 distinct values: more than MAX_VALUES
+    text = out.read_text(encoding="utf-8")
+    assert "\x07" not in text  # written escaped, never raw
+    assert "city: more than 20 distinct values" in text
+    capsys.readouterr()
+    assert main(["fairness", str(out)]) == 3
+    ruled = tmp_path / "ruled.yaml"
+    ruled.write_text(_uncomment_rules(text), encoding="utf-8")
+    spec = load_spec(ruled).fairness
+    assert spec is not None and len(spec.rules) == 3
+    assert spec.rules[2].attributes == (HOSTILE,)
+    assert main(["fairness", str(ruled)]) in (0, 1, 3)
+
+
+def test_jsonl_booleans_are_declared_as_the_run_reads_them(tmp_path: Path) -> None:
+    rng = random.Random(3)
+    data = tmp_path / "cases.jsonl"
+    rows = [
+        {
+            "label": int(rng.random() < 0.5),
+            "prediction": int(rng.random() < 0.5),
+            "veteran": rng.random() < 0.3,
+            "region": rng.choice(["north", "south", "007"]),
+        }
+        for _ in range(300)
+    ]
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "spec.yaml"
+    assert main(["init", str(data), "-o", str(out)]) == 0
+    f = load_spec(out).fairness
+    assert f is not None
+    counted = Counter("true" if r["veteran"] else "false" for r in rows)
+    assert list(f.attributes["veteran"]) == [v for v, _ in counted.most_common()]
+    assert sorted(f.attributes["region"]) == ["007", "north", "south"]
+    assert f.probability is None and f.unit is None
+    assert main(["fairness", str(out)]) == 3
+
+
+def test_parquet(tmp_path: Path) -> None:
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    rng = random.Random(5)
+    n = 200
+    table = pa.table(
+        {
+            "outcome": [int(rng.random() < 0.5) for _ in range(n)],
+            "decision": [int(rng.random() < 0.5) for _ in range(n)],
+            "probability": [rng.random() for _ in range(n)],
+            "sex": [rng.choice(["f", "m"]) for _ in range(n)],
+        }
+    )
+    data = tmp_path / "cases.parquet"
+    pq.write_table(table, data)
+    out = tmp_path / "spec.yaml"
+    assert main(["init", str(data), "-o", str(out)]) == 0
+    f = load_spec(out).fairness
+    assert f is not None
+    assert (f.label, f.prediction, f.probability) == ("outcome", "decision", "probability")
+    assert sorted(f.attributes["sex"]) == ["f", "m"]
+    assert main(["fairness", str(out)]) == 3
+
+
+def test_an_existing_file_is_not_overwritten_without_force(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "loan_screen.csv"
+    shutil.copyfile(SAMPLE, data)
+    out = tmp_path / "spec.yaml"
+    out.write_text("mine\n", encoding="utf-8")
+    assert main(["init", str(data), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "already exists" in err and "--force" in err
+    assert out.read_text(encoding="utf-8") == "mine\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["loan_screen.csv", "spec.yaml"]
+    assert main(["init", str(data), "-o", str(out), "--force"]) == 0
+    assert out.read_text(encoding="utf-8").startswith("# DRAFT spec")
+    # never over the data file, even with --force
+    assert main(["init", str(data), "-o", str(data), "--force"]) == 2
+    assert data.read_bytes() == SAMPLE.read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "said"),
+    [
+        ("missing.csv", None, "does not exist"),
+        ("empty.csv", "", "empty"),
+        ("cases.xlsx", "a,b\n1,2\n", "cannot tell the format"),
+        ("header.csv", "label,prediction,sex\n", "no rows"),
+        ("nolabel.csv", "score,sex\n0.5,f\n0.2,m\n", "two columns holding only 0 and 1"),
+        ("nogroup.csv", "label,prediction,age\n1,0,30\n0,1,40\n", "no text column"),
+        ("binary.csv", b"label,prediction,sex\n1,0,\xff\n", "UTF-8"),
+    ],
+)
+def test_bad_input_exits_2_and_writes_nothing(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    content: str | bytes | None,
+    said: str,
+) -> None:
+    data = tmp_path / name
+    if isinstance(content, bytes):
+        data.write_bytes(content)
+    elif content is not None:
+        data.write_text(content, encoding="utf-8")
+    out = tmp_path / "spec.yaml"
+    assert main(["init", str(data), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert said in err and name in err
+    assert not out.exists()
+
+
+def test_the_summary_matches_an_independent_count(tmp_path: Path) -> None:
+    data = tmp_path / "cases.csv"
+    _hostile_file(data, n=300)
+    source = open_file(data, text_columns=["member"])
+    summary = summarize(source, MAX_VALUES)
+    by = {c.name: c for c in summary.columns}
+    assert summary.rows == 300
+    for name in ("member", HOSTILE):
+        counted = _csv_column(data, name)
+        assert by[name].values is not None
+        assert dict(by[name].values) == dict(counted)
+        assert by[name].non_null == sum(counted.values())
+    assert by["city"].values is None  # 40 values, more than 20: not listed
+    risk = [float(v) for v in _csv_column(data, "risk").elements()]
+    assert by["risk"].minimum == min(risk) and by["risk"].maximum == max(risk)
+    assert by["risk"].not_binary == sum(1 for v in risk if v not in (0.0, 1.0))
+    assert by["y_true"].not_binary == 0
+    assert count_duplicates(source, "applicant_id") == 0
+    assert count_duplicates(source, "member") == 300 - 2
+
+
+def _col(name: str, kind: str = NUMERIC, **kw: object) -> ColumnSummary:
+    base: dict[str, object] = {"non_null": 100, "distinct": 2, "values": None}
+    if kind == NUMERIC:
+        base |= {"minimum": 0.0, "maximum": 1.0, "not_binary": 0, "fractional": 0}
+    base |= kw
+    return ColumnSummary(name, kind, **base)  # type: ignore[arg-type]
+
+
+def test_drafting_prefers_names_then_file_order() -> None:
+    group = _col("sex", TEXT, values=(("f", 60), ("m", 40)))
+    named = FileSummary(
+        "f.csv",
+        100,
+        (_col("y_pred"), _col("flag"), _col("y_true"), group),
+    )
+    d = draft_from_summary(named, cases="f.csv", name="f", unit=None)
+    assert (d.label, d.prediction, d.checks) == ("y_true", "y_pred", ())
+    unnamed = FileSummary("f.csv", 100, (_col("a"), _col("b"), group))
+    d = draft_from_summary(unnamed, cases="f.csv", name="f", unit=None)
+    assert (d.label, d.prediction) == ("a", "b")
+    assert len(d.checks) == 2  # both guesses are flagged for checking
+    score = _col("s", minimum=0.01, maximum=0.99, not_binary=90, fractional=90, distinct=90)
+    over = _col("amount", minimum=0.5, maximum=3.5, not_binary=90, fractional=90, distinct=90)
+    d = draft_from_summary(
+        FileSummary("f.csv", 100, (_col("label"), _col("prediction"), over, score, group)),
+        cases="f.csv",
+        name="f",
+        unit=None,
+    )
+    assert d.probability == "s"  # amount is not in [0, 1]
+
+
+def test_groups_that_would_not_load_are_not_declared() -> None:
+    cols = (
+        _col("label"),
+        _col("prediction"),
+        _col("code", TEXT, values=(("1", 50), ("1.0", 50))),  # the same number twice
+        _col("spaced", TEXT, values=(("a", 50), ("a ", 50))),  # the same group, trimmed
+        _col("one", TEXT, values=(("only", 100),)),
+        _col("sex", TEXT, values=(("f", 50), ("m", 50))),
+    )
+    d = draft_from_summary(FileSummary("f.csv", 100, cols), cases="f.csv", name="f", unit=None)
+    assert d.attributes == ("sex",)
+    assert "code: two values spell the same number" in d.text
+    assert "spaced: two values differ only by spaces" in d.text
+    with pytest.raises(InputError, match="no text column"):
+        draft_from_summary(FileSummary("f.csv", 100, cols[:5]), cases="f.csv", name="f", unit=None)
+
+
+def test_a_repeated_id_is_not_the_unit(tmp_path: Path) -> None:
+    data = tmp_path / "cases.csv"
+    lines = ["person_id,label,prediction,sex"]
+    lines += [f"p{i % 390},{i % 2},{(i // 2) % 2},{'fm'[i % 3 == 0]}" for i in range(400)]
+    data.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    d = draft_spec(data, tmp_path / "spec.yaml")
+    assert d.unit is None  # ten ids repeat: declaring it would refuse the file
