@@ -24,6 +24,7 @@ plain Python values. The modules, one concept each:
 - :mod:`~respai.engine.ranks`: the rank AUC's integer sums, :func:`rank_sums`;
 - :mod:`~respai.engine.batches`: the cases in batches, :func:`iter_batches`;
 - :mod:`~respai.engine.values`: results back as plain Python values;
+- :mod:`~respai.engine.summary`: a bounded summary of every column, for ``respai init``;
 - :mod:`~respai.engine.frame_fingerprint`: a DataFrame's dataset fingerprint (the SHA-256
   of a canonical Arrow IPC stream of the columns read);
 - :mod:`~respai.engine.frames`: results as a DataFrame of the caller's library
