@@ -24,6 +24,7 @@ import pytest
 
 from respai import metrics
 from respai.schemas import COMMANDS, command_schema, validate_output
+from respai.spec.fairness import EQUALIZED_ODDS
 
 SPEC = """\
 system: {name: schema-test, version: "1"}
@@ -194,7 +195,8 @@ def test_the_rate_names_of_the_schema_are_the_registry_names() -> None:
         (Path(__file__).parent.parent / "src/respai/schemas/defs.schema.json").read_text()
     )
     assert defs["$defs"]["rate_name"]["enum"] == list(metrics.RATES)
-    assert defs["$defs"]["rule"]["properties"]["rate"]["enum"] == [r.value for r in metrics.Rate]
+    rule_rates = [r.value for r in metrics.Rate] + [EQUALIZED_ODDS]  # both error rates
+    assert defs["$defs"]["rule"]["properties"]["rate"]["enum"] == rule_rates
 
 
 # --- every number the terminal shows is in the JSON ------------------------------------
@@ -277,3 +279,10 @@ def test_the_number_check_catches_a_summary_without_the_details(
         "tests": [{k: t.get(k) for k in keep} for t in payload["tests"]],
     }
     assert missing_numbers(outputs["evaluate-plain"]["stderr"], old)
+
+
+@pytest.mark.parametrize("run", ["fairness", "ll144", "paired", "monitor", "plan"])
+def test_every_number_the_other_commands_print_is_in_their_json(
+    outputs: dict[str, Any], run: str
+) -> None:
+    assert missing_numbers(outputs[run]["stderr"], outputs[run]["json"]) == []
