@@ -333,7 +333,16 @@ def test_policy_overrides_thresholds_and_is_named(tmp_path: Path) -> None:
     assert result.to_dict()["settings"]["sources"]["alpha"].startswith("policy release.yaml")
 
 
-RULE_RATES = ["error", "false_positive", "false_negative", "selection"]
+RULE_RATES = [
+    "error",
+    "false_positive",
+    "false_negative",
+    "selection",
+    "precision",
+    "negative_predictive",
+    "false_discovery",
+    "false_omission",
+]
 
 
 def test_every_rule_rate_has_a_worked_population_below() -> None:
@@ -363,6 +372,11 @@ def test_each_rate_reads_its_own_population(tmp_path: Path, rate: str) -> None:
         "false_positive": (16, 2, 4),
         "false_negative": (9, 3, 1),
         "selection": (25, 7, 5),
+        # over the cases predicted 1 (7) or 0 (13): each of the 5 unscored could join
+        "precision": (12, 5, 5),
+        "negative_predictive": (18, 10, 5),
+        "false_discovery": (12, 2, 5),
+        "false_omission": (18, 3, 5),
     }[rate]
     assert (g.cases, g.events, g.missing) == want
 

@@ -85,7 +85,7 @@ BASE = {"label": "y", "prediction": "p", "attributes": {"sex": ["f", "m"]}}
         ),
         (
             {**BASE, "rules": [{"id": "r", "rate": "error", "attribute": "sex"}]},
-            "needs exactly one of max_group_gap and worst_group",
+            "needs exactly one of max_group_gap, min_group_ratio and worst_group",
         ),
         ({**BASE, "attributes": {"sex": [True, False]}}, "read by YAML as a boolean"),
         (

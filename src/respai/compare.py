@@ -46,7 +46,13 @@ _FINGERPRINT_FIELDS: tuple[tuple[str, tuple[str | int, ...]], ...] = (
     ("control mapping version", ("control_mapping", "version")),
 )
 
-_THRESHOLD_VALUE_KEYS = ("value", "max_group_gap", "worst_group_min", "worst_group_max")
+_THRESHOLD_VALUE_KEYS = (
+    "value",
+    "max_group_gap",
+    "min_group_ratio",
+    "worst_group_min",
+    "worst_group_max",
+)
 
 
 class CompareError(Error):

@@ -24,7 +24,7 @@ from respai.evaluate import Evaluation
 from respai.fairness import rule_dict
 from respai.record.model import Predicate, TestRecord, test_record
 from respai.record.model import build_predicate as build_record
-from respai.rules import RuleResult
+from respai.rules import RuleResult, observed
 from respai.types import Interval
 
 __all__ = [
@@ -77,13 +77,15 @@ def _battery_record(t: TestResult) -> TestRecord:
 
 def _rule_value(r: RuleResult) -> tuple[float | None, str | None]:
     """The observed statistic a rule's threshold is about, from the point estimates."""
-    rates = [g.rate for g in r.groups]
-    if any(x is None for x in rates):
-        return None, "some declared group has no case with a prediction"
-    defined = [float(x) for x in rates if x is not None]
-    if r.rule.max_group_gap is not None:
-        return max(defined) - min(defined), None
-    return (min(defined) if r.rule.worst_min is not None else max(defined)), None
+    return observed(r)
+
+
+#: What a rule's value is, by the rule's kind.
+_RULE_VALUE_MEANING = {
+    "max_group_gap": "largest gap between group rates",
+    "min_group_ratio": "smallest ratio of a group's rate to the reference rate",
+    "worst_group": "worst group rate",
+}
 
 
 def _rule_record(r: RuleResult) -> TestRecord:
@@ -94,9 +96,7 @@ def _rule_record(r: RuleResult) -> TestRecord:
         test_key=f"rule:{r.rule.id}",
         grouping=list(r.rule.attributes),
         value=value,
-        value_meaning="largest gap between group rates"
-        if r.rule.max_group_gap is not None
-        else "worst group rate",
+        value_meaning=_RULE_VALUE_MEANING[r.rule.kind],
         interval=None,
         threshold=detail["threshold"],
         verdict=r.verdict.value,

@@ -344,14 +344,24 @@ def rule_dict(r: RuleResult) -> dict[str, Any]:
     threshold: dict[str, Any]
     if rule.max_group_gap is not None:
         threshold = {"max_group_gap": rule.max_group_gap, "comparison": "every gap <="}
+    elif rule.min_group_ratio is not None:
+        threshold = {"min_group_ratio": rule.min_group_ratio, "comparison": "every ratio >="}
     elif rule.worst_min is not None:
         threshold = {"worst_group_min": rule.worst_min, "comparison": "every group >="}
     else:
         threshold = {"worst_group_max": rule.worst_max, "comparison": "every group <="}
     threshold["source"] = rule.threshold_source
+    if rule.reference is not None:  # the group the others are compared with
+        threshold["reference"] = rule.reference_label
+    extra: dict[str, Any] = {}
+    if r.ratio_bounds is not None:  # bounds on the smallest ratio; hi None: undefined
+        extra["ratio_bounds"] = {"lo": r.ratio_bounds[0], "hi": r.ratio_bounds[1]}
+    if r.parts:  # equalized_odds: the false positive and false negative decisions
+        extra["parts"] = [rule_dict(part) for part in r.parts]
     return {
+        **extra,
         "id": rule.id,
-        "rate": rule.rate.value,
+        "rate": rule.rate_name,
         "attribute": list(rule.attributes),
         "verdict": r.verdict.value,
         "reason_code": r.reason_code,

@@ -15,24 +15,38 @@ Decision, in order:
 4. the intervals prove the rule holds -> PASS;
 5. otherwise (an interval straddles the threshold) -> INSUFFICIENT_EVIDENCE.
 
+A gap rule (``max_group_gap``) bounds the largest ``|rate_i - rate_j|`` over every pair,
+or with ``reference`` over the pairs of a group and the reference group. A ratio rule
+(``min_group_ratio``) bounds the smallest ``rate_i / rate_j``: over every pair (the lowest
+rate to the highest), or with ``reference`` of each group's rate to the reference's. The
+bounds of a ratio come from the two intervals, ``lo = lo_i / hi_j`` and
+``hi = hi_i / lo_j``; when the denominator's rate may be 0 (its lower bound is 0: for the
+highest rate, every group's lower bound is 0) the ratio has no upper bound, and a rule
+that is not already decided is INSUFFICIENT_EVIDENCE (``ratio_undefined``), after the
+small-cell step. An ``equalized_odds`` rule is two gap rules, on ``false_positive`` and
+``false_negative``; its verdict is the worse of the two and both are reported.
+
 Every comparison with a threshold is exact (:mod:`respai.exact`): an interval end is
-compared through the binomial tail at the threshold, a share of counts as a fraction.
+compared through the binomial tail at the threshold, a share of counts as a fraction, a
+difference or ratio of two ends as :class:`respai.exact.Difference` or
+:class:`respai.exact.Quotient`.
 
 This module is pure: it reads counts and imports no dataframe library.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from respai import exact, stats
 from respai.counts import Cell, Counts
 from respai.spec.model import FairnessSpec, Rate, Rule
-from respai.types import Interval, Verdict
+from respai.types import Interval, Verdict, worst
 
-__all__ = ["GroupRate", "RuleResult", "evaluate_rule", "rate_counts"]
+__all__ = ["GroupRate", "RuleResult", "evaluate_rule", "observed", "rate_counts"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +95,10 @@ class RuleResult:
     left_out_share: float
     max_left_out: float
     max_left_out_source: str
+    #: Bounds on the smallest ratio (a ratio rule); the upper one is ``None`` when undefined.
+    ratio_bounds: tuple[float, float | None] | None = None
+    #: The two gap decisions of an ``equalized_odds`` rule (false positive, false negative).
+    parts: tuple[RuleResult, ...] = ()
 
 
 def rate_counts(rate: Rate, cell: Cell) -> tuple[int, int, int]:
@@ -123,10 +141,31 @@ def _ends(groups: Sequence[GroupRate], alpha_g: Fraction) -> tuple[list[exact.Bo
 _MARGIN = 1e-9
 
 
+Pairs = Sequence[tuple[int, int]]
+
+
+def _pairs(n_groups: int, ref: int | None) -> list[tuple[int, int]]:
+    """The ordered pairs ``(i, j)`` a rule compares.
+
+    Every ``i != j``, or only those with the reference (both ways for a gap; a ratio
+    reads ``(i, ref)`` only).
+    """
+    return [
+        (i, j)
+        for i in range(n_groups)
+        for j in range(n_groups)
+        if i != j and (ref is None or ref in (i, j))
+    ]
+
+
 def _some_gap_above(
-    los: Sequence[exact.Bound], his: Sequence[exact.Bound], bound: float, limit: Fraction
+    los: Sequence[exact.Bound],
+    his: Sequence[exact.Bound],
+    bound: float,
+    limit: Fraction,
+    pairs: Pairs,
 ) -> bool:
-    """Whether some pair ``i != j`` has ``los[i] - his[j] > limit``.
+    """Whether some pair ``(i, j)`` of ``pairs`` has ``los[i] - his[j] > limit``.
 
     ``bound`` is the float maximum of ``los[i] - his[j]`` over the pairs; when it is
     clearly on one side of ``limit`` it decides, otherwise the pairs near the limit are
@@ -138,28 +177,127 @@ def _some_gap_above(
         return True
     near = float(limit) - _MARGIN
     return any(
-        exact.bound_meets(exact.Difference(a, b), ">", limit)
-        for i, a in enumerate(los)
-        for j, b in enumerate(his)
-        if i != j and a.value - b.value >= near
+        exact.bound_meets(exact.Difference(los[i], his[j]), ">", limit)
+        for i, j in pairs
+        if los[i].value - his[j].value >= near
     )
 
 
 def _every_gap_within(
-    his: Sequence[exact.Bound], los: Sequence[exact.Bound], bound: float, limit: Fraction
+    his: Sequence[exact.Bound],
+    los: Sequence[exact.Bound],
+    bound: float,
+    limit: Fraction,
+    pairs: Pairs,
 ) -> bool:
-    """Whether every pair ``i != j`` has ``his[i] - los[j] <= limit``, decided as above."""
+    """Whether every pair ``(i, j)`` has ``his[i] - los[j] <= limit``, decided as above."""
     if bound < float(limit) - _MARGIN:
         return True
     if bound > float(limit) + _MARGIN:
         return False
     near = float(limit) - _MARGIN
     return all(
-        exact.bound_meets(exact.Difference(a, b), "<=", limit)
-        for i, a in enumerate(his)
-        for j, b in enumerate(los)
-        if i != j and a.value - b.value >= near
+        exact.bound_meets(exact.Difference(his[i], los[j]), "<=", limit)
+        for i, j in pairs
+        if his[i].value - los[j].value >= near
     )
+
+
+def _gap_bounds(intervals: Sequence[Interval], pairs: Pairs) -> tuple[float, float]:
+    """``(max lo_i - hi_j, max hi_i - lo_j)`` over ``pairs``: bounds on the largest gap."""
+    return (
+        max(intervals[i].lo - intervals[j].hi for i, j in pairs),
+        max(intervals[i].hi - intervals[j].lo for i, j in pairs),
+    )
+
+
+def _ratio_bounds(intervals: Sequence[Interval], pairs: Pairs) -> tuple[float, float | None]:
+    """Bounds on the smallest ratio ``rate_i / rate_j`` over ``pairs``.
+
+    ``lo = min lo_i / hi_j`` (every ``hi_j > 0``: an interval's upper end is above 0
+    whenever its group has a case, and 1 when it has none) and ``hi = min hi_i / lo_j``
+    over the pairs with ``lo_j > 0``; ``hi`` is ``None`` when no such pair exists.
+    """
+    lo = min(intervals[i].lo / intervals[j].hi for i, j in pairs)
+    his = [intervals[i].hi / intervals[j].lo for i, j in pairs if intervals[j].lo > 0]
+    return lo, (min(his) if his else None)
+
+
+def _positive(bound: exact.Bound) -> bool:
+    return bound.sign(Fraction(0)) > 0
+
+
+def _some_ratio_below(
+    his: Sequence[exact.Bound], los: Sequence[exact.Bound], limit: Fraction, pairs: Pairs
+) -> bool:
+    """Whether some pair has ``his[i] / los[j] < limit`` (``los[j] > 0``), exactly.
+
+    The float quotient decides a pair clearly away from the limit; a pair within the
+    margin is compared as :class:`respai.exact.Quotient`.
+    """
+    t = float(limit)
+    for i, j in pairs:
+        if not _positive(los[j]):
+            continue
+        q = his[i].value / los[j].value
+        if q < t - _MARGIN:
+            return True
+        if q <= t + _MARGIN and exact.bound_meets(exact.Quotient(his[i], los[j]), "<", limit):
+            return True
+    return False
+
+
+def _every_ratio_at_least(
+    los: Sequence[exact.Bound], his: Sequence[exact.Bound], limit: Fraction, pairs: Pairs
+) -> bool:
+    """Whether every pair has ``los[i] / his[j] >= limit``, decided as above."""
+    t = float(limit)
+    for i, j in pairs:
+        q = los[i].value / his[j].value
+        if q < t - _MARGIN:
+            return False
+        if q <= t + _MARGIN and not exact.bound_meets(exact.Quotient(los[i], his[j]), ">=", limit):
+            return False
+    return True
+
+
+def observed(r: RuleResult) -> tuple[float | None, str | None]:
+    """The statistic a rule's threshold is about, from the point estimates, or a reason.
+
+    The largest gap (against the reference when the rule names one), the smallest ratio,
+    or the worst group's rate; for ``equalized_odds`` the larger of the two gaps.
+    """
+    if r.parts:
+        values = [observed(p) for p in r.parts]
+        for v, why in values:
+            if v is None:
+                return None, why
+        return max(v for v, _ in values if v is not None), None
+    rates = [g.rate for g in r.groups]
+    if any(x is None for x in rates):
+        return None, "some declared group has no case with a prediction"
+    defined = [float(x) for x in rates if x is not None]
+    rule = r.rule
+    if rule.kind == "worst_group":
+        return (min(defined) if rule.worst_min is not None else max(defined)), None
+    ref = _reference_index(r.groups, rule)
+    pairs = _pairs(len(defined), ref)
+    if rule.kind == "max_group_gap":
+        return max(abs(defined[i] - defined[j]) for i, j in pairs), None
+    if ref is None:
+        if max(defined) == 0:
+            return None, "every group has a rate of 0, so the ratio is undefined"
+        return min(defined) / max(defined), None
+    if defined[ref] == 0:
+        return None, "the reference group has a rate of 0, so the ratio is undefined"
+    return min(defined[i] / defined[ref] for i, _ in pairs if i != ref), None
+
+
+def _reference_index(groups: Sequence[GroupRate], rule: Rule) -> int | None:
+    if rule.reference is None:
+        return None
+    keys = [g.key for g in groups]
+    return keys.index(rule.reference)
 
 
 def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
@@ -175,6 +313,8 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
     counts
         The counts of the one engine pass.
     """
+    if rule.equalized_odds:
+        return _equalized_odds(rule, spec, counts)
     grouping = counts.groupings[rule.attributes]
     n_groups = len(grouping.groups)
     alpha_g = stats.bonferroni_alpha(spec.alpha, n_groups)
@@ -196,43 +336,80 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
     intervals = [g.interval for g in groups]
     # every comparison with a threshold is exact (respai.exact): an end at the limit meets it
     los, his = _ends(groups, exact.decimal(spec.alpha) / n_groups)
+    ref = _reference_index(groups, rule)
+    against = "" if ref is None else f" against {groups[ref].label}"
 
     bounds: tuple[float, float] | None = None
+    ratio: tuple[float, float | None] | None = None
+    undefined: str | None = None
     if rule.max_group_gap is not None:
-        bounds = stats.max_gap_bounds(intervals)
+        pairs = _pairs(n_groups, ref)
+        bounds = stats.max_gap_bounds(intervals) if ref is None else _gap_bounds(intervals, pairs)
         limit = rule.max_group_gap
         q = exact.decimal(limit)
-        proven_broken = _some_gap_above(los, his, bounds[0], q)
-        proven_held = _every_gap_within(his, los, bounds[1], q)
+        proven_broken = _some_gap_above(los, his, bounds[0], q, pairs)
+        proven_held = _every_gap_within(his, los, bounds[1], q, pairs)
         broken_text = (
-            f"the smallest possible largest gap {_fmt(bounds[0])} is above max_group_gap {limit}"
+            f"the smallest possible largest gap{against} {_fmt(bounds[0])} is above "
+            f"max_group_gap {limit}"
         )
-        held_text = f"every gap is at most {_fmt(bounds[1])}, within max_group_gap {limit}"
+        held_text = (
+            f"every gap{against} is at most {_fmt(bounds[1])}, within max_group_gap {limit}"
+        )
         open_text = (
-            f"the largest gap lies between {_fmt(max(bounds[0], 0.0))} and "
+            f"the largest gap{against} lies between {_fmt(max(bounds[0], 0.0))} and "
             f"{_fmt(bounds[1])}, which straddles max_group_gap {limit}"
         )
+    elif rule.min_group_ratio is not None:
+        pairs = [(i, j) for i, j in _pairs(n_groups, ref) if ref is None or j == ref]
+        ratio = _ratio_bounds(intervals, pairs)
+        limit = rule.min_group_ratio
+        q = exact.decimal(limit)
+        proven_broken = _some_ratio_below(his, los, q, pairs)
+        proven_held = _every_ratio_at_least(los, his, q, pairs)
+        to = "the highest group's rate" if ref is None else f"the rate of {groups[ref].label}"
+        broken_text = (
+            f"the largest possible smallest ratio to {to} "
+            f"{_fmt(ratio[1] if ratio[1] is not None else math.inf)} is below "
+            f"min_group_ratio {limit}"
+        )
+        held_text = (
+            f"every ratio to {to} is at least {_fmt(ratio[0])}, "
+            f"at or above min_group_ratio {limit}"
+        )
+        high = "no upper bound" if ratio[1] is None else _fmt(ratio[1])
+        open_text = (
+            f"the smallest ratio to {to} lies between {_fmt(ratio[0])} and "
+            f"{high}, which straddles min_group_ratio {limit}"
+        )
+        denominators = [los[ref]] if ref is not None else los
+        if not any(_positive(b) for b in denominators):
+            undefined = (
+                f"the rate of the reference group {groups[ref].label} may be 0 (its interval's "
+                "lower bound is 0), so the ratio to it has no upper bound"
+                if ref is not None
+                else "every group's rate may be 0 (each interval's lower bound is 0), so the "
+                "ratio to the highest rate has no upper bound"
+            ) + "; more cases with a prediction would bound it"
     elif rule.worst_min is not None:
         limit = rule.worst_min
-        lows = [g.interval.lo for g in groups]
         highs = [g.interval.hi for g in groups]
         q = exact.decimal(limit)
         proven_broken = any(exact.bound_meets(b, "<", q) for b in his)
         proven_held = all(exact.bound_meets(b, ">=", q) for b in los)
-        worst = groups[highs.index(min(highs))].label
-        broken_text = f"group {worst} lies wholly below the minimum {limit}"
+        worst_group = groups[highs.index(min(highs))].label
+        broken_text = f"group {worst_group} lies wholly below the minimum {limit}"
         held_text = f"every group's interval is at or above the minimum {limit}"
         open_text = f"some group's interval straddles the minimum {limit}"
     else:
         assert rule.worst_max is not None
         limit = rule.worst_max
         lows = [g.interval.lo for g in groups]
-        highs = [g.interval.hi for g in groups]
         q = exact.decimal(limit)
         proven_broken = any(exact.bound_meets(b, ">", q) for b in los)
         proven_held = all(exact.bound_meets(b, "<=", q) for b in his)
-        worst = groups[lows.index(max(lows))].label
-        broken_text = f"group {worst} lies wholly above the maximum {limit}"
+        worst_group = groups[lows.index(max(lows))].label
+        broken_text = f"group {worst_group} lies wholly above the maximum {limit}"
         held_text = f"every group's interval is at or below the maximum {limit}"
         open_text = f"some group's interval straddles the maximum {limit}"
 
@@ -263,6 +440,8 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
             f"with a prediction ({', '.join(small[:5])}"
             f"{', ...' if len(small) > 5 else ''}); the largest gap could be there"
         )
+    elif undefined is not None:
+        verdict, code, reason = Verdict.INSUFFICIENT_EVIDENCE, "ratio_undefined", undefined
     elif proven_held:
         verdict, code, reason = Verdict.PASS, "within_threshold", held_text
     else:
@@ -282,4 +461,21 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
         left_out_share=left_share,
         max_left_out=max_left,
         max_left_out_source=max_left_source,
+        ratio_bounds=ratio,
     )
+
+
+def _equalized_odds(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
+    """Both gap decisions of an ``equalized_odds`` rule, and the worse of the two.
+
+    The result carries the worse part's groups, bounds and reason code (the false
+    positive part on a tie), a reason naming both, and both parts in ``parts``.
+    """
+    parts = tuple(
+        evaluate_rule(replace(rule, rate=rate, equalized_odds=False), spec, counts)
+        for rate in rule.rates
+    )
+    verdict = worst(p.verdict for p in parts)
+    base = next(p for p in parts if p.verdict is verdict)
+    reason = "; ".join(f"{p.rule.rate.value}: {p.verdict.value}, {p.reason}" for p in parts)
+    return replace(base, rule=rule, verdict=verdict, reason=reason, parts=parts)

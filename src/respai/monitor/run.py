@@ -148,6 +148,14 @@ def run_monitor(
             f"{origin}: fairness.rules: monitoring needs at least one rule to decide.",
             "Declare the rules whose rates the live outcomes are checked against.",
         )
+    for rule in fairness.rules:  # the monitor's sequences decide gaps and worst groups only
+        if rule.kind == "min_group_ratio" or rule.reference is not None or rule.equalized_odds:
+            raise SpecError(
+                f"{origin}: fairness.rules: rule {rule.id!r} uses min_group_ratio, reference "
+                "or rate equalized_odds, which monitoring does not decide yet.",
+                "Monitor it as a max_group_gap or worst_group rule on one rate, or check it "
+                "with respai fairness.",
+            )
     if parsed.data.demographics is not None:
         raise InputError(
             "the spec joins data.demographics, and monitoring reads each batch on its own.",

@@ -87,8 +87,15 @@ def _plain(obj: Any) -> Any:
 
 
 def _rule(rule: Rule) -> dict[str, Any]:
+    # the ratio, reference and equalized-odds keys only when set, so earlier plans keep their id
+    richer: dict[str, Any] = {}
+    if rule.min_group_ratio is not None:
+        richer["min_group_ratio"] = rule.min_group_ratio
+    if rule.reference is not None:
+        richer["reference"] = list(rule.reference)
     return {
-        "rate": _plain(rule.rate),
+        **richer,
+        "rate": rule.rate_name,
         "attributes": list(rule.attributes),
         "kind": rule.kind,
         "max_group_gap": rule.max_group_gap,

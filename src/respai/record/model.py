@@ -178,6 +178,10 @@ class GroupRuleDetails(TypedDict):
     reason: str
     reason_code: str
     verdict: str
+    #: a min_group_ratio rule: bounds on the smallest ratio (``hi`` null when undefined)
+    ratio_bounds: NotRequired[dict[str, float | None]]
+    #: an equalized_odds rule: its false positive and false negative decisions
+    parts: NotRequired[list[dict[str, Any]]]
 
 
 class LL144Details(TypedDict):

@@ -256,14 +256,18 @@ def render_fairness(result: FairnessResult, console: Console) -> None:
             _verdict(r.verdict),
             "  ",
             (terminal_text(r.rule.id), "bold"),
-            f"  {r.rule.rate.value} rate by {terminal_text(r.rule.group_label)}, ",
+            f"  {r.rule.rate_name} rate by {terminal_text(r.rule.group_label)}, ",
         )
         if r.rule.max_group_gap is not None:
             head.append(f"max_group_gap {r.rule.max_group_gap}")
+        elif r.rule.min_group_ratio is not None:
+            head.append(f"min_group_ratio {r.rule.min_group_ratio}")
         elif r.rule.worst_min is not None:
             head.append(f"worst_group min {r.rule.worst_min}")
         else:
             head.append(f"worst_group max {r.rule.worst_max}")
+        if r.rule.reference_label is not None:
+            head.append(f" against {terminal_text(r.rule.reference_label)}")
         if r.rule.threshold_source != "spec":
             head.append(f" (from {terminal_text(r.rule.threshold_source)})")
         console.print(head)

@@ -2,7 +2,9 @@
 
 Attribute values are compared as text, so each declared value is kept as the text the file
 holds. A rule names a rate, an attribute or a declared intersection, and exactly one
-threshold (``max_group_gap`` or ``worst_group``). Which defaults applied is kept in
+threshold (``max_group_gap``, ``min_group_ratio`` or ``worst_group``), and for a gap or a
+ratio optionally the ``reference`` group the others are compared with; ``rate:
+equalized_odds`` is a gap rule on both error rates. Which defaults applied is kept in
 ``sources`` for the record.
 """
 
@@ -64,7 +66,19 @@ _FAIRNESS_KEYS = (
     "format",
     "delimiter",
 )
-_RULE_KEYS = ("id", "rate", "attribute", "max_group_gap", "worst_group", "max_left_out")
+_RULE_KEYS = (
+    "id",
+    "rate",
+    "attribute",
+    "max_group_gap",
+    "min_group_ratio",
+    "worst_group",
+    "reference",
+    "max_left_out",
+)
+_THRESHOLDS = ("max_group_gap", "min_group_ratio", "worst_group")
+#: A ``rate:`` value that is not one rate: both error rates at once (a gap rule).
+EQUALIZED_ODDS = "equalized_odds"
 
 
 def parse_fairness(
@@ -251,7 +265,7 @@ def _parse_rules(ctx: _Ctx, value: Any, spec: FairnessSpec) -> tuple[Rule, ...]:
                 "Give every rule its own id.",
             )
         rate_text = _text(ctx, f"{where}.rate", rb["rate"])
-        rates = [r.value for r in Rate]
+        rates = [r.value for r in Rate] + [EQUALIZED_ODDS]
         if rate_text not in rates:
             raise ctx.fail(
                 f"{where}.rate",
@@ -259,36 +273,114 @@ def _parse_rules(ctx: _Ctx, value: Any, spec: FairnessSpec) -> tuple[Rule, ...]:
                 f"Use one of {', '.join(rates)}.",
             )
         attrs = _rule_attributes(ctx, f"{where}.attribute", rb["attribute"], spec)
-        has_gap, has_worst = "max_group_gap" in rb, "worst_group" in rb
-        if has_gap == has_worst:
+        given = [k for k in _THRESHOLDS if k in rb]
+        if len(given) != 1:
             raise ctx.fail(
                 where,
-                "needs exactly one of max_group_gap and worst_group.",
-                "For example max_group_gap: 0.05, or worst_group: {min: 0.8}.",
+                "needs exactly one of max_group_gap, min_group_ratio and worst_group"
+                + (f", not {' and '.join(given)}." if given else "."),
+                "For example max_group_gap: 0.05, min_group_ratio: 0.8, or "
+                "worst_group: {min: 0.8}.",
             )
-        gap = wmin = wmax = None
-        if has_gap:
-            gap = _fraction(ctx, f"{where}.max_group_gap", rb["max_group_gap"])
+        kind = given[0]
+        odds = rate_text == EQUALIZED_ODDS
+        if odds and kind != "max_group_gap":
+            raise ctx.fail(
+                f"{where}.{kind}",
+                "rate equalized_odds is decided on the false positive and false negative "
+                "gaps, so it needs max_group_gap.",
+                "Write max_group_gap: 0.1, or name one rate (false_positive, "
+                "false_negative) for a ratio or worst-group rule.",
+            )
+        gap = ratio = wmin = wmax = None
+        if kind == "worst_group":
+            wmin, wmax = _worst_group(ctx, f"{where}.worst_group", rb["worst_group"])
+        else:
+            if kind == "max_group_gap":
+                gap = _fraction(ctx, f"{where}.max_group_gap", rb["max_group_gap"])
+            else:
+                ratio = _fraction(
+                    ctx, f"{where}.min_group_ratio", rb["min_group_ratio"], open_low=True
+                )
             n_groups = math.prod(len(spec.attributes[a]) for a in attrs)
             if n_groups < 2:
-                raise ctx.fail(f"{where}.attribute", "a gap needs two or more declared groups.")
-        else:
-            wmin, wmax = _worst_group(ctx, f"{where}.worst_group", rb["worst_group"])
+                what = "a gap" if gap is not None else "a ratio"
+                raise ctx.fail(f"{where}.attribute", f"{what} needs two or more declared groups.")
+        reference = None
+        if "reference" in rb:
+            if kind == "worst_group":
+                raise ctx.fail(
+                    f"{where}.reference",
+                    "a worst_group rule compares each group with its bound, not with a "
+                    "reference group.",
+                    "Remove reference, or use max_group_gap or min_group_ratio.",
+                )
+            reference = _reference(ctx, f"{where}.reference", rb["reference"], attrs, spec)
         left = rb.get("max_left_out")
         rules.append(
             Rule(
                 id=rule_id,
-                rate=Rate(rate_text),
+                rate=Rate.FALSE_POSITIVE if odds else Rate(rate_text),
                 attributes=attrs,
                 max_group_gap=gap,
+                min_group_ratio=ratio,
                 worst_min=wmin,
                 worst_max=wmax,
+                reference=reference,
+                equalized_odds=odds,
                 max_left_out=None
                 if left is None
                 else _fraction(ctx, f"{where}.max_left_out", left),
             )
         )
     return tuple(rules)
+
+
+def _reference(
+    ctx: _Ctx, key: str, value: Any, attrs: tuple[str, ...], spec: FairnessSpec
+) -> tuple[str, ...]:
+    """The reference group: a declared value, or one per attribute of an intersection.
+
+    For an intersection the values are given in the order of the declared intersection
+    (``attrs``), as a list, or as a mapping from attribute to value.
+    """
+    if len(attrs) == 1:
+        if isinstance(value, list | dict):
+            raise ctx.fail(
+                key,
+                f"the rule reads one attribute, {attrs[0]}, so the reference is one of its "
+                f"values, got {_kind(value)}.",
+                f"Write one of {', '.join(spec.attributes[attrs[0]])}.",
+            )
+        texts = [_value_text(ctx, key, value)]
+    elif isinstance(value, dict):
+        unknown = [a for a in value if a not in attrs]
+        if unknown or len(value) != len(attrs):
+            raise ctx.fail(
+                key,
+                f"must give one value for each of {', '.join(attrs)}"
+                + (f"; {unknown[0]!r} is not one of them." if unknown else "."),
+                "For example: {" + ", ".join(f"{a}: ..." for a in attrs) + "}.",
+            )
+        texts = [_value_text(ctx, f"{key}.{a}", value[a]) for a in attrs]
+    elif isinstance(value, list) and len(value) == len(attrs):
+        texts = [_value_text(ctx, f"{key}[{i}]", v) for i, v in enumerate(value)]
+    else:
+        raise ctx.fail(
+            key,
+            f"the rule reads the intersection [{', '.join(attrs)}], so the reference is "
+            f"one value of each, got {_kind(value)}.",
+            "For example: [" + ", ".join(spec.attributes[a][0] for a in attrs) + "].",
+        )
+    for attr, text in zip(attrs, texts, strict=True):
+        declared = spec.attributes[attr]
+        if text not in declared:
+            raise ctx.fail(
+                key,
+                f"'{text}' is not a declared value of {attr}." + did_you_mean(text, declared),
+                f"Declared values of {attr}: {', '.join(declared)}.",
+            )
+    return tuple(texts)
 
 
 def _rule_attributes(ctx: _Ctx, key: str, value: Any, spec: FairnessSpec) -> tuple[str, ...]:

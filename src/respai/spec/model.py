@@ -48,7 +48,12 @@ FORMATS = ("csv", "jsonl", "parquet")
 class Rule:
     """One declared group rule.
 
-    Exactly one of ``max_group_gap``, ``worst_min`` and ``worst_max`` is set.
+    Exactly one of ``max_group_gap``, ``min_group_ratio``, ``worst_min`` and ``worst_max``
+    is set. ``reference`` (a gap or ratio rule only) is the declared group every other group
+    is compared with, one value per attribute of ``attributes``; ``None`` compares every
+    pair (the largest gap, the smallest ratio to the highest rate). ``equalized_odds``
+    (a gap rule only) decides the gap on ``false_positive`` and on ``false_negative``;
+    ``rate`` is then ``false_positive`` and :attr:`rates` names both.
     ``threshold_source`` says where the threshold came from (``"spec"`` or the policy).
     """
 
@@ -61,11 +66,33 @@ class Rule:
     max_left_out: float | None = None
     threshold_source: str = "spec"
     max_left_out_source: str = "spec"
+    min_group_ratio: float | None = None
+    reference: tuple[str, ...] | None = None
+    equalized_odds: bool = False
 
     @property
     def kind(self) -> str:
-        """``"max_group_gap"`` or ``"worst_group"``."""
-        return "max_group_gap" if self.max_group_gap is not None else "worst_group"
+        """``"max_group_gap"``, ``"min_group_ratio"`` or ``"worst_group"``."""
+        if self.max_group_gap is not None:
+            return "max_group_gap"
+        return "min_group_ratio" if self.min_group_ratio is not None else "worst_group"
+
+    @property
+    def rates(self) -> tuple[Rate, ...]:
+        """The rates the rule decides: both error rates for ``equalized_odds``, else one."""
+        if self.equalized_odds:
+            return (Rate.FALSE_POSITIVE, Rate.FALSE_NEGATIVE)
+        return (self.rate,)
+
+    @property
+    def rate_name(self) -> str:
+        """The spec's ``rate:`` value, e.g. ``selection`` or ``equalized_odds``."""
+        return "equalized_odds" if self.equalized_odds else self.rate.value
+
+    @property
+    def reference_label(self) -> str | None:
+        """The reference group as text, e.g. ``female × over_60``; ``None`` without one."""
+        return None if self.reference is None else " × ".join(self.reference)
 
     @property
     def group_label(self) -> str:

@@ -46,7 +46,7 @@ def parse_policy(
     """Validate a policy mapping.
 
     A policy may set ``alpha``, ``max_left_out``, ``min_cell`` and, per rule id under
-    ``rules:``, ``max_group_gap``, ``worst_group`` or ``max_left_out``.
+    ``rules:``, ``max_group_gap``, ``min_group_ratio``, ``worst_group`` or ``max_left_out``.
     """
     ctx = _Ctx(origin)
     block = _mapping(ctx, "(top level)", doc if doc is not None else {})
@@ -56,10 +56,16 @@ def parse_policy(
     for rule_id, override in rules_block.items():
         where = f"rules.{rule_id}"
         ob = _mapping(ctx, where, override)
-        _check_keys(ctx, where, ob, ("max_group_gap", "worst_group", "max_left_out"), ())
+        _check_keys(
+            ctx, where, ob, ("max_group_gap", "min_group_ratio", "worst_group", "max_left_out"), ()
+        )
         clean: dict[str, Any] = {}
         if "max_group_gap" in ob:
             clean["max_group_gap"] = _fraction(ctx, f"{where}.max_group_gap", ob["max_group_gap"])
+        if "min_group_ratio" in ob:
+            clean["min_group_ratio"] = _fraction(
+                ctx, f"{where}.min_group_ratio", ob["min_group_ratio"], open_low=True
+            )
         if "worst_group" in ob:
             clean["worst_group"] = _worst_group(ctx, f"{where}.worst_group", ob["worst_group"])
         if "max_left_out" in ob:
@@ -147,19 +153,20 @@ def apply_policy(spec: FairnessSpec, policy: Policy | None) -> FairnessSpec:
         if not override:
             new_rules.append(replace(rule, **updates) if updates else rule)
             continue
-        if "max_group_gap" in override or "worst_group" in override:
+        if {"max_group_gap", "min_group_ratio", "worst_group"} & set(override):
             updates["threshold_source"] = policy.source
-        if "max_group_gap" in override:
-            if rule.kind != "max_group_gap":
-                raise SpecError(
-                    f"{origin}: rules.{rule.id}: the spec declares a worst_group "
-                    "rule; a policy cannot turn it into a gap rule."
-                )
-            updates["max_group_gap"] = override["max_group_gap"]
+        for kind in ("max_group_gap", "min_group_ratio"):
+            if kind in override:
+                if rule.kind != kind:
+                    raise SpecError(
+                        f"{origin}: rules.{rule.id}: the spec declares a {rule.kind} "
+                        f"rule; a policy cannot turn it into a {kind} rule."
+                    )
+                updates[kind] = override[kind]
         if "worst_group" in override:
             if rule.kind != "worst_group":
                 raise SpecError(
-                    f"{origin}: rules.{rule.id}: the spec declares a max_group_gap "
+                    f"{origin}: rules.{rule.id}: the spec declares a {rule.kind} "
                     "rule; a policy cannot turn it into a worst_group rule."
                 )
             wmin, wmax = override["worst_group"]

@@ -53,7 +53,7 @@ FRAMEWORK_NAMES = {
     "colorado": "Colorado SB 24-205",
 }
 
-_RULE_LIMITS = ("max_group_gap", "worst_group_min", "worst_group_max")
+_RULE_LIMITS = ("max_group_gap", "min_group_ratio", "worst_group_min", "worst_group_max")
 _STAMP = re.compile(
     r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]{1,9})?Z"
 )

@@ -142,7 +142,7 @@ var RespaiBind = (function () {
   function thresholdText(th) {
     var t = asDict(th);
     var comparison = isStr(t.comparison) ? shown(t.comparison) : "";
-    var keys = ["value", "max_group_gap", "worst_group_min", "worst_group_max"];
+    var keys = ["value", "max_group_gap", "min_group_ratio", "worst_group_min", "worst_group_max"];
     for (var i = 0; i < keys.length; i++) {
       if (isNumber(get(t, keys[i]))) return (operators(comparison) + " " + plain(t[keys[i]])).trim();
     }
