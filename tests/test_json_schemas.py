@@ -142,6 +142,15 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     got["verify"] = {"json": json.loads(verified.stdout), "stderr": verified.stderr}
     ledger = _run(folder, "verify", "--ledger", "book")
     got["verify-ledger"] = {"json": json.loads(ledger.stdout), "stderr": ledger.stderr}
+    again = _run(folder, "evaluate", "ll144.yaml", "--out", "ev3", "--ledger", "book")
+    assert again.returncode in (0, 1, 3, 4), again.stderr
+    for name, args in {
+        "log": ("log", "--ledger", "book"),
+        "compare": ("compare", "-2", "-1", "--ledger", "book"),
+    }.items():
+        proc = _run(folder, *args)
+        assert proc.returncode == 0, (name, proc.stderr)
+        got[name] = {"json": json.loads(proc.stdout), "stderr": proc.stderr}
     return got
 
 
@@ -157,6 +166,8 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         ("plan", "plan"),
         ("verify", "verify"),
         ("verify-ledger", "verify"),
+        ("log", "log"),
+        ("compare", "compare"),
     ],
 )
 def test_every_json_output_matches_its_shipped_schema(

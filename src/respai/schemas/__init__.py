@@ -19,7 +19,17 @@ if TYPE_CHECKING:  # jsonschema loads on first use
 
 __all__ = ["BASE_URI", "COMMANDS", "command_schema", "validate_output"]
 
-COMMANDS = ("evaluate", "fairness", "verify", "ll144", "paired", "monitor", "plan")
+COMMANDS = (
+    "evaluate",
+    "fairness",
+    "verify",
+    "ll144",
+    "paired",
+    "monitor",
+    "plan",
+    "log",
+    "compare",
+)
 """The commands whose ``--json`` document has a schema here."""
 
 BASE_URI = "https://respai.org/cli/v1/"
