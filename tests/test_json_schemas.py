@@ -296,4 +296,11 @@ def test_the_number_check_catches_a_summary_without_the_details(
 def test_every_number_the_other_commands_print_is_in_their_json(
     outputs: dict[str, Any], run: str
 ) -> None:
-    assert missing_numbers(outputs[run]["stderr"], outputs[run]["json"]) == []
+    payload = outputs[run]["json"]
+    if run == "ll144":
+        # the terminal's "no kept category has an impact ratio under 0.85" is the line plus
+        # the margin, which the JSON gives as its two parts (a new key would make packs
+        # sealed before it read NOT IDENTICAL on reproduce)
+        settings = payload["settings"]
+        payload = {**payload, "derived": settings["line"] + settings["margin"]}
+    assert missing_numbers(outputs[run]["stderr"], payload) == []

@@ -529,8 +529,6 @@ def _result_dict(res: LL144Result) -> dict[str, Any]:
             "min_share": ll.min_share,
             "margin": ll.margin,
             "line": 0.8,
-            # line + margin: a kept category whose ratio is under it gets a finding's test
-            "finding_under": 0.8 + ll.margin,
             "alpha": res.alpha,
             "alpha_source": res.alpha_source,
             "power_target": 0.80,
