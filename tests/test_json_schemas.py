@@ -144,7 +144,14 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     got["verify-ledger"] = {"json": json.loads(ledger.stdout), "stderr": ledger.stderr}
     again = _run(folder, "evaluate", "ll144.yaml", "--out", "ev3", "--ledger", "book")
     assert again.returncode in (0, 1, 3, 4), again.stderr
+    packed = subprocess.run(
+        [sys.executable, "-m", "respai", "pack", "ll144.yaml", "--out", "pk", "--ledger", "book"],
+        capture_output=True, text=True, cwd=folder, check=False, timeout=300,
+        env={**os.environ, "RESPAI_HOME": str(folder / "keys")},
+    )  # fmt: skip
+    assert packed.returncode == 0, packed.stderr
     for name, args in {
+        "reproduce": ("reproduce", "pk"),
         "log": ("log", "--ledger", "book"),
         "compare": ("compare", "-2", "-1", "--ledger", "book"),
     }.items():
@@ -168,6 +175,7 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         ("verify-ledger", "verify"),
         ("log", "log"),
         ("compare", "compare"),
+        ("reproduce", "reproduce"),
     ],
 )
 def test_every_json_output_matches_its_shipped_schema(

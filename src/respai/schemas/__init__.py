@@ -29,6 +29,7 @@ COMMANDS = (
     "plan",
     "log",
     "compare",
+    "reproduce",
 )
 """The commands whose ``--json`` document has a schema here."""
 
