@@ -3,7 +3,9 @@
 The keys are ``--key`` (one public key), else the union of every ``--keys`` file, else
 the user's own ``keys.json``. Each check is one line on standard error (``ok`` or
 ``FAIL``, its name and what it found); ``--json`` writes the same checks to standard
-output. Exit code 0 when every check passes, 1 when one fails.
+output. Exit code 0 when every check passes, 1 when one fails. ``--data FILE`` adds one
+check: the SHA-256 of FILE (a directory: its manifest, as the run fingerprinted it) must be
+the dataset fingerprint of the verified record.
 """
 
 from __future__ import annotations
@@ -84,23 +86,103 @@ def _read(record: Path) -> bytes:
         ) from None
 
 
-def _check_record(record: Path, ring: KeyRing) -> tuple[list[str], dict[str, Any], bool]:
-    """Verify one record file: lines for people, a JSON payload, and the outcome."""
+def _data_fingerprint(data: Path) -> dict[str, Any]:
+    """The fingerprint of ``--data`` as a run takes it (a file's bytes, a folder's manifest)."""
+    from respai.record.fingerprint import file_fingerprint
+
+    if not data.exists():
+        raise InputError(
+            f"--data {data} does not exist.",
+            "Pass the cases file (or folder) the record's run read.",
+        )
+    try:
+        return file_fingerprint(data)
+    except OSError as err:
+        raise InputError(
+            f"--data {data} cannot be read ({err.strerror or err}).",
+            "Check the path and its permissions.",
+        ) from None
+
+
+def _check_data(
+    data: Path, found: dict[str, Any], statement: dict[str, Any] | None
+) -> tuple[str, dict[str, Any], bool]:
+    """Whether the verified record's dataset fingerprint is the SHA-256 of ``data``."""
+    digest = found["sha256"]
+    out: dict[str, Any] = {"file": str(data), "sha256": digest, "record_sha256": None}
+    if statement is None:
+        out["matches"] = False
+        return f"FAIL  data: {data} not compared: the record does not verify", out, False
+    predicate = statement.get("predicate")
+    fingerprints = predicate.get("fingerprints") if isinstance(predicate, dict) else None
+    dataset = fingerprints.get("dataset") if isinstance(fingerprints, dict) else None
+    want = dataset.get("sha256") if isinstance(dataset, dict) else None
+    if not isinstance(want, str):
+        out["matches"] = False
+        return (
+            f"FAIL  data: the record names no dataset fingerprint to compare {data} with",
+            out,
+            False,
+        )
+    out["record_sha256"] = want
+    out["matches"] = ok = want == digest
+    assert isinstance(dataset, dict)
+    name = dataset.get("name")
+    if ok:
+        line = (
+            f"ok    data: {data} has sha256 {digest} ({found['size_bytes']} bytes), the dataset "
+            f"the record describes ({name}); its counts were not recomputed"
+        )
+    elif "canonical" in dataset:  # a DataFrame's canonical Arrow stream, not a file's bytes
+        line = (
+            f"FAIL  data: the record's dataset is a DataFrame (sha256 {want} over the "
+            f"{dataset['canonical']} stream of its columns), which a file's bytes "
+            f"(sha256 {digest}) cannot match; hash the frame with "
+            "respai.engine.frame_fingerprint instead"
+        )
+    else:
+        line = (
+            f"FAIL  data: {data} has sha256 {digest}, the record describes a dataset "
+            f"({name}) with sha256 {want}: this is not the file the run read"
+        )
+    return line, out, ok
+
+
+def _check_record(
+    record: Path, ring: KeyRing, data: Path | None = None
+) -> tuple[list[str], dict[str, Any], bool]:
+    """Verify one record file (and ``--data``): lines for people, a JSON payload, the outcome."""
     from respai.record import verify_envelope
 
+    found = None if data is None else _data_fingerprint(data)  # bad input before any output
     report = verify_envelope(_read(record), ring)
     lines = [f"{'ok  ' if c.ok else 'FAIL'}  {c.name}: {c.detail}" for c in report.checks]
-    lines.append(
-        f"{record}: "
-        + ("verified" if report.ok else "NOT verified (failed: " + ", ".join(report.failed) + ")")
-    )
-    payload = {
+    failed = list(report.failed)
+    payload: dict[str, Any] = {
         "record": str(record),
         "ok": report.ok,
-        "failed": list(report.failed),
+        "failed": failed,
         "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in report.checks],
     }
-    return lines, payload, report.ok
+    ok = report.ok
+    if data is not None and found is not None:
+        line, payload["data"], data_ok = _check_data(
+            data, found, report.statement if report.ok else None
+        )
+        lines.append(line)
+        if not data_ok:
+            failed.append("data")
+        ok = ok and data_ok
+        payload["ok"] = ok
+    lines.append(
+        f"{record}: "
+        + (
+            ("verified" + (", and --data is its dataset" if data is not None else ""))
+            if ok
+            else "NOT verified (failed: " + ", ".join(failed) + ")"
+        )
+    )
+    return lines, payload, ok
 
 
 def _check_ledger(folder: Path, ring: KeyRing) -> tuple[list[str], dict[str, Any], bool]:
@@ -136,23 +218,32 @@ def _check_ledger(folder: Path, ring: KeyRing) -> tuple[list[str], dict[str, Any
     type=click.Path(path_type=Path),
     help="Verify a whole ledger folder instead of one record.",
 )
+@click.option(
+    "--data",
+    type=click.Path(path_type=Path),
+    help="Also check that this cases file (or folder) is the dataset the RECORD describes: "
+    "its SHA-256 must equal the record's dataset fingerprint.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Write the checks as JSON to stdout.")
 def verify(
     record: Path | None,
     pub: Path | None,
     keys_json: tuple[Path, ...],
     ledger: Path | None,
+    data: Path | None,
     as_json: bool,
 ) -> None:
     """Check a signed RECORD (or a --ledger): signature, ids, chain, brackets, schema."""
     if record is None and ledger is None:
         raise click.UsageError("give a RECORD file or --ledger DIR.")
+    if data is not None and ledger is not None:
+        raise click.UsageError("--data checks one RECORD's dataset; it does not go with --ledger.")
     ring, ring_source = key_ring(pub, keys_json)
     if ledger is not None:
         lines, payload, ok = _check_ledger(ledger, ring)
     else:
         assert record is not None
-        lines, payload, ok = _check_record(record, ring)
+        lines, payload, ok = _check_record(record, ring, data)
     output.echo(f"keys: {ring_source}")
     for line in lines:
         output.echo(line)
