@@ -5,7 +5,9 @@ the user's own ``keys.json``. Each check is one line on standard error (``ok`` o
 ``FAIL``, its name and what it found); ``--json`` writes the same checks to standard
 output. Exit code 0 when every check passes, 1 when one fails. ``--data FILE`` adds one
 check: the SHA-256 of FILE (a directory: its manifest, as the run fingerprinted it) must be
-the dataset fingerprint of the verified record.
+the dataset fingerprint of the verified record; with ``--spec SPEC`` too, the cases of FILE
+are counted again under SPEC (which must be the record's spec) and every count compared
+with the record's (:mod:`respai.recount`).
 """
 
 from __future__ import annotations
@@ -105,7 +107,7 @@ def _data_fingerprint(data: Path) -> dict[str, Any]:
 
 
 def _check_data(
-    data: Path, found: dict[str, Any], statement: dict[str, Any] | None
+    data: Path, found: dict[str, Any], statement: dict[str, Any] | None, recount: bool = False
 ) -> tuple[str, dict[str, Any], bool]:
     """Whether the verified record's dataset fingerprint is the SHA-256 of ``data``."""
     digest = found["sha256"]
@@ -131,7 +133,8 @@ def _check_data(
     if ok:
         line = (
             f"ok    data: {data} has sha256 {digest} ({found['size_bytes']} bytes), the dataset "
-            f"the record describes ({name}); its counts were not recomputed"
+            f"the record describes ({name})"
+            + ("" if recount else "; its counts were not recomputed (add --spec to recount)")
         )
     elif "canonical" in dataset:  # a DataFrame's canonical Arrow stream, not a file's bytes
         line = (
@@ -148,13 +151,47 @@ def _check_data(
     return line, out, ok
 
 
+def _check_counts(
+    spec: Path, data: Path, statement: dict[str, Any] | None
+) -> tuple[list[str], dict[str, Any] | None, bool]:
+    """Recount ``data`` under ``spec`` and compare with the verified record's counts."""
+    from respai.recount import recount
+
+    if statement is None:
+        return [f"FAIL  counts: {data} not recounted: the record does not verify"], None, False
+    done = recount(statement.get("predicate") or {}, spec, data)
+    if not done.same_spec:
+        line = (
+            f"FAIL  counts: {spec} has sha256 {done.spec_sha256}, the record's run used the "
+            f"spec with sha256 {done.record_spec_sha256}: not recounted"
+        )
+        return [line], done.to_json(), False
+    if done.ok:
+        line = (
+            f"ok    counts: all {done.compared} counts of {data} under {spec} equal the record's"
+        )
+        return [line], done.to_json(), True
+    lines = [
+        f"FAIL  counts: {len(done.differences)} of {done.compared} counts of {data} under "
+        f"{spec} differ from the record's"
+    ]
+    lines += [f"      {d}" for d in done.differences[:20]]
+    if len(done.differences) > 20:
+        lines.append(f"      ... and {len(done.differences) - 20} more (see --json)")
+    return lines, done.to_json(), False
+
+
 def _check_record(
-    record: Path, ring: KeyRing, data: Path | None = None
+    record: Path, ring: KeyRing, data: Path | None = None, spec: Path | None = None
 ) -> tuple[list[str], dict[str, Any], bool]:
     """Verify one record file (and ``--data``): lines for people, a JSON payload, the outcome."""
     from respai.record import verify_envelope
 
     found = None if data is None else _data_fingerprint(data)  # bad input before any output
+    if spec is not None and not spec.is_file():
+        raise InputError(
+            f"--spec {spec} is not a file.", "Pass the spec file the record's run used."
+        )
     report = verify_envelope(_read(record), ring)
     lines = [f"{'ok  ' if c.ok else 'FAIL'}  {c.name}: {c.detail}" for c in report.checks]
     failed = list(report.failed)
@@ -167,17 +204,30 @@ def _check_record(
     ok = report.ok
     if data is not None and found is not None:
         line, payload["data"], data_ok = _check_data(
-            data, found, report.statement if report.ok else None
+            data, found, report.statement if report.ok else None, spec is not None
         )
         lines.append(line)
         if not data_ok:
             failed.append("data")
         ok = ok and data_ok
+        if spec is not None:
+            # recounted even when the bytes differ: a re-export may still hold the same cases
+            more, payload["counts"], counts_ok = _check_counts(
+                spec, data, report.statement if report.ok else None
+            )
+            lines += more
+            if not counts_ok:
+                failed.append("counts")
+            ok = ok and counts_ok
         payload["ok"] = ok
     lines.append(
         f"{record}: "
         + (
-            ("verified" + (", and --data is its dataset" if data is not None else ""))
+            (
+                "verified"
+                + (", and --data is its dataset" if data is not None else "")
+                + (", with the same counts" if spec is not None else "")
+            )
             if ok
             else "NOT verified (failed: " + ", ".join(failed) + ")"
         )
@@ -224,6 +274,12 @@ def _check_ledger(folder: Path, ring: KeyRing) -> tuple[list[str], dict[str, Any
     help="Also check that this cases file (or folder) is the dataset the RECORD describes: "
     "its SHA-256 must equal the record's dataset fingerprint.",
 )
+@click.option(
+    "--spec",
+    type=click.Path(path_type=Path),
+    help="With --data: count the cases of the file again under this spec (the record's "
+    "own, by SHA-256) and compare every count with the record's.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Write the checks as JSON to stdout.")
 def verify(
     record: Path | None,
@@ -231,6 +287,7 @@ def verify(
     keys_json: tuple[Path, ...],
     ledger: Path | None,
     data: Path | None,
+    spec: Path | None,
     as_json: bool,
 ) -> None:
     """Check a signed RECORD (or a --ledger): signature, ids, chain, brackets, schema."""
@@ -238,12 +295,14 @@ def verify(
         raise click.UsageError("give a RECORD file or --ledger DIR.")
     if data is not None and ledger is not None:
         raise click.UsageError("--data checks one RECORD's dataset; it does not go with --ledger.")
+    if spec is not None and data is None:
+        raise click.UsageError("--spec recounts the cases of --data FILE; give --data too.")
     ring, ring_source = key_ring(pub, keys_json)
     if ledger is not None:
         lines, payload, ok = _check_ledger(ledger, ring)
     else:
         assert record is not None
-        lines, payload, ok = _check_record(record, ring, data)
+        lines, payload, ok = _check_record(record, ring, data, spec)
     output.echo(f"keys: {ring_source}")
     for line in lines:
         output.echo(line)
