@@ -228,18 +228,22 @@ def _positive(bound: exact.Bound) -> bool:
 
 
 def _some_ratio_below(
-    his: Sequence[exact.Bound], los: Sequence[exact.Bound], limit: Fraction, pairs: Pairs
+    his: Sequence[exact.Bound],
+    los: Sequence[exact.Bound],
+    limit: Fraction,
+    pairs: Pairs,
+    intervals: Sequence[Interval],
 ) -> bool:
     """Whether some pair has ``his[i] / los[j] < limit`` (``los[j] > 0``), exactly.
 
-    The float quotient decides a pair clearly away from the limit; a pair within the
-    margin is compared as :class:`respai.exact.Quotient`.
+    The float quotient of the intervals decides a pair clearly away from the limit; a
+    pair within the margin is compared as :class:`respai.exact.Quotient`.
     """
     t = float(limit)
     for i, j in pairs:
         if not _positive(los[j]):
             continue
-        q = his[i].value / los[j].value
+        q = intervals[i].hi / intervals[j].lo if intervals[j].lo > 0 else math.inf
         if q < t - _MARGIN:
             return True
         if q <= t + _MARGIN and exact.bound_meets(exact.Quotient(his[i], los[j]), "<", limit):
@@ -248,12 +252,16 @@ def _some_ratio_below(
 
 
 def _every_ratio_at_least(
-    los: Sequence[exact.Bound], his: Sequence[exact.Bound], limit: Fraction, pairs: Pairs
+    los: Sequence[exact.Bound],
+    his: Sequence[exact.Bound],
+    limit: Fraction,
+    pairs: Pairs,
+    intervals: Sequence[Interval],
 ) -> bool:
     """Whether every pair has ``los[i] / his[j] >= limit``, decided as above."""
     t = float(limit)
     for i, j in pairs:
-        q = los[i].value / his[j].value
+        q = intervals[i].lo / intervals[j].hi
         if q < t - _MARGIN:
             return False
         if q <= t + _MARGIN and not exact.bound_meets(exact.Quotient(los[i], his[j]), ">=", limit):
@@ -365,8 +373,8 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
         ratio = _ratio_bounds(intervals, pairs)
         limit = rule.min_group_ratio
         q = exact.decimal(limit)
-        proven_broken = _some_ratio_below(his, los, q, pairs)
-        proven_held = _every_ratio_at_least(los, his, q, pairs)
+        proven_broken = _some_ratio_below(his, los, q, pairs, intervals)
+        proven_held = _every_ratio_at_least(los, his, q, pairs, intervals)
         to = "the highest group's rate" if ref is None else f"the rate of {groups[ref].label}"
         broken_text = (
             f"the largest possible smallest ratio to {to} "
