@@ -303,7 +303,9 @@ CASES: dict[str, Case] = {
     "spec_trusted_types": Case(
         ("spec.yaml: evaluation.trusted_types", "command line", "--trust-type MODULE.NAME")
     ),
-    "spec_rule_needs_threshold": Case(("fairness.rules[0]", "max_group_gap and worst_group")),
+    "spec_rule_needs_threshold": Case(
+        ("fairness.rules[0]", "max_group_gap, min_group_ratio and worst_group")
+    ),
     "spec_is_directory": Case(("is a directory",), spec="."),
     "spec_complex_key": Case(("spec.yaml: the key at line 1 is a mapping, not a name", "'? '")),
     "spec_deep_nesting": Case(("spec.yaml", "MAX_YAML_DEPTH", "line 12")),
