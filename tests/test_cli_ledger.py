@@ -114,3 +114,18 @@ def test_a_ledger_signed_by_two_keys_verifies_with_both_keys_json(
                  "--keys", str(a)]) == 2  # fmt: skip
     err = capsys.readouterr().err
     assert "give --key or --keys, not both" in err and str(a) in err
+
+
+def test_log_takes_the_ledger_as_an_argument(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``respai log [DIR]`` as docs/ledger.md shows it; ``--ledger DIR`` still works."""
+    assert main(["evaluate", str(SPEC), "--out", "o1", "--ledger", "book"]) == 1
+    capsys.readouterr()
+    assert main(["log", "book", "--json"]) == 0
+    by_argument = json.loads(capsys.readouterr().out)
+    assert main(["log", "--ledger", "book", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == by_argument
+    assert len(by_argument["runs"]) == 1
+    assert main(["log", "book", "--ledger", "other"]) == 2
+    assert main(["log", "missing"]) == 2

@@ -13,18 +13,25 @@ __all__ = ["compare", "log"]
 
 
 @cli.command()
+@click.argument("directory", required=False, type=click.Path(path_type=Path))
 @click.option(
     "--ledger",
+    "ledger_option",
     type=click.Path(path_type=Path),
-    default=Path(".respai"),
-    show_default=True,
-    help="The ledger folder.",
+    default=None,
+    help="The ledger folder (the same as DIRECTORY; default .respai).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Write the runs as JSON to stdout.")
-def log(ledger: Path, as_json: bool) -> None:
-    """List the runs in a ledger, oldest first (no verification: use respai verify)."""
+def log(directory: Path | None, ledger_option: Path | None, as_json: bool) -> None:
+    """List the runs in the ledger DIRECTORY (default .respai), oldest first.
+
+    Nothing is verified: use respai verify --ledger for that.
+    """
     from respai.ledger import list_runs, log_lines
 
+    if directory is not None and ledger_option is not None and directory != ledger_option:
+        raise click.UsageError("give the ledger once: as DIRECTORY or as --ledger, not both.")
+    ledger = directory or ledger_option or Path(".respai")
     if not ledger.is_dir():
         raise click.UsageError(f"no ledger at {ledger}; respai evaluate creates one.")
     runs = list_runs(ledger)
