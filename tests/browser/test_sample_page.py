@@ -192,3 +192,28 @@ def test_sample_page_is_static_and_self_contained() -> None:
         assert banned not in text, banned
     assert "connect-src &#x27;none&#x27;" in text
     assert '<pre id="result">' in text
+
+
+def _contrast(fg: str, bg: str) -> float:
+    """WCAG 2 contrast ratio of two CSS ``rgb(...)`` colours."""
+
+    def lum(css: str) -> float:
+        parts = [float(x) / 255 for x in css[css.index("(") + 1 : css.index(")")].split(",")[:3]]
+        lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in parts]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    a, b = sorted((lum(fg), lum(bg)), reverse=True)
+    return (a + 0.05) / (b + 0.05)
+
+
+def test_the_primary_button_stays_readable_on_hover(open_html: Any) -> None:
+    opened = open_html(sample_page_html(), "sample.html")
+    page = opened.page
+    page.click("#example")
+    assert opened.settled() == ("true", "")
+    assert page.is_enabled("#compute")
+    page.hover("#compute")
+    fg, bg = page.eval_on_selector(
+        "#compute", "b => [getComputedStyle(b).color, getComputedStyle(b).backgroundColor]"
+    )
+    assert _contrast(fg, bg) >= 4.5, (fg, bg)
