@@ -308,3 +308,43 @@ def test_spelling_float_codes_match_declared_numbers_on_spark(spark: Any, tmp_pa
         male = on_spark.groupings[("male",)]
         assert not male.left_out, fmt
         assert male.groups[("1",)].tp == 1 and male.groups[("0",)].tn == 1, fmt
+
+
+def test_a_spark_frame_has_the_fingerprint_of_the_same_pandas_frame(spark: Any) -> None:
+    """The frame fingerprint's recipe gives one digest for the same data on Spark."""
+    import pandas as pd
+
+    from respai.engine.frame_fingerprint import frame_fingerprint
+
+    data = {"y": [1, 0, 1, 0], "p": [1, 1, 0, None], "sex": ["f", "m", None, "m"]}
+    local = pd.DataFrame(data)
+    on_spark = spark.createDataFrame(
+        [tuple(row) for row in zip(*data.values(), strict=True)], "y long, p long, sex string"
+    )
+    columns = ["y", "p", "sex"]
+    assert frame_fingerprint(on_spark, columns) == frame_fingerprint(local, columns)
+    changed = spark.createDataFrame(
+        [(1, 1, "f"), (0, 1, "m"), (1, 0, None), (0, 0, "m")], "y long, p long, sex string"
+    )
+    assert (
+        frame_fingerprint(changed, columns)["sha256"]
+        != frame_fingerprint(local, columns)["sha256"]
+    )
+
+
+def test_respai_evaluate_seals_a_spark_frame_like_the_file(
+    spark: Any, files: dict[str, Path], tmp_path: Path
+) -> None:
+    """respai.evaluate on a Spark DataFrame signs the counts the file run counts."""
+    import respai
+
+    df = spark.read.parquet(str(files["parquet"]))
+    spec = files["spec-parquet"]
+    from_frame = respai.evaluate(spec, df, out=tmp_path / "frame")
+    from_file = respai.evaluate(spec)
+    assert from_frame.counts == from_file.counts
+    assert from_frame.verdict == from_file.verdict
+    assert (tmp_path / "frame" / "record.json").exists()
+    from respai.cli import main
+
+    assert main(["verify", str(tmp_path / "frame" / "record.json")]) == 0
