@@ -297,7 +297,7 @@ def load_counts(
     extra = [c for c in (spec.unit, score) if c is not None and c != spec.probability]
     passes = count or engine.count_cube
     cube = passes(source, keys, spec.probability, spec.calibration_bins, extra)
-    gate = _Gate(spec, source)
+    gate = _Gate(spec, source, cube)
     rows = [gate.row(c) for c in cube]
     if not rows:
         raise InputError(
@@ -490,9 +490,16 @@ def has_control(text: str) -> bool:
 class _Gate:
     """Validates the distinct values of each cube cell, caching per column and value."""
 
-    def __init__(self, spec: FairnessSpec, source: engine.Source) -> None:
+    def __init__(
+        self,
+        spec: FairnessSpec,
+        source: engine.Source,
+        cube: Sequence[engine.CubeRow] = (),
+    ) -> None:
         self.spec = spec
         self.source = source
+        #: every cell of the count pass, so an error can name the first bad line of a file
+        self.cube = cube
         # cells match declared values as docs/spec.md says (text, trimmed, same number)
         self.declared = {a: DeclaredValues(v) for a, v in spec.attributes.items()}
         self._binaries = {
@@ -572,6 +579,7 @@ class _Gate:
         read = self._binaries[role].read(text)
         if read is not None:
             return read
+        raw, text = self._first_bad(column, role, raw, text)
         if mapping:
             raise InputError(
                 f"{self.source.description}: the {role} column '{column}' holds {show_value(text)}"
@@ -585,6 +593,31 @@ class _Gate:
             f"Map other values with {role}_map in the spec, e.g. {role}_map: "
             "{'yes': 1, 'no': 0} (quoted, so YAML keeps them as text).",
         )
+
+    def _first_bad(self, column: str, role: str, raw: Any, text: str) -> tuple[Any, str]:
+        """Of the values of ``column`` that are not 0/1 (nor mapped), the first in the file.
+
+        Error path only: the cube's distinct bad values (at most 50) are located and the
+        one on the earliest line is named, so the message points at the first line to fix.
+        """
+        index = [*self.spec.attributes, self.spec.label, self.spec.prediction].index(column)
+        bad: dict[Any, str] = {}
+        for cell in self.cube:
+            value = cell.keys[index]
+            norm = normal_value(value)
+            if norm is None or value in bad:
+                continue
+            shown = value_text(norm).strip()
+            if self._binaries[role].read(shown) is None:
+                bad[value] = shown
+                if len(bad) >= 50:
+                    break
+        best: tuple[int, Any, str] | None = None
+        for value, shown in bad.items():
+            line = engine.locate(self.source, column, value)
+            if line is not None and (best is None or line < best[0]):
+                best = (line, value, shown)
+        return (raw, text) if best is None else (best[1], best[2])
 
     def _probability(self, cell: engine.CubeRow) -> None:
         column = self.spec.probability
