@@ -10,7 +10,7 @@ set has one place; :func:`respai.record.loads_strict` applies them.
 limit                         value            applies to
 ============================  ===============  ======================================
 ``MAX_JSON_DEPTH``            64 levels        every JSON file
-``MAX_JSON_INTEGER_DIGITS``   20 digits        every JSON file (records hold integers
+``MAX_JSON_INTEGER_DIGITS``   21 digits        every JSON file (records hold integers
                                                within +-(2^53-1))
 ``MAX_JSON_STRING_CHARS``     32 Mi chars      every JSON file
 ``MAX_JSON_BYTES``            64 MiB           every JSON file

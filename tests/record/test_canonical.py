@@ -159,3 +159,10 @@ def test_jsonable_refuses_with_path(value: Any, path: str) -> None:
     with pytest.raises(RecordError) as info:
         jsonable(value)
     assert path in info.value.message
+
+
+def test_the_longest_integral_float_reads_back() -> None:
+    """RFC 8785 writes 1e20 as 21 digits; the strict reader takes back what it writes."""
+    data = canonical_bytes({"v": 1e20, "w": -9.99e20})
+    assert data == b'{"v":100000000000000000000,"w":-999000000000000000000}'
+    assert canonical_bytes(loads_strict(data)) == data

@@ -44,8 +44,9 @@ MAX_SAFE_INTEGER = 2**53 - 1
 MAX_JSON_DEPTH = 64
 """The deepest nesting of arrays and objects :func:`loads_strict` reads (a record needs 8)."""
 
-MAX_JSON_INTEGER_DIGITS = 20
-"""The most digits of an integer literal :func:`loads_strict` reads (2^53 has 16)."""
+MAX_JSON_INTEGER_DIGITS = 21
+"""The most digits of an integer literal :func:`loads_strict` reads: 21, the longest an
+RFC 8785 number is written without an exponent (a float below 1e21, such as 1e20)."""
 
 MAX_JSON_STRING_CHARS = 32 * 1024 * 1024
 """The longest string :func:`loads_strict` reads (a record's base64 payload is the largest)."""
