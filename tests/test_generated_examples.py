@@ -15,7 +15,7 @@ from types import ModuleType
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = ("paired", "monitor", "plan", "init")
+COMMANDS = ("paired", "monitor", "plan", "init", "export")
 
 
 def _generator(command: str) -> ModuleType:
