@@ -839,27 +839,7 @@ def missing_decisions(cell: Cell, threshold: Threshold) -> TestResult:
         "without_decision_label_1": cell.missing_pos,
         "without_decision_label_0": cell.missing_neg,
     }
-    if n == 0:
-        return _undefined(
-            TestId.MISSING_DECISIONS,
-            None,
-            "no_cases",
-            "there are no cases",
-            threshold,
-            method,
-            details,
-        )
-    interval, bounds = _wilson_widened(missing, 0, n)
-    return _result(
-        TestId.MISSING_DECISIONS,
-        None,
-        Fraction(missing, n),
-        interval,
-        threshold,
-        method,
-        details,
-        bounds=bounds,
-    )
+    return _share_of_cases(TestId.MISSING_DECISIONS, missing, n, threshold, method, details)
 
 
 def class_balance(cell: Cell, threshold: Threshold) -> TestResult:
@@ -867,26 +847,25 @@ def class_balance(cell: Cell, threshold: Threshold) -> TestResult:
     minority, n = metrics.MINORITY_SHARE.fraction(cell)
     method = "min(cases labelled 1, cases labelled 0) / cases; 95% Wilson interval"
     details = {"labelled_1": cell.positives, "labelled_0": cell.negatives}
+    return _share_of_cases(TestId.CLASS_BALANCE, minority, n, threshold, method, details)
+
+
+def _share_of_cases(
+    test_id: TestId,
+    k: int,
+    n: int,
+    threshold: Threshold,
+    method: str,
+    details: dict[str, Any],
+) -> TestResult:
+    """A whole-file test whose value is ``k`` of the ``n`` cases (undefined without cases)."""
     if n == 0:
         return _undefined(
-            TestId.CLASS_BALANCE,
-            None,
-            "no_cases",
-            "there are no cases",
-            threshold,
-            method,
-            details,
+            test_id, None, "no_cases", "there are no cases", threshold, method, details
         )
-    interval, bounds = _wilson_widened(minority, 0, n)
+    interval, bounds = _wilson_widened(k, 0, n)
     return _result(
-        TestId.CLASS_BALANCE,
-        None,
-        Fraction(minority, n),
-        interval,
-        threshold,
-        method,
-        details,
-        bounds=bounds,
+        test_id, None, Fraction(k, n), interval, threshold, method, details, bounds=bounds
     )
 
 
