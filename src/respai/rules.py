@@ -37,7 +37,7 @@ This module is pure: it reads counts and imports no dataframe library.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
@@ -141,21 +141,58 @@ def _ends(groups: Sequence[GroupRate], alpha_g: Fraction) -> tuple[list[exact.Bo
 _MARGIN = 1e-9
 
 
-Pairs = Sequence[tuple[int, int]]
+Pairs = Sequence[tuple[int, int]] | None
+"""The ordered pairs ``(i, j)`` of groups a rule compares: a list, or ``None`` for every
+pair of distinct groups. Every pair is never listed: with ``G`` groups that is ``G^2``
+tuples (10^10 at 100,000 declared values), while every question asked of them here is
+answered from the groups sorted by one end, in ``O(G log G)`` plus the pairs that come
+within the margin of a limit."""
 
 
-def _pairs(n_groups: int, ref: int | None) -> list[tuple[int, int]]:
+def _pairs(n_groups: int, ref: int | None) -> Pairs:
     """The ordered pairs ``(i, j)`` a rule compares.
 
-    Every ``i != j``, or only those with the reference (both ways for a gap; a ratio
-    reads ``(i, ref)`` only).
+    ``None`` (every ``i != j``) without a reference; with one, the ``2 (G - 1)`` pairs
+    of a group and the reference, both ways (a ratio reads ``(i, ref)`` only).
     """
-    return [
-        (i, j)
-        for i in range(n_groups)
-        for j in range(n_groups)
-        if i != j and (ref is None or ref in (i, j))
+    if ref is None:
+        return None
+    return [(i, ref) for i in range(n_groups) if i != ref] + [
+        (ref, j) for j in range(n_groups) if j != ref
     ]
+
+
+def _pairs_from(
+    xs: Sequence[float],
+    ys: Sequence[float],
+    keep: Callable[[float, float], bool],
+    *,
+    x_first: bool,
+    y_first: bool,
+    js: Sequence[int] | None = None,
+) -> Iterator[tuple[int, int]]:
+    """Every pair ``(i, j)``, ``i != j``, with ``keep(xs[i], ys[j])``, lazily.
+
+    ``keep`` must be monotone: if it holds for ``(x, y)`` it holds for any ``x`` earlier
+    in the order ``x_first`` gives (``True``: largest first) and any ``y`` earlier in
+    ``y_first``'s. The pairs are then found by walking both sorted orders and stopping at
+    the first pair that fails, so the cost is a sort plus the pairs yielded (plus one per
+    group). ``js`` restricts the second group to those indices.
+    """
+    order_i = sorted(range(len(xs)), key=xs.__getitem__, reverse=x_first)
+    order_j = sorted(range(len(ys)) if js is None else js, key=ys.__getitem__, reverse=y_first)
+    if not order_j:
+        return
+    best = ys[order_j[0]]
+    for i in order_i:
+        x = xs[i]
+        if not keep(x, best):
+            return  # no later x keeps a pair even with the best y
+        for j in order_j:
+            if not keep(x, ys[j]):
+                break
+            if j != i:
+                yield i, j
 
 
 def _some_gap_above(
@@ -175,11 +212,9 @@ def _some_gap_above(
         return False
     if bound > float(limit) + _MARGIN:
         return True
-    near = float(limit) - _MARGIN
     return any(
         exact.bound_meets(exact.Difference(los[i], his[j]), ">", limit)
-        for i, j in pairs
-        if los[i].value - his[j].value >= near
+        for i, j in _near_differences(los, his, float(limit) - _MARGIN, pairs)
     )
 
 
@@ -195,20 +230,43 @@ def _every_gap_within(
         return True
     if bound > float(limit) + _MARGIN:
         return False
-    near = float(limit) - _MARGIN
     return all(
         exact.bound_meets(exact.Difference(his[i], los[j]), "<=", limit)
-        for i, j in pairs
-        if his[i].value - los[j].value >= near
+        for i, j in _near_differences(his, los, float(limit) - _MARGIN, pairs)
     )
 
 
-def _gap_bounds(intervals: Sequence[Interval], pairs: Pairs) -> tuple[float, float]:
+def _near_differences(
+    xs: Sequence[exact.Bound], ys: Sequence[exact.Bound], near: float, pairs: Pairs
+) -> Iterator[tuple[int, int]]:
+    """The pairs of ``pairs`` with ``xs[i] - ys[j] >= near`` in floats."""
+    if pairs is not None:
+        yield from ((i, j) for i, j in pairs if xs[i].value - ys[j].value >= near)
+        return
+    yield from _pairs_from(
+        [b.value for b in xs],
+        [b.value for b in ys],
+        lambda x, y: x - y >= near,
+        x_first=True,  # the largest x and the smallest y make the largest difference
+        y_first=False,
+    )
+
+
+def _gap_bounds(
+    intervals: Sequence[Interval], pairs: Sequence[tuple[int, int]]
+) -> tuple[float, float]:
     """``(max lo_i - hi_j, max hi_i - lo_j)`` over ``pairs``: bounds on the largest gap."""
     return (
         max(intervals[i].lo - intervals[j].hi for i, j in pairs),
         max(intervals[i].hi - intervals[j].lo for i, j in pairs),
     )
+
+
+def _best_other(values: Sequence[float]) -> list[float]:
+    """For each ``i``, the largest ``values[j]`` with ``j != i`` (two passes, ``O(G)``)."""
+    first = max(range(len(values)), key=values.__getitem__)
+    second = max((v for k, v in enumerate(values) if k != first), default=-math.inf)
+    return [second if k == first else values[first] for k in range(len(values))]
 
 
 def _ratio_bounds(intervals: Sequence[Interval], pairs: Pairs) -> tuple[float, float | None]:
@@ -217,10 +275,19 @@ def _ratio_bounds(intervals: Sequence[Interval], pairs: Pairs) -> tuple[float, f
     ``lo = min lo_i / hi_j`` (every ``hi_j > 0``: an interval's upper end is above 0
     whenever its group has a case, and 1 when it has none) and ``hi = min hi_i / lo_j``
     over the pairs with ``lo_j > 0``; ``hi`` is ``None`` when no such pair exists.
+    Over every pair, each ``i`` is divided by the largest end of another group (a
+    division of floats is monotone in its divisor, so the minimum is the same number).
     """
+    if pairs is None:
+        highs = [iv.hi for iv in intervals]
+        lows = [iv.lo for iv in intervals]
+        lo = min(iv.lo / h for iv, h in zip(intervals, _best_other(highs), strict=True))
+        divisors = _best_other(lows)
+        his = [iv.hi / d for iv, d in zip(intervals, divisors, strict=True) if d > 0]
+        return lo, (min(his) if his else None)
     lo = min(intervals[i].lo / intervals[j].hi for i, j in pairs)
-    his = [intervals[i].hi / intervals[j].lo for i, j in pairs if intervals[j].lo > 0]
-    return lo, (min(his) if his else None)
+    ratios = [intervals[i].hi / intervals[j].lo for i, j in pairs if intervals[j].lo > 0]
+    return lo, (min(ratios) if ratios else None)
 
 
 def _positive(bound: exact.Bound) -> bool:
@@ -240,6 +307,18 @@ def _some_ratio_below(
     pair within the margin is compared as :class:`respai.exact.Quotient`.
     """
     t = float(limit)
+    if pairs is None:  # only the pairs with a quotient at most t + margin can say yes
+        positive = [j for j in range(len(los)) if intervals[j].lo > 0 and _positive(los[j])]
+        pairs = list(
+            _pairs_from(
+                [iv.hi for iv in intervals],
+                [iv.lo for iv in intervals],
+                lambda x, y: x / y <= t + _MARGIN,
+                x_first=False,  # the smallest numerator over the largest divisor first
+                y_first=True,
+                js=positive,
+            )
+        )
     for i, j in pairs:
         if not _positive(los[j]):
             continue
@@ -260,6 +339,16 @@ def _every_ratio_at_least(
 ) -> bool:
     """Whether every pair has ``los[i] / his[j] >= limit``, decided as above."""
     t = float(limit)
+    if pairs is None:  # only the pairs with a quotient at most t + margin can say no
+        pairs = list(
+            _pairs_from(
+                [iv.lo for iv in intervals],
+                [iv.hi for iv in intervals],
+                lambda x, y: x / y <= t + _MARGIN,
+                x_first=False,
+                y_first=True,
+            )
+        )
     for i, j in pairs:
         q = intervals[i].lo / intervals[j].hi
         if q < t - _MARGIN:
@@ -291,6 +380,8 @@ def observed(r: RuleResult) -> tuple[float | None, str | None]:
     ref = _reference_index(r.groups, rule)
     pairs = _pairs(len(defined), ref)
     if rule.kind == "max_group_gap":
+        if pairs is None:  # over every pair: the highest rate minus the lowest
+            return max(defined) - min(defined), None
         return max(abs(defined[i] - defined[j]) for i, j in pairs), None
     if ref is None:
         if max(defined) == 0:
@@ -298,7 +389,7 @@ def observed(r: RuleResult) -> tuple[float | None, str | None]:
         return min(defined) / max(defined), None
     if defined[ref] == 0:
         return None, "the reference group has a rate of 0, so the ratio is undefined"
-    return min(defined[i] / defined[ref] for i, _ in pairs if i != ref), None
+    return min(defined[i] / defined[ref] for i in range(len(defined)) if i != ref), None
 
 
 def _reference_index(groups: Sequence[GroupRate], rule: Rule) -> int | None:
@@ -352,7 +443,10 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
     undefined: str | None = None
     if rule.max_group_gap is not None:
         pairs = _pairs(n_groups, ref)
-        bounds = stats.max_gap_bounds(intervals) if ref is None else _gap_bounds(intervals, pairs)
+        if pairs is None:
+            bounds = stats.max_gap_bounds(intervals)
+        else:
+            bounds = _gap_bounds(intervals, pairs)
         limit = rule.max_group_gap
         q = exact.decimal(limit)
         proven_broken = _some_gap_above(los, his, bounds[0], q, pairs)
@@ -369,7 +463,7 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
             f"{_fmt(bounds[1])}, which straddles max_group_gap {limit}"
         )
     elif rule.min_group_ratio is not None:
-        pairs = [(i, j) for i, j in _pairs(n_groups, ref) if ref is None or j == ref]
+        pairs = None if ref is None else [(i, ref) for i in range(n_groups) if i != ref]
         ratio = _ratio_bounds(intervals, pairs)
         limit = rule.min_group_ratio
         q = exact.decimal(limit)
