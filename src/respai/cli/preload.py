@@ -2,7 +2,7 @@
 
 A command spends its first fraction of a second in DuckDB (opening the file, the count
 pass, the AUC's sort), which runs without holding Python's lock; the libraries it needs
-only afterwards (scipy for exact intervals, rich to print, jsonschema to check the
+only afterwards (scipy for exact intervals, rich to print, jsonschema_rs to check the
 record) can be imported meanwhile on the second core. :func:`preload` starts that
 import on a daemon thread and returns at once; the command imports the same modules
 where it uses them as before, waiting for the thread only if the import is not done.
@@ -22,7 +22,7 @@ __all__ = ["EVALUATE", "FAIRNESS", "preload"]
 #: What ``respai fairness`` needs after its count pass: exact intervals, the printer.
 FAIRNESS = ("scipy.special", "rich.console", "rich.table")
 #: ``respai evaluate`` adds the record's schema check and the AUC's Arrow stream.
-EVALUATE = (*FAIRNESS, "jsonschema", "pyarrow")
+EVALUATE = (*FAIRNESS, "jsonschema_rs", "pyarrow")
 
 
 def preload(modules: tuple[str, ...]) -> threading.Thread | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from respai.record.canonical import canonical_bytes, jsonable
@@ -118,6 +118,24 @@ def link_records(
         If the run is not bracketed by ``run_start`` and ``run_end``, a record has an
         unknown type or a different ``run_id``, or the link arguments are malformed.
     """
+    return _link(
+        records, jsonable, run_id=run_id, prev_record_id=prev_record_id, start_seq=start_seq
+    )
+
+
+def _link(
+    records: Sequence[Mapping[str, Any]],
+    copy: Callable[[Mapping[str, Any]], dict[str, Any]],
+    *,
+    run_id: str,
+    prev_record_id: str,
+    start_seq: int,
+) -> list[dict[str, Any]]:
+    """Chain ``records`` as :func:`link_records` does, each record copied by ``copy``.
+
+    ``copy`` is :func:`jsonable` (a deep conversion), or ``dict`` for records that are
+    plain JSON values already.
+    """
     given_run: object = run_id  # checked at run time: callers pass parsed JSON
     if not isinstance(given_run, str) or not given_run:
         raise RecordError(f"The run_id must be a non-empty string, not {run_id!r}.")
@@ -144,7 +162,7 @@ def link_records(
     for i, original in enumerate(records):
         if not isinstance(original, Mapping):
             raise RecordError(f"The record at $.records[{i}] is not an object.")
-        record: dict[str, Any] = jsonable(original)
+        record: dict[str, Any] = copy(original)
         kind = record.get("record_type")
         expected = "run_start" if i == 0 else "run_end" if i == last else "test"
         if kind != expected:

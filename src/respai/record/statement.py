@@ -9,7 +9,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from respai.record.canonical import canonical_bytes, jsonable
-from respai.record.chain import GENESIS, link_records
+from respai.record.chain import GENESIS, _link
 from respai.record.dsse import sign_envelope
 from respai.record.errors import RecordError
 from respai.record.keys import key_id as compute_key_id
@@ -72,11 +72,16 @@ def build_statement(
     RecordError
         If there is no subject, or a subject has no name or no SHA-256 digest.
     """
+    return _statement(jsonable(predicate), subjects)
+
+
+def _statement(plain: dict[str, Any], subjects: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """:func:`build_statement` of a predicate that is plain JSON values already."""
     return {
         "_type": STATEMENT_TYPE,
         "subject": _check_subjects(subjects),
         "predicateType": PREDICATE_TYPE,
-        "predicate": jsonable(predicate),
+        "predicate": plain,
     }
 
 
@@ -166,8 +171,13 @@ def seal(
     records = pred.get("records")
     if not isinstance(records, list):
         raise RecordError("$.records must be a list: run_start, the test records, run_end.")
-    pred["records"] = link_records(
-        records, run_id=pred.get("run_id", ""), prev_record_id=prev_record_id, start_seq=start_seq
+    # pred is a fresh deep copy of plain values (jsonable above): link and wrap it as is
+    pred["records"] = _link(
+        records,
+        dict,
+        run_id=pred.get("run_id", ""),
+        prev_record_id=prev_record_id,
+        start_seq=start_seq,
     )
     problems = validate_predicate(pred)
     if problems:
@@ -176,7 +186,7 @@ def seal(
         )
     if subjects is None:
         subjects = subjects_from_fingerprints(pred["fingerprints"])
-    statement = build_statement(pred, subjects)
+    statement = _statement(pred, subjects)
     given = {s["digest"]["sha256"] for s in statement["subject"]}
     expected = set(fingerprint_digests(pred["fingerprints"]).values())
     if given != expected:

@@ -47,8 +47,12 @@ def render_report(
     str
         The HTML text. It makes no network request; the verification runs on load.
     """
+    try:  # the payload is parsed once, for the body and the title
+        statement: Any = loads_strict(b64decode_any(envelope.get("payload")))
+    except (RecordError, AttributeError):
+        statement = None
     try:
-        body = page_body(envelope, public_key_raw is not None)
+        body = page_body(envelope, public_key_raw is not None, statement)
     except Exception as exc:  # a hostile record must still give a page that verifies
         body = (
             '<header class="doc-head"><div><div class="eyebrow">respai evidence report</div>'
@@ -58,10 +62,8 @@ def render_report(
         )
     if title is None:
         try:
-            predicate = as_dict(
-                as_dict(loads_strict(b64decode_any(envelope.get("payload")))).get("predicate")
-            )
-        except (RecordError, AttributeError):
+            predicate = as_dict(as_dict(statement).get("predicate"))
+        except AttributeError:
             predicate = {}
         system = as_dict(predicate.get("system"))
         name = f"{as_str(system.get('name'), 'record')} {as_str(system.get('version'))}".strip()

@@ -20,7 +20,7 @@ from respai.render.report.verification import verification_box
 __all__ = ["page_body"]
 
 
-def page_body(envelope: Mapping[str, Any], has_key: bool) -> str:
+def page_body(envelope: Mapping[str, Any], has_key: bool, statement: Any = None) -> str:
     """The body of the report: the header, the verification box, then every section.
 
     Parameters
@@ -30,6 +30,9 @@ def page_body(envelope: Mapping[str, Any], has_key: bool) -> str:
         does that).
     has_key
         Whether a public key is embedded, for the verification box's note.
+    statement
+        The payload already decoded and parsed by the caller (the same bytes), or
+        ``None`` to decode it here.
 
     Returns
     -------
@@ -38,8 +41,11 @@ def page_body(envelope: Mapping[str, Any], has_key: bool) -> str:
         says so, with the verification box.
     """
     try:
-        payload = b64decode_any(envelope.get("payload"))
-        statement_any = loads_strict(payload)
+        statement_any = (
+            loads_strict(b64decode_any(envelope.get("payload")))
+            if statement is None
+            else statement
+        )
     except RecordError as exc:
         return (
             '<header class="doc-head"><div><div class="eyebrow">respai evidence report</div>'
