@@ -309,6 +309,7 @@ CASES: dict[str, Case] = {
     "spec_is_directory": Case(("is a directory",), spec="."),
     "spec_complex_key": Case(("spec.yaml: the key at line 1 is a mapping, not a name", "'? '")),
     "spec_deep_nesting": Case(("spec.yaml", "MAX_YAML_DEPTH", "line 12")),
+    "spec_alias_bomb": Case(("spec.yaml", "MAX_YAML_NODES", "alias")),
     "spec_huge_integer": Case(
         ("spec.yaml", "4400 digits", "MAX_YAML_INTEGER_DIGITS"), make=make_spec_huge_integer
     ),

@@ -8,7 +8,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from respai.record.canonical import canonical_bytes, jsonable
+from respai.record.canonical import MAX_JSON_BYTES, canonical_bytes, jsonable
 from respai.record.chain import GENESIS, _link
 from respai.record.dsse import sign_envelope
 from respai.record.errors import RecordError
@@ -31,6 +31,9 @@ PREDICATE_TYPE = "https://respai.org/evidence-record/v1"
 """The ``predicateType`` of a respai evidence record."""
 
 _SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
+
+#: Bytes of a DSSE envelope besides its base64 payload (type, key id, signature), rounded up.
+_ENVELOPE_OVERHEAD = 1024
 
 
 def _check_subjects(subjects: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -194,4 +197,16 @@ def seal(
             "The Statement subjects do not match the dataset and model fingerprints: "
             f"subjects {sorted(given)}, fingerprints {sorted(expected)}."
         )
-    return sign_envelope(canonical_bytes(statement), key, key_id)
+    payload = canonical_bytes(statement)
+    envelope_bytes = 4 * -(-len(payload) // 3) + _ENVELOPE_OVERHEAD  # base64, key id, signature
+    if envelope_bytes > MAX_JSON_BYTES:
+        groups = sum(len(r.get("groups") or ()) for r in pred["records"] if isinstance(r, dict))
+        raise RecordError(
+            f"The record would be {envelope_bytes / 2**20:,.0f} MiB as a file, more than "
+            f"the {MAX_JSON_BYTES // 2**20} MiB (MAX_JSON_BYTES) any respai reader accepts "
+            f"(verify, report, pack, export), so it could never be checked; its test "
+            f"records list {groups:,} groups in all.",
+            "Declare fewer values (group rare ones together, or leave them out and let "
+            "max_left_out account for them), or evaluate the attributes in separate specs.",
+        )
+    return sign_envelope(payload, key, key_id)

@@ -1,0 +1,43 @@
+"""A record too large for any reader is refused when sealed, and the run writes nothing.
+
+Every reader of a record (``respai verify``, ``report``, ``pack``, ``export``) refuses a
+JSON file over :data:`respai.limits.MAX_JSON_BYTES`. A record that large (tens of
+thousands of declared groups) could never be checked, so sealing refuses it (exit 2).
+The limit is lowered here so the case stays small.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from tests.golden.case import write_case
+from tests.record.conftest import make_predicate
+
+from respai.cli import main
+from respai.record import RecordError, key_id, seal, statement
+
+
+def test_seal_refuses_a_record_no_reader_would_accept(monkeypatch: pytest.MonkeyPatch) -> None:
+    key = Ed25519PrivateKey.generate()
+    seal(make_predicate(), None, key, key_id(key.public_key()))  # fits the real limit
+    monkeypatch.setattr(statement, "MAX_JSON_BYTES", 4096)
+    with pytest.raises(RecordError, match="MAX_JSON_BYTES") as info:
+        seal(make_predicate(), None, key, key_id(key.public_key()))
+    assert "Declare fewer values" in (info.value.hint or "")
+
+
+def test_evaluate_exits_2_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("RESPAI_HOME", str(tmp_path / "keys"))
+    assert main(["keys", "new"]) == 0
+    write_case(tmp_path)
+    before = sorted(p.as_posix() for p in tmp_path.rglob("*"))
+    monkeypatch.setattr(statement, "MAX_JSON_BYTES", 64 * 1024)
+    assert main(["evaluate", "spec.yaml", "--out", "out"]) == 2
+    err = capsys.readouterr().err
+    assert "MAX_JSON_BYTES" in err and "groups in all" in err
+    assert sorted(p.as_posix() for p in tmp_path.rglob("*")) == before  # no out, no ledger
