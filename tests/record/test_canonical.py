@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from respai.record import RecordError, canonical_bytes, jsonable, loads_strict
+from respai.record.canonical import canonical_object
 
 SAFE = 2**53 - 1
 
@@ -166,3 +167,47 @@ def test_the_longest_integral_float_reads_back() -> None:
     data = canonical_bytes({"v": 1e20, "w": -9.99e20})
     assert data == b'{"v":100000000000000000000,"w":-999000000000000000000}'
     assert canonical_bytes(loads_strict(data)) == data
+
+
+_json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**53) + 1, max_value=2**53 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(st.dictionaries(st.text(), _json_values, max_size=8))
+def test_canonical_object_of_member_bytes_is_the_canonical_object(obj: dict[str, Any]) -> None:
+    members = {k: canonical_bytes(v) for k, v in obj.items()}
+    assert canonical_object(members) == canonical_bytes(obj) == rfc8785.dumps(obj)
+
+
+def test_keys_sort_by_utf16_code_units_not_code_points() -> None:
+    # U+10000 is the surrogate pair D800 DC00, before U+FF61 in UTF-16 but after it in
+    # code points
+    obj = {"\U00010000": 1, "\uff61": 2}
+    assert canonical_object({k: canonical_bytes(v) for k, v in obj.items()}) == (
+        canonical_bytes(obj)
+    )
+    assert canonical_bytes(obj).index("\U00010000".encode()) < canonical_bytes(obj).index(
+        "\uff61".encode()
+    )
+
+
+def test_a_sealed_payload_is_the_canonical_bytes_of_its_statement() -> None:
+    import base64
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from tests.record.conftest import make_predicate
+
+    from respai.record import key_id, loads_strict, seal
+
+    key = Ed25519PrivateKey.generate()
+    payload = base64.b64decode(
+        seal(make_predicate(), None, key, key_id(key.public_key()))["payload"]
+    )
+    assert payload == canonical_bytes(loads_strict(payload))

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from respai.record.canonical import canonical_bytes, jsonable
+from respai.record.canonical import canonical_bytes, canonical_object, jsonable
 from respai.record.errors import RecordError
 
 __all__ = [
@@ -130,11 +130,14 @@ def _link(
     run_id: str,
     prev_record_id: str,
     start_seq: int,
+    encoded: list[bytes] | None = None,
 ) -> list[dict[str, Any]]:
     """Chain ``records`` as :func:`link_records` does, each record copied by ``copy``.
 
     ``copy`` is :func:`jsonable` (a deep conversion), or ``dict`` for records that are
-    plain JSON values already.
+    plain JSON values already. With ``encoded``, each linked record's canonical bytes
+    (``record_id`` included) are appended to it, from the same member bytes its id was
+    hashed from, so a caller that signs the records need not serialise them again.
     """
     given_run: object = run_id  # checked at run time: callers pass parsed JSON
     if not isinstance(given_run, str) or not given_run:
@@ -181,7 +184,11 @@ def _link(
         if i == last:
             record["record_count"] = len(linked)
             record["record_ids"] = [r["record_id"] for r in linked]
-        record["record_id"] = record_id(record)
+        members = {k: canonical_bytes(v) for k, v in record.items()}  # record_id popped
+        record["record_id"] = digest_id(canonical_object(members))
+        if encoded is not None:
+            members["record_id"] = canonical_bytes(record["record_id"])
+            encoded.append(canonical_object(members))
         prev = record["record_id"]
         linked.append(record)
     return linked

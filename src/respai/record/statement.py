@@ -8,7 +8,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from respai.record.canonical import MAX_JSON_BYTES, canonical_bytes, jsonable
+from respai.record.canonical import MAX_JSON_BYTES, canonical_bytes, canonical_object, jsonable
 from respai.record.chain import GENESIS, _link
 from respai.record.dsse import sign_envelope
 from respai.record.errors import RecordError
@@ -121,6 +121,22 @@ def subjects_from_fingerprints(fingerprints: Mapping[str, Any]) -> list[dict[str
     return subjects
 
 
+def _payload(statement: Mapping[str, Any], encoded: Sequence[bytes]) -> bytes:
+    """``canonical_bytes(statement)``, with the predicate's records given as ``encoded``.
+
+    The records were serialised when their ids were hashed; the rest of the Statement is
+    serialised here, and :func:`~respai.record.canonical.canonical_object` puts the two
+    together into the same bytes as serialising the whole (``respai verify`` checks that
+    every payload is canonical).
+    """
+    predicate = statement["predicate"]
+    members = {k: canonical_bytes(v) for k, v in predicate.items() if k != "records"}
+    members["records"] = b"[" + b",".join(encoded) + b"]"
+    outer = {k: canonical_bytes(v) for k, v in statement.items() if k != "predicate"}
+    outer["predicate"] = canonical_object(members)
+    return canonical_object(outer)
+
+
 def seal(
     predicate: Mapping[str, Any],
     subjects: Sequence[Mapping[str, Any]] | None,
@@ -175,12 +191,14 @@ def seal(
     if not isinstance(records, list):
         raise RecordError("$.records must be a list: run_start, the test records, run_end.")
     # pred is a fresh deep copy of plain values (jsonable above): link and wrap it as is
+    encoded: list[bytes] = []  # each linked record's canonical bytes, serialised once
     pred["records"] = _link(
         records,
         dict,
         run_id=pred.get("run_id", ""),
         prev_record_id=prev_record_id,
         start_seq=start_seq,
+        encoded=encoded,
     )
     problems = validate_predicate(pred)
     if problems:
@@ -197,7 +215,7 @@ def seal(
             "The Statement subjects do not match the dataset and model fingerprints: "
             f"subjects {sorted(given)}, fingerprints {sorted(expected)}."
         )
-    payload = canonical_bytes(statement)
+    payload = _payload(statement, encoded)
     envelope_bytes = 4 * -(-len(payload) // 3) + _ENVELOPE_OVERHEAD  # base64, key id, signature
     if envelope_bytes > MAX_JSON_BYTES:
         groups = sum(len(r.get("groups") or ()) for r in pred["records"] if isinstance(r, dict))
