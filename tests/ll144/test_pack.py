@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import random
+import re
 import shutil
 import zipfile
 from collections.abc import Callable, Iterator
