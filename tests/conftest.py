@@ -15,8 +15,9 @@ ENGINES = ["duckdb-csv", "duckdb-jsonl", "duckdb-parquet", "pandas", "polars", "
 
 Rows = Sequence[dict[str, Any]]
 
-#: Test files that start a JVM (Spark) or a browser (Chromium): marked ``slow``, so
-#: ``pytest -m "not slow"`` is the fast subset; ``pytest`` (and CI) runs everything.
+#: Test files that start a JVM (Spark) or a browser (Chromium), and any test using the
+#: ``spark`` fixture: marked ``slow``, so ``pytest -m "not slow"`` is the fast subset;
+#: ``pytest`` (and CI) runs everything.
 SLOW_FILES = ("test_spark.py", "test_cli_spark.py")
 SLOW_FOLDERS = ("browser",)
 
@@ -24,7 +25,8 @@ SLOW_FOLDERS = ("browser",)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         path = Path(str(item.fspath))
-        if path.name in SLOW_FILES or any(part in SLOW_FOLDERS for part in path.parts):
+        spark = "spark" in getattr(item, "fixturenames", ())
+        if spark or path.name in SLOW_FILES or any(part in SLOW_FOLDERS for part in path.parts):
             item.add_marker(pytest.mark.slow)
 
 

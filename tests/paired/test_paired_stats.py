@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import binomtest, norm
-from statsmodels.stats.multitest import multipletests
+from tests.references import holm_adjusted
 
 from respai.paired.stats import (
     holm,
@@ -35,8 +35,7 @@ def test_mcnemar_matches_scipy_binomtest(b: int, c: int) -> None:
 @given(st.lists(st.floats(min_value=0.0, max_value=1.0), min_size=1, max_size=30))
 @settings(max_examples=200, deadline=None)
 def test_holm_matches_statsmodels(p: list[float]) -> None:
-    expected = multipletests(p, method="holm")[1]
-    assert holm(p) == pytest.approx(list(expected), abs=1e-12)
+    assert holm(p) == pytest.approx(holm_adjusted(p), abs=1e-12)
 
 
 @given(counts, counts, st.integers(min_value=0, max_value=400))
