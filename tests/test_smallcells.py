@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from scipy.stats import fisher_exact, hypergeom
 
 from respai.smallcells import (
+    _TIE_RTOL,
     GapFinding,
     assess_gap,
     exact_power,
@@ -56,8 +57,14 @@ def binom_pmf(k: int, n: int, p: float) -> float:
 
 
 def brute_power(p1: float, n1: int, p2: float, n2: int, alpha: float) -> float:
-    """Double loop over every outcome; the test's decision in exact rational arithmetic."""
-    level = Fraction(alpha)
+    """Double loop over every outcome; the test's decision in exact rational arithmetic.
+
+    The rule is :func:`respai.smallcells._rejects`: ``p <= alpha`` with a relative slack
+    of ``_TIE_RTOL`` for a p-value that equals alpha but is rounded above it. The slack
+    is kept here, so an alpha a hair below an attainable p-value (hypothesis found
+    0.49999999999999994 against p = 1/2) is decided the same way.
+    """
+    level = Fraction(alpha * (1.0 + _TIE_RTOL))
     f1 = [binom_pmf(x, n1, p1) for x in range(n1 + 1)]
     f2 = [binom_pmf(x, n2, p2) for x in range(n2 + 1)]
     total = 0.0
@@ -153,6 +160,7 @@ def test_exact_power_of_the_seed_example() -> None:
 @example(n1=3, n2=3, p1=0.2, p2=0.9, alpha=0.05)  # P = 1/20 exactly is attainable: a tie
 @example(n1=40, n2=40, p1=0.0, p2=1.0, alpha=0.05)
 @example(n1=1, n2=40, p1=0.5, p2=0.5, alpha=0.5)
+@example(n1=1, n2=1, p1=0.0, p2=1.0, alpha=0.49999999999999994)  # alpha a hair below p = 1/2
 def test_exact_power_matches_brute_force(
     n1: int, n2: int, p1: float, p2: float, alpha: float
 ) -> None:
