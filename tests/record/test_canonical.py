@@ -211,3 +211,33 @@ def test_a_sealed_payload_is_the_canonical_bytes_of_its_statement() -> None:
         seal(make_predicate(), None, key, key_id(key.public_key()))["payload"]
     )
     assert payload == canonical_bytes(loads_strict(payload))
+
+
+class _Colour(enum.Enum):
+    RED = "red"
+
+
+_mixed_values = st.recursive(
+    _json_values
+    | st.just(_Colour.RED)
+    | st.just(np.int64(3))
+    | st.just(np.float64(0.25))
+    | st.just(dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.UTC)),
+    lambda inner: (
+        st.lists(inner, max_size=3).map(tuple)
+        | st.dictionaries(st.text(max_size=3) | st.just(_Colour.RED), inner, max_size=3)
+    ),
+    max_leaves=15,
+)
+
+
+@given(_mixed_values)
+def test_the_plain_fast_path_converts_as_the_full_walk_does(value: Any) -> None:
+    from respai.record.canonical import _jsonable
+
+    assert jsonable(value) == _jsonable(value, ())
+
+
+def test_a_bad_value_deep_in_plain_data_is_named_by_its_path() -> None:
+    with pytest.raises(RecordError, match=r"\$\.a\[1\]\.b"):
+        jsonable({"a": [1, {"b": math.nan}]})

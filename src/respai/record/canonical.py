@@ -352,6 +352,36 @@ def jsonable(obj: Any) -> Any:
     >>> jsonable({"gap": (0.25, 1), "ok": True})
     {'gap': [0.25, 1], 'ok': True}
     """
+    try:
+        return _plain(obj)
+    except RecordError:
+        return _jsonable(obj, ())  # again, tracking the path, so the error names it
+
+
+def _plain(obj: Any) -> Any:
+    """:func:`_jsonable` without tracking the path: plain values and containers first.
+
+    Exact ``str``, ``int``, ``bool``, ``None``, finite ``float``, ``dict`` with string
+    keys, ``list`` and ``tuple`` are converted here; anything else (enums, numpy values,
+    datetimes, other mappings) goes through :func:`_jsonable`. A record is almost all
+    plain values, so it is converted without building a path tuple per value.
+    """
+    kind = type(obj)
+    if kind is str or kind is int or kind is bool or obj is None:
+        return obj
+    if kind is float:
+        if math.isfinite(obj):
+            return obj
+        raise RecordError("not finite")  # jsonable() walks again to name the path
+    if kind is dict:
+        out: dict[str, Any] = {}
+        for key, value in obj.items():
+            if type(key) is not str:
+                return _jsonable(obj, ())
+            out[key] = _plain(value)
+        return out
+    if kind is list or kind is tuple:
+        return [_plain(v) for v in obj]
     return _jsonable(obj, ())
 
 
