@@ -3,8 +3,8 @@
 ``respai evaluate`` on the generated golden case (``tests/golden/case.py``) must sign the same
 statement, byte for byte once canonicalised, as the committed ``evaluate_statement.json``,
 except for what differs on every run by design: the run id, the timestamp, the record
-ids chained from them, the signing key, the fingerprint of the engine's own code and the Python version
-running it.
+ids chained from them, the signing key, the fingerprint of the engine's own code and the
+Python version running it.
 
 A change that alters a number, a reason, an interval or the record's layout fails here.
 When such a change is meant (a method change, with its dated methods changelog entry),
