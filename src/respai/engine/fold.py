@@ -276,6 +276,24 @@ def _sum_squares(t: Any, weight: Any | None) -> int:
     return _square(int(np.dot(w, hi * hi)), int(np.dot(w, hi * lo)), int(np.dot(w, lo * lo)))
 
 
+def _values(column: Any) -> Any:
+    """A null-free Arrow array of fixed-width numbers as a numpy array, without a copy.
+
+    Read from its data buffer: ``Array.to_numpy()`` imports pandas when it is installed
+    (about 0.2 s, more than the whole AUC pass of a small file). Arrays with nulls or of
+    other types go through ``to_numpy``.
+    """
+    try:
+        dtype = np.dtype(str(column.type))
+    except TypeError:
+        dtype = None
+    if column.null_count or dtype is None or dtype.kind not in "iuf":
+        return column.to_numpy(zero_copy_only=False)
+    return np.frombuffer(
+        column.buffers()[1], dtype=dtype, count=len(column), offset=column.offset * dtype.itemsize
+    )
+
+
 class BadScore(Exception):
     """A score that is NaN or infinite, met while folding (``value``)."""
 
@@ -298,12 +316,12 @@ def fold_stream(
     for batch in batches:
         if batch.num_rows == 0:
             continue
-        cell = batch.column(0).to_numpy()
+        cell = _values(batch.column(0))
         if stream.tables is not None:
             codes, y = cell >> 1, cell & 1
         else:
             codes, y = _unpacked(cell, sizes)
-        s = batch.column(1).to_numpy()
+        s = _values(batch.column(1))
         if not np.isfinite(s[-1]):  # NaN and +inf sort last, -inf first
             raise BadScore(float(s[-1]))
         if not np.isfinite(s[0]):

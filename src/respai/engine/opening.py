@@ -83,46 +83,46 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _fixed_csv_reader(
+def _csv_reader(
     con: duckdb.DuckDBPyConnection, file: LocalFile, delimiter: str, text: Sequence[str]
 ) -> str:
-    """``read_csv`` of ``file`` with the sniffer's findings written out, so it never sniffs.
+    """``read_csv`` of ``file`` with DuckDB's sniffer's findings written out.
 
-    A view over ``read_csv(..., auto_detect=true)`` runs DuckDB's sniffer again each time
-    a query binds it: on a small file that is most of the engine's time (about 60 ms per
-    bind for the COMPAS export, against 3 ms). The sniffer runs once here, with the same
-    options as :func:`_reader_sql`, and its column names and types, its date
-    and timestamp formats and any comment character become the explicit options of the
-    view.
+    A view over ``read_csv(..., auto_detect=true)`` runs the sniffer again each time a
+    query binds it: on a small file that is most of the engine's time (about 60 ms per
+    bind for the COMPAS export, against 3 ms). ``sniff_csv`` runs here with the options
+    of :func:`_reader_sql` (once more with ``types`` when some of ``text`` are columns
+    of the file, so they are read as text whatever the sniffer guesses), and the column
+    names and types, the date and timestamp formats and any comment character it finds
+    become the explicit options of the reader, with ``auto_detect=false``.
     """
-    sniffed = _reader_sql(file, "csv", delimiter, text).replace("read_csv(", "sniff_csv(", 1)
-    found = con.execute(
-        f"SELECT Columns, Comment, DateFormat, TimestampFormat FROM {sniffed}"
-    ).fetchone()
-    described = con.execute("DESCRIBE cases").fetchall()
-    names = [str(row[0]) for row in described]
-    if found is None or [str(c["name"]) for c in found[0]] != names:
-        return _reader_sql(file, "csv", delimiter, text)  # not what the view holds: sniff on
-    _, comment, date_format, timestamp_format = found
-    types = ", ".join(
-        f"{_literal(n)}: {_literal(str(row[1]))}" for n, row in zip(names, described, strict=True)
-    )
+
+    def sniff(forced: Sequence[str]) -> tuple[Any, ...]:
+        sql = _reader_sql(file, "csv", delimiter, forced).replace("read_csv(", "sniff_csv(", 1)
+        found = con.execute(
+            f"SELECT Columns, Comment, DateFormat, TimestampFormat FROM {sql}"
+        ).fetchone()
+        assert found is not None  # sniff_csv returns one row or raises
+        return tuple(found)
+
+    found = sniff(())
+    present = {str(c["name"]) for c in found[0]}
+    forced = [c for c in dict.fromkeys(text) if c in present]
+    if forced:
+        found = sniff(forced)
+    columns, comment, date_format, timestamp_format = found
+    types = ", ".join(f"{_literal(str(c['name']))}: {_literal(str(c['type']))}" for c in columns)
     # the line ending is left to DuckDB's default, which reads \n and \r\n alike (given
     # the sniffed '\r\n' as new_line, DuckDB 2.0 reads no row at all)
     options = [f"columns={{{types}}}"]
     if isinstance(comment, str) and len(comment) == 1:  # no comment reads "(empty)"
-        options.append(f"comment={_literal(str(comment))}")
+        options.append(f"comment={_literal(comment)}")
     if date_format:
         options.append(f"dateformat={_literal(str(date_format))}")
     if timestamp_format:
         options.append(f"timestampformat={_literal(str(timestamp_format))}")
-    base = _reader_sql(file, "csv", delimiter)
-    return (
-        base.replace("auto_detect=true", "auto_detect=false", 1)[:-1]
-        + ", "
-        + ", ".join(options)
-        + ")"
-    )
+    base = _reader_sql(file, "csv", delimiter).replace("auto_detect=true", "auto_detect=false", 1)
+    return base[:-1] + ", " + ", ".join(options) + ")"
 
 
 def _reader_sql(file: LocalFile, fmt: str, delimiter: str, text: Sequence[str] = ()) -> str:
@@ -206,17 +206,11 @@ def open_file(
     con = _connect()
     file.keep_open_for(con)
     try:
-        con.execute(f"CREATE VIEW cases AS SELECT * FROM {_reader_sql(file, fmt, delimiter)}")
-        forced: list[str] = []
-        if fmt == "csv" and text_columns:
-            present = set(con.table("cases").columns)
-            forced = [c for c in dict.fromkeys(text_columns) if c in present]
-            if forced:
-                reader = _reader_sql(file, fmt, delimiter, forced)
-                con.execute(f"CREATE OR REPLACE VIEW cases AS SELECT * FROM {reader}")
-        if fmt == "csv":
-            fixed = _fixed_csv_reader(con, file, delimiter, forced)
-            con.execute(f"CREATE OR REPLACE VIEW cases AS SELECT * FROM {fixed}")
+        if fmt == "csv":  # sniffed once (twice with text columns), then never again
+            reader = _csv_reader(con, file, delimiter, text_columns)
+        else:
+            reader = _reader_sql(file, fmt, delimiter)
+        con.execute(f"CREATE VIEW cases AS SELECT * FROM {reader}")
         frame = nw.from_native(con.table("cases"))
         source = Source(str(path), path, frame, con, file)
     except duckdb.Error as exc:
