@@ -107,7 +107,7 @@ def _csv_reader(
 
     found = sniff(())
     present = {str(c["name"]) for c in found[0]}
-    forced = [c for c in dict.fromkeys(text) if c in present]
+    forced = [c for c in dict.fromkeys(text or ()) if c in present]  # None: no text columns
     if forced:
         found = sniff(forced)
     columns, comment, date_format, timestamp_format = found
