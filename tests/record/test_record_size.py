@@ -28,16 +28,21 @@ def test_seal_refuses_a_record_no_reader_would_accept(monkeypatch: pytest.Monkey
     assert "Declare fewer values" in (info.value.hint or "")
 
 
+@pytest.mark.parametrize("first_run", [False, True])
 def test_evaluate_exits_2_and_writes_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    first_run: bool,
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("RESPAI_HOME", str(tmp_path / "keys"))
-    assert main(["keys", "new"]) == 0
+    if not first_run:  # on a first run the key the run would create is not kept either
+        assert main(["keys", "new"]) == 0
     write_case(tmp_path)
     before = sorted(p.as_posix() for p in tmp_path.rglob("*"))
     monkeypatch.setattr(statement, "MAX_JSON_BYTES", 64 * 1024)
     assert main(["evaluate", "spec.yaml", "--out", "out"]) == 2
     err = capsys.readouterr().err
     assert "MAX_JSON_BYTES" in err and "groups in all" in err
-    assert sorted(p.as_posix() for p in tmp_path.rglob("*")) == before  # no out, no ledger
+    assert sorted(p.as_posix() for p in tmp_path.rglob("*")) == before  # no out, ledger, key
