@@ -73,8 +73,12 @@ def record_id(record: Mapping[str, Any]) -> str:
     >>> record_id({"a": 1}) == record_id({"a": 1, "record_id": "anything"})
     True
     """
-    body = {k: v for k, v in record.items() if k != "record_id"}
-    return digest_id(canonical_bytes(body))
+    return _id_of({k: canonical_bytes(v) for k, v in record.items() if k != "record_id"})
+
+
+def _id_of(members: Mapping[str, bytes]) -> str:
+    """The record id from the canonical bytes of each member except ``record_id``."""
+    return digest_id(canonical_object(members))
 
 
 def link_records(
@@ -185,7 +189,7 @@ def _link(
             record["record_count"] = len(linked)
             record["record_ids"] = [r["record_id"] for r in linked]
         members = {k: canonical_bytes(v) for k, v in record.items()}  # record_id popped
-        record["record_id"] = digest_id(canonical_object(members))
+        record["record_id"] = _id_of(members)
         if encoded is not None:
             members["record_id"] = canonical_bytes(record["record_id"])
             encoded.append(canonical_object(members))

@@ -61,10 +61,7 @@ def render_report(
             + verification_box(public_key_raw is not None)
         )
     if title is None:
-        try:
-            predicate = as_dict(as_dict(statement).get("predicate"))
-        except AttributeError:
-            predicate = {}
+        predicate = as_dict(as_dict(statement).get("predicate"))
         system = as_dict(predicate.get("system"))
         name = f"{as_str(system.get('name'), 'record')} {as_str(system.get('version'))}".strip()
         title = f"{name} · respai evidence report"
