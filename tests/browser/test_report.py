@@ -474,11 +474,24 @@ def _visible_edits(made: MadeRecord, html: str) -> list[tuple[str, str, list[str
             ["axis reads"],
         ),
         (
+            "a group left out of a chart",
+            _without_row(html, re.search(r'data-row="([^"]*/groups/0)"', html)),
+            ["a chart leaves out"],
+        ),
+        (
             "a row of the tests table removed",
             re.sub(rf'<tr data-record="/predicate/records/{i}">.*?</tr>', "", html, count=1),
             ["row(s) in the tests table but the signed record has"],
         ),
     ]
+
+
+def _without_row(html: str, found: re.Match[str] | None) -> str:
+    """``html`` without the marks and texts of one chart row (its ``data-row``)."""
+    assert found is not None
+    row = re.escape(f'data-row="{found.group(1)}"')
+    html = re.sub(rf"<(?:line|circle)[^>]*{row}[^>]*/>", "", html)
+    return re.sub(rf"<text[^>]*{row}[^>]*>[^<]*</text>", "", html)
 
 
 def test_visible_text_edited_in_the_file_is_not_verified(
@@ -571,6 +584,104 @@ def test_every_variant_of_a_record_verifies_without_a_false_alarm(
     assert "x\\u202egnp.exe" in opened.page.inner_text("h1")
 
 
+def _chart_rows(opened: Any) -> list[list[str]]:
+    """The group rows each chart of the page draws (their ``data-row``), chart by chart."""
+    return list(
+        opened.page.evaluate(
+            """Array.from(document.querySelectorAll('main figure.chart > svg')).map(svg =>
+                 Array.from(new Set(Array.from(svg.querySelectorAll('circle[data-row]'))
+                   .map(c => c.getAttribute('data-row')))))"""
+        )
+    )
+
+
+def test_a_chart_of_many_groups_draws_the_extremes_and_says_so(
+    loan_record: MadeRecord, open_html: Any
+) -> None:
+    from respai.render.report.formats import FORMATS
+    from respai.render.report.group_charts import DRAWN_EACH, drawn
+
+    signer = Ed25519PrivateKey.generate()
+    raw = public_key_raw(signer.public_key())
+    statement = report_variants.resign(
+        report_variants.variants(loan_record.statement())["many"], signer
+    )
+    html = render_report(statement, raw)
+    opened = open_html(html, "many.html")
+    assert opened.settled() == ("true", ""), _page_text_detail(opened)
+    notes = opened.page.locator('figcaption [data-fmt="drawn"]')
+    assert notes.count() >= 2
+    assert (
+        f"With {report_variants.MANY} groups, the chart draws only the {DRAWN_EACH} "
+        f"with the lowest and the {DRAWN_EACH} with the highest value"
+    ) in notes.first.inner_text()
+    predicate = json.loads(base64.b64decode(statement["payload"]))["predicate"]
+    wanted = []
+    for i, r in enumerate(predicate["records"]):
+        details = r.get("details") if r.get("record_type") == "test" else None
+        if isinstance(details, dict) and details.get("groups"):
+            picked = drawn([g["rate"] for g in details["groups"]], DRAWN_EACH)
+            wanted.append([f"/predicate/records/{i}/details/groups/{k}" for k in picked])
+    drawn_rows = [rows for rows in _chart_rows(opened) if "/per_group/" not in rows[-1]]
+    assert sorted(map(sorted, drawn_rows)) == sorted(map(sorted, wanted))
+    assert all(len(rows) == 2 * DRAWN_EACH for rows in wanted)
+
+    fewer = FORMATS["drawn"]([0] * report_variants.MANY, "5")  # the text matches the arg
+
+    for k, (what, edited, words) in enumerate(
+        [
+            (
+                "a drawn group left out",
+                _without_row(html, re.search(r'data-row="([^"]*/groups/[0-9]+)"', html)),
+                ["one of the groups its note says it draws"],
+            ),
+            (
+                "the note made to name fewer groups",
+                re.sub(
+                    r'(data-fmt="drawn" data-arg=)"[0-9]+">[^<]*<',
+                    lambda m: f'{m.group(1)}"5">{fewer}<',
+                    html,
+                ),
+                ["which its note says it leaves out"],
+            ),
+            (
+                "the note removed",
+                re.sub(r' <span data-bind="[^"]*" data-fmt="drawn"[^>]*>[^<]*</span>', "", html),
+                ["a chart leaves out"],
+            ),
+        ]
+    ):
+        assert edited != html, what
+        opened = open_html(edited, f"many-edit{k}.html")
+        assert opened.settled() == ("false", "page_text"), what
+        detail = _page_text_detail(opened)
+        for word in words:
+            assert word in detail, (what, word, detail)
+
+
+def test_python_and_javascript_pick_the_same_groups_to_draw(
+    loan_record: MadeRecord, open_html: Any
+) -> None:
+    from respai.render.report.group_charts import drawn
+
+    opened = open_html(render_report(loan_record.envelope, loan_record.public_key_raw))
+    opened.settled()
+    rng = random.Random(16)
+    cases: list[tuple[list[Any], int]] = []
+    for _ in range(300):
+        n = rng.randrange(0, 90)
+        pool = [0, 1, 0.5, 0.25, -0.0, None, "0.5", True, 1e-9]
+        values = [
+            rng.choice(pool) if rng.random() < 0.3 else round(rng.random(), rng.randrange(1, 4))
+            for _ in range(n)
+        ]
+        cases.append((values, rng.choice([0, 1, 2, 5, 20, 100])))
+    got = opened.page.evaluate(
+        "cases => cases.map(([v, e]) => RespaiBind.drawnIndexes(v, e))", [list(c) for c in cases]
+    )
+    assert got == [drawn(values, each) for values, each in cases]
+
+
 def _format_cases(made: MadeRecord) -> list[tuple[str, Any, str | None]]:
     """Every (format, value, argument) the variant pages use, and numbers that are ties."""
     from respai.render.report.walk import page_text
@@ -632,6 +743,10 @@ def _format_cases(made: MadeRecord) -> list[tuple[str, Any, str | None]]:
         cases.append(("sub", {"test_id": "x", "grouping": [text, 1, None]}, None))
         cases.append(("threshold", {"comparison": text, "value": 0.8}, None))
         cases.append(("spread_caption", {"details": {"rate": text}, "grouping": [text]}, None))
+        cases.append(("drawn", [text] * 1234, text))
+    for arg in (None, "0", "1", "20", "9999", "10000", "01", "2.5", "-1", "\u0661"):
+        cases.append(("drawn", [{}] * 60, arg))
+        cases.append(("drawn", "not a list", arg))
     return cases
 
 

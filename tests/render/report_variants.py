@@ -3,7 +3,7 @@
 Imported by path from the report tests (importlib mode): :func:`variants` takes a real
 Statement (the loan-screen sample's) and returns edited copies that show an owner, a
 policy, a model, a git commit, an undefined reason, small cells, an uncertain verdict, a
-missing interval and hostile text.
+missing interval, hostile text, and more groups than a chart draws (``many``).
 """
 
 from __future__ import annotations
@@ -66,7 +66,48 @@ def variants(statement: dict[str, Any]) -> dict[str, dict[str, Any]]:
             for key in ("details", "threshold", "interval", "supports", "uncertain", "method"):
                 r.pop(key, None)
     out["sparse"] = s
+    out["many"] = many_groups(statement, MANY)
     return out
+
+
+#: Groups in the ``many`` variant: past the 50 a chart draws in full.
+MANY = 73
+
+
+def _spread(group: dict[str, Any], i: int, value: float | None, key: str) -> dict[str, Any]:
+    g = copy.deepcopy(group)
+    g["group"] = f"g{i}"
+    g[key] = value
+    for name in ("interval", "interval_95", "interval_simultaneous"):
+        if isinstance(g.get(name), dict) and value is not None:
+            width = 0.02 if name == "interval_95" else 0.04
+            g[name] = {**g[name], "lo": max(value - width, 0.0), "hi": min(value + width, 1.0)}
+    return g
+
+
+def many_groups(statement: dict[str, Any], n: int) -> dict[str, Any]:
+    """``statement`` with ``n`` groups in every group list its charts draw.
+
+    The values repeat (ties), three groups have none, so the lowest and highest groups a
+    capped chart draws depend on the record's order as well as the values.
+    """
+    s = copy.deepcopy(statement)
+    values: list[float | None] = [round(0.2 + (i * 37 % 41) / 100, 2) for i in range(n)]
+    for i in (3, 30, n - 1):
+        values[i] = None
+    for r in s["predicate"]["records"]:
+        details = r.get("details") if r.get("record_type") == "test" else None
+        if not isinstance(details, dict):
+            continue
+        if isinstance(details.get("groups"), list) and details["groups"]:
+            first = details["groups"][0]
+            details["groups"] = [_spread(first, i, v, "rate") for i, v in enumerate(values)]
+        for attr, entries in (details.get("per_group") or {}).items():
+            if isinstance(entries, list) and entries:
+                details["per_group"][attr] = [
+                    _spread(entries[0], i, v, "value") for i, v in enumerate(values)
+                ]
+    return s
 
 
 def resign(statement: dict[str, Any], private_key: Any) -> dict[str, Any]:

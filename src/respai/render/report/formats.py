@@ -489,6 +489,19 @@ def _uncertain_flag(value: object, _arg: str | None) -> str:
     return "uncertain" if value is True else ""
 
 
+_EACH = re.compile(r"[1-9][0-9]{0,3}")
+
+
+def _drawn(groups: object, arg: str | None) -> str:
+    """The note under a chart that draws only its lowest and highest groups."""
+    k = arg if arg is not None and _EACH.fullmatch(arg) else "?"
+    return (
+        f"With {count_text(len(as_list(groups)))} groups, the chart draws only the {k} "
+        f"with the lowest and the {k} with the highest value (a group without a value is "
+        "not drawn); the signed record holds every group."
+    )
+
+
 def _length(value: object, _arg: str | None) -> str:
     return str(len(value)) if isinstance(value, list) else "0"
 
@@ -566,6 +579,7 @@ FORMATS: Mapping[str, Format] = {
     "left_out": _left_out,
     "small_cells": _small_cells,
     "length": _length,
+    "drawn": _drawn,
     "framework": _framework,
     "n_over_d": _n_over_d,
     "rule_note": _rule_note,

@@ -7,12 +7,53 @@ every text is bound to the record through :mod:`respai.render.report.formats`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from respai.render.report.bind import At
 from respai.render.report.chart import ChartRow, dot_chart
 from respai.render.report.fields import is_number
 from respai.render.report.formats import rule_limit, spread_limit
 
-__all__ = ["auc_charts", "rule_chart", "spread_chart"]
+__all__ = ["CHART_GROUPS", "DRAWN_EACH", "auc_charts", "drawn", "rule_chart", "spread_chart"]
+
+#: A chart draws every group when there are at most this many.
+CHART_GROUPS = 50
+#: Past :data:`CHART_GROUPS`, a chart draws this many lowest and this many highest groups.
+DRAWN_EACH = 20
+
+
+def drawn(values: Sequence[object], each: int) -> list[int]:
+    """The indexes (ascending) of the groups a chart draws, given each group's value.
+
+    ``each`` 0 draws every group; otherwise the ``each`` lowest and the ``each`` highest
+    values (ties in the record's order) are drawn and a group without a number is not.
+    The page's script (``report_assets/bind.js``, ``drawnIndexes``) picks the same ones
+    and refuses a chart that draws others.
+
+    Examples
+    --------
+    >>> drawn([0.5, 0.1, None, 0.9, 0.1], 1)
+    [1, 3]
+    >>> drawn([0.5, 0.1], 0)
+    [0, 1]
+    """
+    if each <= 0:
+        return list(range(len(values)))
+    ranked = sorted((float(v), i) for i, v in enumerate(values) if is_number(v))
+    return sorted({i for _, i in ranked[:each]} | {i for _, i in ranked[-each:]})
+
+
+def _capped(entries: list[At], key: str) -> tuple[list[At], int]:
+    """The groups a chart draws and how many lowest and highest (0: all of them)."""
+    each = DRAWN_EACH if len(entries) > CHART_GROUPS else 0
+    if not each:
+        return entries, 0
+    return [entries[i] for i in drawn([e.get(key) for e in entries], each)], each
+
+
+def _drawn_note(groups: At, each: int) -> str:
+    """The bound sentence under a chart that leaves groups out, or nothing."""
+    return " " + groups.show("drawn", str(each)) if each else ""
 
 
 def spread_chart(rec: At) -> str:
@@ -24,7 +65,7 @@ def spread_chart(rec: At) -> str:
     Returns an empty string when the details hold no groups.
     """
     details = rec["details"]
-    groups = details["groups"].elements()
+    groups, each = _capped(details["groups"].elements(), "rate")
     if not groups:
         return ""
     low, high = details.get("min_group"), details.get("max_group")
@@ -45,7 +86,7 @@ def spread_chart(rec: At) -> str:
     return dot_chart(
         rows,
         title=rec.show("spread_title", tag="title"),
-        caption=rec.show("spread_caption"),
+        caption=rec.show("spread_caption") + _drawn_note(details["groups"], each),
         legend=[
             ("dot", "rate"),
             ("open", "lowest and highest group"),
@@ -63,7 +104,7 @@ def rule_chart(rec: At) -> str:
     Returns an empty string when the details hold no groups.
     """
     details = rec["details"]
-    groups = details["groups"].elements()
+    groups, each = _capped(details["groups"].elements(), "rate")
     if not groups:
         return ""
     rows = [
@@ -82,7 +123,7 @@ def rule_chart(rec: At) -> str:
     return dot_chart(
         rows,
         title=rec.show("rule_title", tag="title"),
-        caption=rec.show("rule_caption"),
+        caption=rec.show("rule_caption") + _drawn_note(details["groups"], each),
         legend=[("dot", "rate"), ("bar", f"Clopper-Pearson interval ({level} each)")]
         + ([("limit", "the rule's limit for every group")] if found else []),
         limit=(found[0], rec, "rule_limit") if found else None,
@@ -96,6 +137,7 @@ def auc_charts(rec: At) -> str:
     overall = details["overall"]
     out = []
     for _, entries in details["per_group"].items():  # noqa: PERF102 (At.items)
+        groups, each = _capped(entries.elements(), "value")
         rows = [
             ChartRow(
                 row=overall,
@@ -116,13 +158,13 @@ def auc_charts(rec: At) -> str:
                 outer=None,
                 note=(g, "pos_neg", None),
             )
-            for g in entries.elements()
+            for g in groups
         )
         out.append(
             dot_chart(
                 rows,
                 title=entries.show_key("auc_title", tag="title"),
-                caption=entries.show_key("auc_caption"),
+                caption=entries.show_key("auc_caption") + _drawn_note(entries, each),
                 legend=[
                     ("dot", "AUC of a group"),
                     ("open", "AUC of all cases"),

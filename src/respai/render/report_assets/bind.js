@@ -305,6 +305,12 @@ var RespaiBind = (function () {
       }).join(", ");
     },
     length: function (v) { return String(asList(v).length); },
+    drawn: function (v, a) {
+      var k = drawnEach(a) === null ? "?" : a;
+      return "With " + grouped(asList(v).length) + " groups, the chart draws only the " + k +
+        " with the lowest and the " + k + " with the highest value (a group without a value is " +
+        "not drawn); the signed record holds every group.";
+    },
     framework: function (v) { return isStr(v) ? (has(T.frameworkNames, v) ? T.frameworkNames[v] : shown(v)) : "?"; },
     n_over_d: function (v) { var g = asDict(v); return count(g.numerator) + " / " + count(g.denominator); },
     rule_note: function (v) {
@@ -503,6 +509,56 @@ var RespaiBind = (function () {
     return undefined;
   }
 
+  // how many lowest and highest groups a "drawn" note names (respai/render/report/formats.py)
+  function drawnEach(a) { return typeof a === "string" && /^[1-9][0-9]{0,3}$/.test(a) ? Number(a) : null; }
+  // the groups a chart draws: all of them, or the `each` lowest and highest values (ties in
+  // the record's order), as respai/render/report/group_charts.py:drawn picks them
+  function drawnIndexes(values, each) {
+    var all = values.map(function (_, i) { return i; });
+    if (!each) return all;
+    var ranked = all.filter(function (i) { return isNumber(values[i]); })
+      .sort(function (a, b) { return values[a] - values[b] || a - b; });
+    var pick = {};
+    ranked.slice(0, each).concat(ranked.slice(Math.max(ranked.length - each, 0))).forEach(function (i) { pick[i] = true; });
+    return all.filter(function (i) { return pick[i] === true; });
+  }
+  // the list of groups a chart is about and the member it draws, from its title's binding
+  function chartGroups(svg) {
+    var title = svg.querySelector("title[data-fmt]");
+    if (!title) return null;
+    var fmt = title.getAttribute("data-fmt"), ptr = title.getAttribute("data-bind") || "";
+    if (fmt === "spread_title" || fmt === "rule_title") return { list: ptr + "/details/groups", key: "rate", other: null };
+    if (fmt === "auc_title") return { list: ptr, key: "value", other: ptr.replace(/\/per_group\/[^/]*$/, "/overall") };
+    return null;
+  }
+  // every group the chart should draw is drawn, and no other row
+  function rowProblems(svg, statement, rows, where, problems) {
+    var about = chartGroups(svg);
+    if (!about) return;
+    var list = asList(resolve(statement, about.list).value), figure = svg.closest("figure");
+    var note = figure ? figure.querySelector('[data-fmt="drawn"]') : null, each = 0;
+    if (note) {
+      each = drawnEach(note.getAttribute("data-arg"));
+      if (each === null || note.getAttribute("data-bind") !== about.list) {
+        problems.push("a chart's note on the groups it draws is not about its own groups");
+        return;
+      }
+    }
+    var prefix = about.list + "/", seen = {};
+    Object.keys(rows).forEach(function (row) {
+      if (row === about.other) return;
+      if (row.indexOf(prefix) === 0) seen[row.slice(prefix.length)] = true;
+      else problems.push("a chart draws " + where(row) + ", which is not one of its groups");
+    });
+    drawnIndexes(list.map(function (g) { return asDict(g)[about.key]; }), each).forEach(function (i) {
+      if (seen[String(i)] === true) delete seen[String(i)];
+      else problems.push("a chart leaves out " + where(prefix + i) + (each ? ", one of the groups its note says it draws" : ""));
+    });
+    Object.keys(seen).forEach(function (k) {
+      problems.push("a chart draws " + where(prefix + k) + (each ? ", which its note says it leaves out" : ", which is not one of its groups"));
+    });
+  }
+
   function chartProblems(svg, statement, where, problems) {
     var scale = (svg.getAttribute("data-scale") || "").split(" ").map(Number);
     if (scale.length !== 4 || !scale.every(isFinite) || !(scale[1] > scale[0]) || !(scale[3] > scale[2])) {
@@ -562,6 +618,7 @@ var RespaiBind = (function () {
     if (!ticks.some(function (t) { return near(t, x0); }) || !ticks.some(function (t) { return near(t, x1); })) {
       problems.push("a chart's axis has no label at one of its ends");
     }
+    rowProblems(svg, statement, rows, where, problems);
     var limit = expectedLimit(svg, statement);
     if (limit === undefined) problems.push("a chart has no bound title, so what it draws cannot be checked");
     else if (limit !== null && lo <= limit && limit <= hi && limits === 0) problems.push("a chart leaves out its limit line (" + fixed(limit) + ")");
@@ -572,6 +629,7 @@ var RespaiBind = (function () {
     formats: Object.keys(FORMATS),
     resolve: resolve,
     pageProblems: pageProblems,
+    drawnIndexes: drawnIndexes,
     shown: shown,
     fixed: fixed,
   };
