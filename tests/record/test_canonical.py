@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from respai.record import RecordError, canonical_bytes, jsonable, loads_strict
-from respai.record.canonical import canonical_object
+from respai.record.canonical import _orjson_bytes, canonical_object, es_float
 
 SAFE = 2**53 - 1
 
@@ -54,6 +54,60 @@ def test_key_insertion_order_does_not_matter(mapping: dict[str, Any], rnd: Any) 
     nested_b = {"list": [shuffled], "outer": shuffled}
     assert canonical_bytes(shuffled) == canonical_bytes(mapping)
     assert canonical_bytes(nested_a) == canonical_bytes(nested_b)
+
+
+bmp_text = st.text(st.characters(max_codepoint=0xFFFF, exclude_categories=("Cs",)))
+bmp_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-SAFE, SAFE)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | bmp_text,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(bmp_text, inner, max_size=5),
+    max_leaves=30,
+)
+
+
+@given(bmp_values)
+@settings(max_examples=400)
+def test_the_orjson_path_writes_what_rfc8785_writes(value: Any) -> None:
+    # text within the Basic Multilingual Plane always takes the fast path, and it agrees
+    assert _orjson_bytes(value) == rfc8785.dumps(value)
+
+
+@given(json_values)
+@settings(max_examples=300)
+def test_the_orjson_path_agrees_or_steps_aside(value: Any) -> None:
+    fast = _orjson_bytes(value)
+    assert fast is None or fast == rfc8785.dumps(value)
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+@settings(max_examples=2000)
+def test_es_float_is_ecmascript_number_text(x: float) -> None:
+    assert es_float(x).encode() == rfc8785.dumps(x)
+
+
+@pytest.mark.parametrize(
+    "x",
+    [
+        5e-324, -5e-324, 1.7976931348623157e308, 1e-6, 1e-7, 1.5e-7, 0.000001234, 1e20,
+        9.999999999999999e20, 1e21, 1.2345678901234567e21, 123456789012345680000.0, 0.1,
+        2.0**53, 2.0**53 + 2, 1e16, -1e16, 100.0, 0.5, 1 / 3, -2.5e-5, 1e308, 4.35, 1e22,
+    ],
+)  # fmt: skip
+def test_es_float_on_the_edges_of_its_layouts(x: float) -> None:
+    assert es_float(x).encode() == rfc8785.dumps(x)
+
+
+def test_keys_beyond_the_basic_plane_are_left_to_rfc8785() -> None:
+    # UTF-16 puts U+1F600 (a surrogate pair, 0xD83D...) before U+E000; code points do not
+    value = {"\U0001f600": 1, "\ue000": 2}
+    assert _orjson_bytes(value) is None
+    assert canonical_bytes(value) == rfc8785.dumps(value) == '{"😀":1,"\ue000":2}'.encode()
+    assert _orjson_bytes({"a": 2**53}) is None  # refused by rfc8785, named by _check
+    with pytest.raises(RecordError, match="outside"):
+        canonical_bytes({"a": 2**53})
 
 
 def test_known_vectors() -> None:
