@@ -598,8 +598,9 @@ def _chart_rows(opened: Any) -> list[list[str]]:
 def test_a_chart_of_many_groups_draws_the_extremes_and_says_so(
     loan_record: MadeRecord, open_html: Any
 ) -> None:
+    from respai.render.extremes import EACH as DRAWN_EACH
+    from respai.render.extremes import extremes as drawn
     from respai.render.report.formats import FORMATS
-    from respai.render.report.group_charts import DRAWN_EACH, drawn
 
     signer = Ed25519PrivateKey.generate()
     raw = public_key_raw(signer.public_key())
@@ -662,7 +663,7 @@ def test_a_chart_of_many_groups_draws_the_extremes_and_says_so(
 def test_python_and_javascript_pick_the_same_groups_to_draw(
     loan_record: MadeRecord, open_html: Any
 ) -> None:
-    from respai.render.report.group_charts import drawn
+    from respai.render.extremes import extremes as drawn
 
     opened = open_html(render_report(loan_record.envelope, loan_record.public_key_raw))
     opened.settled()

@@ -21,6 +21,7 @@ from rich.text import Text
 from respai.evaluate import Evaluation
 from respai.fairness import FairnessResult
 from respai.render.escape import terminal_text
+from respai.render.extremes import ALL_UP_TO, each_end, extremes
 from respai.rules import RuleResult
 from respai.tables import METRICS, GroupRow, Measure
 from respai.types import Interval, Verdict
@@ -133,6 +134,25 @@ def _verdict(v: Verdict) -> Text:
     return Text(v.value, style=_STYLE[v])
 
 
+def _shown_groups(count: int, shown: int, each: int, by: str) -> Text:
+    """The line under a table that lists only the groups at each end."""
+    return Text(
+        f"  {count - shown} of {count} groups are not listed: past {ALL_UP_TO} groups, the "
+        f"table lists the {each} with the lowest and the {each} with the highest {by} (a "
+        "group without one is left out); --json has every group."
+    )
+
+
+def _rule_groups(r: RuleResult) -> tuple[list[Any], int]:
+    each = each_end(len(r.groups))
+    return [r.groups[i] for i in extremes([g.rate for g in r.groups], each)], each
+
+
+def _table_rows(rows: tuple[GroupRow, ...]) -> tuple[list[GroupRow], int]:
+    each = each_end(len(rows))
+    return [rows[i] for i in extremes([row.count for row in rows], each)], each
+
+
 def _rule_table(r: RuleResult) -> Table:
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
     for col, justify in (
@@ -145,7 +165,7 @@ def _rule_table(r: RuleResult) -> Table:
         ("", "left"),
     ):
         table.add_column(col, justify=justify)  # type: ignore[arg-type]
-    for g in r.groups:
+    for g in _rule_groups(r)[0]:
         note = (
             Text(f"INSUFFICIENT_EVIDENCE: under min_cell {r.min_cell}", style="yellow")
             if g.small
@@ -169,7 +189,7 @@ def _measure(m: Measure) -> str:
     return f"{m.value:.3f} {m.numerator}/{m.denominator} {_iv(m.interval)}"
 
 
-def _long_group_table(title: str, rows: tuple[GroupRow, ...]) -> Table:
+def _long_group_table(title: str, rows: list[GroupRow]) -> Table:
     """One line per group and rate: fits an 80-column terminal."""
     table = Table(
         title=title,
@@ -204,7 +224,7 @@ def _long_group_table(title: str, rows: tuple[GroupRow, ...]) -> Table:
     return table
 
 
-def _group_table(name: str, rows: tuple[GroupRow, ...], left_out: int, width: int) -> Table:
+def _group_table(name: str, rows: list[GroupRow], left_out: int, width: int) -> Table:
     title = (
         f"{terminal_text(name)}: per-group table (rates over cases with a prediction, 95% Wilson)"
     )
@@ -284,16 +304,18 @@ def render_fairness(result: FairnessResult, console: Console) -> None:
         else:
             console.print(Text("  left out: none"))
         console.print(_rule_table(r))
+        shown, each = _rule_groups(r)
+        if each:
+            console.print(_shown_groups(len(r.groups), len(shown), each, "rate"))
     for grouping in result.counts.groupings.values():
         console.print()
+        listed, each = _table_rows(result.tables[grouping.name])
         console.print(
-            _group_table(
-                grouping.name,
-                result.tables[grouping.name],
-                grouping.left_out_total,
-                _layout_width(console),
-            )
+            _group_table(grouping.name, listed, grouping.left_out_total, _layout_width(console))
         )
+        if each:
+            count = len(result.tables[grouping.name])
+            console.print(_shown_groups(count, len(listed), each, "count"))
     if result.calibration:
         console.print()
         console.print(

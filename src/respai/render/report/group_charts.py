@@ -7,48 +7,21 @@ every text is bound to the record through :mod:`respai.render.report.formats`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
+from respai.render.extremes import each_end, extremes
 from respai.render.report.bind import At
 from respai.render.report.chart import ChartRow, dot_chart
 from respai.render.report.fields import is_number
 from respai.render.report.formats import rule_limit, spread_limit
 
-__all__ = ["CHART_GROUPS", "DRAWN_EACH", "auc_charts", "drawn", "rule_chart", "spread_chart"]
-
-#: A chart draws every group when there are at most this many.
-CHART_GROUPS = 50
-#: Past :data:`CHART_GROUPS`, a chart draws this many lowest and this many highest groups.
-DRAWN_EACH = 20
-
-
-def drawn(values: Sequence[object], each: int) -> list[int]:
-    """The indexes (ascending) of the groups a chart draws, given each group's value.
-
-    ``each`` 0 draws every group; otherwise the ``each`` lowest and the ``each`` highest
-    values (ties in the record's order) are drawn and a group without a number is not.
-    The page's script (``report_assets/bind.js``, ``drawnIndexes``) picks the same ones
-    and refuses a chart that draws others.
-
-    Examples
-    --------
-    >>> drawn([0.5, 0.1, None, 0.9, 0.1], 1)
-    [1, 3]
-    >>> drawn([0.5, 0.1], 0)
-    [0, 1]
-    """
-    if each <= 0:
-        return list(range(len(values)))
-    ranked = sorted((float(v), i) for i, v in enumerate(values) if is_number(v))
-    return sorted({i for _, i in ranked[:each]} | {i for _, i in ranked[-each:]})
+__all__ = ["auc_charts", "rule_chart", "spread_chart"]
 
 
 def _capped(entries: list[At], key: str) -> tuple[list[At], int]:
     """The groups a chart draws and how many lowest and highest (0: all of them)."""
-    each = DRAWN_EACH if len(entries) > CHART_GROUPS else 0
+    each = each_end(len(entries))
     if not each:
         return entries, 0
-    return [entries[i] for i in drawn([e.get(key) for e in entries], each)], each
+    return [entries[i] for i in extremes([e.get(key) for e in entries], each)], each
 
 
 def _drawn_note(groups: At, each: int) -> str:

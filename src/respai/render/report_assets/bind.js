@@ -512,7 +512,7 @@ var RespaiBind = (function () {
   // how many lowest and highest groups a "drawn" note names (respai/render/report/formats.py)
   function drawnEach(a) { return typeof a === "string" && /^[1-9][0-9]{0,3}$/.test(a) ? Number(a) : null; }
   // the groups a chart draws: all of them, or the `each` lowest and highest values (ties in
-  // the record's order), as respai/render/report/group_charts.py:drawn picks them
+  // the record's order), as respai/render/extremes.py:extremes picks them
   function drawnIndexes(values, each) {
     var all = values.map(function (_, i) { return i; });
     if (!each) return all;
