@@ -218,12 +218,14 @@ def seal(
     payload = _payload(statement, encoded)
     envelope_bytes = 4 * -(-len(payload) // 3) + _ENVELOPE_OVERHEAD  # base64, key id, signature
     if envelope_bytes > MAX_JSON_BYTES:
-        groups = sum(len(r.get("groups") or ()) for r in pred["records"] if isinstance(r, dict))
+        groupings = (pred.get("counts") or {}).get("groupings") or {}
+        groups = sum(len(g.get("groups") or ()) for g in groupings.values() if isinstance(g, dict))
+        per_group = f" (about {envelope_bytes / groups / 1024:,.1f} KiB each)" if groups else ""
         raise RecordError(
             f"The record would be {envelope_bytes / 2**20:,.0f} MiB as a file, more than "
             f"the {MAX_JSON_BYTES // 2**20} MiB (MAX_JSON_BYTES) any respai reader accepts "
-            f"(verify, report, pack, export), so it could never be checked; its test "
-            f"records list {groups:,} groups in all.",
+            f"(verify, report, pack, export), so it could never be checked; it holds "
+            f"{groups:,} groups over {len(groupings)} grouping(s){per_group}.",
             "Declare fewer values (group rare ones together, or leave them out and let "
             "max_left_out account for them), or evaluate the attributes in separate specs.",
         )
