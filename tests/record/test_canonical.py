@@ -295,3 +295,20 @@ def test_the_plain_fast_path_converts_as_the_full_walk_does(value: Any) -> None:
 def test_a_bad_value_deep_in_plain_data_is_named_by_its_path() -> None:
     with pytest.raises(RecordError, match=r"\$\.a\[1\]\.b"):
         jsonable({"a": [1, {"b": math.nan}]})
+
+
+def test_deep_unbalanced_text_is_refused_by_depth_not_recursion() -> None:
+    for text in ("[" * 100_000, "{" * 100_000, "[" * 65 + "]" * 64, '["' * 70):
+        with pytest.raises(RecordError):
+            loads_strict(text)
+    with pytest.raises(RecordError, match="MAX_JSON_DEPTH"):
+        loads_strict("[" * 100_000)
+    with pytest.raises(RecordError, match="MAX_JSON_DEPTH"):
+        loads_strict('{"a":' * 40 + "[" * 25 + "]" * 25 + "}" * 40)
+    value, depth = loads_strict('{"a":' * 40 + "[" * 24 + "]" * 24 + "}" * 40), 0
+    while isinstance(value, dict | list):
+        value, depth = (
+            (value["a"] if isinstance(value, dict) else value[0] if value else 0),
+            depth + 1,
+        )
+    assert depth == 64  # the deepest nesting allowed is read
