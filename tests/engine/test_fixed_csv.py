@@ -29,10 +29,16 @@ _FILES = {
     "bom": "\ufeffa,b\n1,x\n2,y\n",
     "numbers_and_text": "a,b\n007,1.5\n010,2e3\n",
     "wide_quoted_header": '"a","age (years)"\nAda,36\nAlan,41\n',
+    # a text column that looks like a date, beside a date column in another format
+    "two_date_formats": "a,when,then\n1,12/31/2025,2025-12-31\n2,01/02/2026,2026-01-02\n",
+    "dates_as_groups": "a,when,at\n2025-12-31,31/12/2025,2025-12-31 10:00:00\n"
+    "2026-01-02,02/01/2026,2026-01-02 11:30:00\n",
 }
 
 
 def _sniffed(path: Path, text: tuple[str, ...]) -> list[tuple[object, ...]]:
+    header = path.read_text(encoding="utf-8-sig").splitlines()[0].replace('"', "").split(",")
+    text = tuple(c for c in text if c in header)
     types = ""
     if text:
         types = ", types={" + ", ".join(f"'{c}': 'VARCHAR'" for c in text) + "}"
@@ -44,7 +50,7 @@ def _sniffed(path: Path, text: tuple[str, ...]) -> list[tuple[object, ...]]:
 
 
 @pytest.mark.parametrize("name", sorted(_FILES))
-@pytest.mark.parametrize("text", [(), ("a",)])
+@pytest.mark.parametrize("text", [(), ("a",), ("when",), ("then", "at"), ("a", "when", "at")])
 def test_the_view_reads_what_the_sniffer_reads(
     tmp_path: Path, name: str, text: tuple[str, ...]
 ) -> None:

@@ -91,8 +91,9 @@ def _csv_reader(
     A view over ``read_csv(..., auto_detect=true)`` runs the sniffer again each time a
     query binds it: on a small file that is most of the engine's time (about 60 ms per
     bind for the COMPAS export, against 3 ms). ``sniff_csv`` runs here with the options
-    of :func:`_reader_sql` (once more with ``types`` when some of ``text`` are columns
-    of the file, so they are read as text whatever the sniffer guesses), and the column
+    of :func:`_reader_sql`; the columns of ``text`` are then read as text whatever the
+    sniffer guessed (it runs once more with them forced to text when it took one for a
+    date or a time, whose format it may have taken from that column), and the column
     names and types, the date and timestamp formats and any comment character it finds
     become the explicit options of the reader, with ``auto_detect=false``.
     """
@@ -106,12 +107,19 @@ def _csv_reader(
         return tuple(found)
 
     found = sniff(())
-    present = {str(c["name"]) for c in found[0]}
-    forced = [c for c in dict.fromkeys(text or ()) if c in present]  # None: no text columns
-    if forced:
-        found = sniff(forced)
-    columns, comment, date_format, timestamp_format = found
-    types = ", ".join(f"{_literal(str(c['name']))}: {_literal(str(c['type']))}" for c in columns)
+    sniffed = [(str(c["name"]), str(c["type"])) for c in found[0]]
+    names = {name for name, _ in sniffed}
+    forced = {c for c in text or () if c in names}  # None: no text columns
+    if any(kind.startswith(_FORMATTED) for name, kind in sniffed if name in forced):
+        # a column sniffed as a date or a time may be where the formats came from: sniff
+        # again with it read as text, so they come from the columns that stay typed
+        found = sniff([c for c in dict.fromkeys(text or ()) if c in forced])
+    _, comment, date_format, timestamp_format = found
+    types = ", ".join(
+        f"{_literal(str(c['name']))}: "
+        + ("'VARCHAR'" if str(c["name"]) in forced else _literal(str(c["type"])))
+        for c in found[0]
+    )
     # the line ending is left to DuckDB's default, which reads \n and \r\n alike (given
     # the sniffed '\r\n' as new_line, DuckDB 2.0 reads no row at all)
     options = [f"columns={{{types}}}"]
@@ -123,6 +131,10 @@ def _csv_reader(
         options.append(f"timestampformat={_literal(str(timestamp_format))}")
     base = _reader_sql(file, "csv", delimiter).replace("auto_detect=true", "auto_detect=false", 1)
     return base[:-1] + ", " + ", ".join(options) + ")"
+
+
+#: The sniffed types whose values DuckDB reads with a sniffed format (date or timestamp).
+_FORMATTED = ("DATE", "TIME")
 
 
 def _reader_sql(file: LocalFile, fmt: str, delimiter: str, text: Sequence[str] = ()) -> str:
@@ -206,7 +218,7 @@ def open_file(
     con = _connect()
     file.keep_open_for(con)
     try:
-        if fmt == "csv":  # sniffed once (twice with text columns), then never again
+        if fmt == "csv":  # sniffed once (twice if a text column looks like a date)
             reader = _csv_reader(con, file, delimiter, text_columns)
         else:
             reader = _reader_sql(file, fmt, delimiter)
