@@ -103,6 +103,8 @@ def es_float(x: float) -> str:
     if x == 0:
         return "0"
     text = repr(x)
+    if "e" not in text:  # repr's fixed layout (1e-4 <= |x| < 1e16) is ECMAScript's too
+        return text[:-2] if text.endswith(".0") else text
     sign = "-" if text[0] == "-" else ""
     mantissa, _, exp = text.lstrip("-").partition("e")
     whole, _, frac = mantissa.partition(".")
