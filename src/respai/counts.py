@@ -180,12 +180,27 @@ def _cell(label: int, prediction: int | None, n: int) -> Cell:
     return Cell(fp=n) if prediction == 1 else Cell(tn=n)
 
 
-def _calibration(row: Row, bins: int) -> Calibration:
-    if row.prob_bin is None:
-        return Calibration(((0, 0, 0),) * bins, row.n)
-    cells = [(0, 0, 0)] * bins
-    cells[row.prob_bin] = (row.n, row.n if row.label == 1 else 0, row.prob_sum)
-    return Calibration(tuple(cells), 0)
+class _Bins:
+    """A group's calibration bins while the rows are summed (one bin touched per row)."""
+
+    __slots__ = ("bins", "without")
+
+    def __init__(self, count: int) -> None:
+        self.bins = [[0, 0, 0] for _ in range(count)]
+        self.without = 0
+
+    def add(self, row: Row) -> None:
+        if row.prob_bin is None:
+            self.without += row.n
+            return
+        cell = self.bins[row.prob_bin]
+        cell[0] += row.n
+        if row.label == 1:
+            cell[1] += row.n
+        cell[2] += row.prob_sum
+
+    def frozen(self) -> Calibration:
+        return Calibration(tuple((a, b, c) for a, b, c in self.bins), self.without)
 
 
 def build_counts(
@@ -217,26 +232,24 @@ def build_counts(
     rows = list(rows)
     names = list(attributes)
     index = {name: i for i, name in enumerate(names)}
-    zero_cal = Calibration(((0, 0, 0),) * calibration_bins, 0) if calibration_bins else None
 
     overall = Cell()
-    overall_cal = zero_cal
+    overall_cal = _Bins(calibration_bins) if calibration_bins else None
     acc: dict[tuple[str, ...], dict[GroupKey, Cell]] = {}
-    cal: dict[tuple[str, ...], dict[GroupKey, Calibration]] = {}
+    cal: dict[tuple[str, ...], dict[GroupKey, _Bins]] = {}
     left: dict[tuple[str, ...], dict[str, int]] = {}
     for grouping in groupings:
         keys = list(product(*(attributes[a] for a in grouping)))
         acc[grouping] = {tuple(k): Cell() for k in keys}
-        if zero_cal is not None:
-            cal[grouping] = {tuple(k): zero_cal for k in keys}
+        if calibration_bins:
+            cal[grouping] = {tuple(k): _Bins(calibration_bins) for k in keys}
         left[grouping] = {}
 
     for row in rows:
         cell = _cell(row.label, row.prediction, row.n)
-        row_cal = _calibration(row, calibration_bins) if calibration_bins else None
         overall = overall + cell
-        if overall_cal is not None and row_cal is not None:
-            overall_cal = overall_cal + row_cal
+        if overall_cal is not None:
+            overall_cal.add(row)
         for grouping in groupings:
             positions = [index[a] for a in grouping]
             reason = next(
@@ -248,18 +261,18 @@ def build_counts(
                 continue
             key = tuple(row.values[i] or "" for i in positions)
             acc[grouping][key] = acc[grouping][key] + cell
-            if row_cal is not None:
-                cal[grouping][key] = cal[grouping][key] + row_cal
+            if overall_cal is not None:
+                cal[grouping][key].add(row)
 
     return Counts(
         total=overall.n,
         overall=overall,
-        overall_calibration=overall_cal,
+        overall_calibration=overall_cal.frozen() if overall_cal is not None else None,
         groupings={
             g: Grouping(
                 attributes=g,
                 groups=acc[g],
-                calibration=cal.get(g),
+                calibration={k: b.frozen() for k, b in cal[g].items()} if g in cal else None,
                 left_out=dict(sorted(left[g].items())),
             )
             for g in groupings
