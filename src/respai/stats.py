@@ -641,9 +641,13 @@ def auc_score_variance(theta: float, positives: int, negatives: int) -> float:
     m, n = operator.index(positives), operator.index(negatives)
     if m < 1 or n < 1:
         raise ValueError(f"the variance needs m >= 1 and n >= 1, got m={m}, n={n}")
-    star = (m + n) / 2.0 - 1.0
+    return _hanley_mcneil(theta, (m + n) / 2.0 - 1.0, m * n)
+
+
+def _hanley_mcneil(theta: float, star: float, mn: int) -> float:
+    """:func:`auc_score_variance` of checked arguments, with ``N*`` and ``m n`` given."""
     shape = 1.0 + star * (1.0 - theta) / (2.0 - theta) + star * theta / (1.0 + theta)
-    return theta * (1.0 - theta) * shape / (m * n)
+    return theta * (1.0 - theta) * shape / mn
 
 
 def _score_bound(estimate: float, z: float, m: int, n: int, *, upper: bool) -> float:
@@ -658,8 +662,12 @@ def _score_bound(estimate: float, z: float, m: int, n: int, *, upper: bool) -> f
     if estimate == far:
         return far
 
+    auc_score_variance(estimate, m, n)  # checks the arguments once, not per step
+    m, n = operator.index(m), operator.index(n)  # Python ints: m n cannot overflow
+    star, mn = (m + n) / 2.0 - 1.0, m * n
+
     def inside(theta: float) -> bool:
-        return z * math.sqrt(auc_score_variance(theta, m, n)) >= abs(theta - estimate)
+        return z * math.sqrt(_hanley_mcneil(theta, star, mn)) >= abs(theta - estimate)
 
     near = estimate  # inside; ``far`` is outside
     while True:
