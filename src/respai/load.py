@@ -507,6 +507,9 @@ class _Gate:
             "prediction": BinaryValues(spec.prediction_map),
         }
         self._attr_cache: dict[tuple[str, Any], tuple[str | None, str | None]] = {}
+        #: a label or prediction already read, by role and raw value (and its type, so
+        #: ``True`` and ``1`` stay apart): the count pass repeats each value in many cells
+        self._binary_cache: dict[tuple[str, type, Any], int | None] = {}
 
     def row(self, cell: engine.CubeRow) -> Row:
         spec = self.spec
@@ -558,6 +561,26 @@ class _Gate:
         return out
 
     def _binary(
+        self,
+        column: str,
+        raw: Any,
+        mapping: Mapping[str, int],
+        role: str,
+        *,
+        allow_missing: bool,
+    ) -> int | None:
+        key = (role, type(raw), raw)
+        try:
+            return self._binary_cache[key]
+        except KeyError:
+            pass
+        except TypeError:  # an unhashable value (a list): read it every time
+            return self._read_binary(column, raw, mapping, role, allow_missing=allow_missing)
+        read = self._read_binary(column, raw, mapping, role, allow_missing=allow_missing)
+        self._binary_cache[key] = read
+        return read
+
+    def _read_binary(
         self,
         column: str,
         raw: Any,
