@@ -102,13 +102,6 @@ class Calibration:
     bins: tuple[tuple[int, int, int], ...]
     without_probability: int = 0
 
-    def __add__(self, other: Calibration) -> Calibration:
-        merged = tuple(
-            (a[0] + b[0], a[1] + b[1], a[2] + b[2])
-            for a, b in zip(self.bins, other.bins, strict=True)
-        )
-        return Calibration(merged, self.without_probability + other.without_probability)
-
 
 @dataclass(frozen=True, slots=True)
 class Grouping:

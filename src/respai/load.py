@@ -10,6 +10,7 @@ Bad input raises :class:`~respai.errors.InputError` naming the file, column, row
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -572,27 +573,12 @@ class _Gate:
         key = (role, type(raw), raw)
         try:
             return self._binary_cache[key]
-        except KeyError:
+        except (KeyError, TypeError):  # not read yet, or unhashable (a list): read it
             pass
-        except TypeError:  # an unhashable value (a list): read it every time
-            return self._read_binary(column, raw, mapping, role, allow_missing=allow_missing)
-        read = self._read_binary(column, raw, mapping, role, allow_missing=allow_missing)
-        self._binary_cache[key] = read
-        return read
-
-    def _read_binary(
-        self,
-        column: str,
-        raw: Any,
-        mapping: Mapping[str, int],
-        role: str,
-        *,
-        allow_missing: bool,
-    ) -> int | None:
         value = normal_value(raw)
         if value is None:
             if allow_missing:
-                return None
+                return self._remember(key, None)
             raise InputError(
                 f"{self.source.description}: the {role} column '{column}' is empty"
                 f"{_where(self.source, column, raw)}; every case needs a reference label.",
@@ -601,7 +587,7 @@ class _Gate:
         text = value_text(value).strip()
         read = self._binaries[role].read(text)
         if read is not None:
-            return read
+            return self._remember(key, read)
         raw, text = self._first_bad(column, role, raw, text)
         if mapping:
             raise InputError(
@@ -616,6 +602,11 @@ class _Gate:
             f"Map other values with {role}_map in the spec, e.g. {role}_map: "
             "{'yes': 1, 'no': 0} (quoted, so YAML keeps them as text).",
         )
+
+    def _remember(self, key: tuple[str, type, Any], read: int | None) -> int | None:
+        with contextlib.suppress(TypeError):  # an unhashable value is not kept
+            self._binary_cache[key] = read
+        return read
 
     def _first_bad(self, column: str, role: str, raw: Any, text: str) -> tuple[Any, str]:
         """Of the values of ``column`` that are not 0/1 (nor mapped), the first in the file.

@@ -18,18 +18,27 @@ from respai.record.canonical import _orjson_bytes, canonical_object, es_float
 
 SAFE = 2**53 - 1
 
-scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers(-SAFE, SAFE)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text()
-)
-json_values = st.recursive(
-    scalars,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
-    max_leaves=25,
-)
+
+def _scalars(text: st.SearchStrategy[str]) -> st.SearchStrategy[Any]:
+    return (
+        st.none()
+        | st.booleans()
+        | st.integers(-SAFE, SAFE)
+        | st.floats(allow_nan=False, allow_infinity=False)
+        | text
+    )
+
+
+def _json(text: st.SearchStrategy[str], leaves: int) -> st.SearchStrategy[Any]:
+    return st.recursive(
+        _scalars(text),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(text, inner, max_size=5),
+        max_leaves=leaves,
+    )
+
+
+scalars = _scalars(st.text())
+json_values = _json(st.text(), 25)
 
 
 @given(json_values)
@@ -57,15 +66,7 @@ def test_key_insertion_order_does_not_matter(mapping: dict[str, Any], rnd: Any) 
 
 
 bmp_text = st.text(st.characters(max_codepoint=0xFFFF, exclude_categories=("Cs",)))
-bmp_values = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-SAFE, SAFE)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | bmp_text,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(bmp_text, inner, max_size=5),
-    max_leaves=30,
-)
+bmp_values = _json(bmp_text, 30)
 
 
 @given(bmp_values)

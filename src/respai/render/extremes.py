@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TypeGuard
 
 __all__ = ["ALL_UP_TO", "EACH", "each_end", "extremes"]
 
@@ -21,7 +22,7 @@ ALL_UP_TO = 50
 EACH = 20
 
 
-def _number(value: object) -> bool:
+def _number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
@@ -40,7 +41,7 @@ def extremes(values: Sequence[object], each: int) -> list[int]:
     """
     if each <= 0:
         return list(range(len(values)))
-    ranked = sorted((float(v), i) for i, v in enumerate(values) if _number(v))  # type: ignore[arg-type]
+    ranked = sorted((float(v), i) for i, v in enumerate(values) if _number(v))
     return sorted({i for _, i in ranked[:each]} | {i for _, i in ranked[-each:]})
 
 

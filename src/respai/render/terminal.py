@@ -22,7 +22,7 @@ from respai.evaluate import Evaluation
 from respai.fairness import FairnessResult
 from respai.render.escape import terminal_text
 from respai.render.extremes import ALL_UP_TO, each_end, extremes
-from respai.rules import RuleResult
+from respai.rules import GroupRate, RuleResult
 from respai.tables import METRICS, GroupRow, Measure
 from respai.types import Interval, Verdict
 
@@ -143,7 +143,7 @@ def _shown_groups(count: int, shown: int, each: int, by: str) -> Text:
     )
 
 
-def _rule_groups(r: RuleResult) -> tuple[list[Any], int]:
+def _rule_groups(r: RuleResult) -> tuple[list[GroupRate], int]:
     each = each_end(len(r.groups))
     return [r.groups[i] for i in extremes([g.rate for g in r.groups], each)], each
 
@@ -153,7 +153,7 @@ def _table_rows(rows: tuple[GroupRow, ...]) -> tuple[list[GroupRow], int]:
     return [rows[i] for i in extremes([row.count for row in rows], each)], each
 
 
-def _rule_table(r: RuleResult) -> Table:
+def _rule_table(r: RuleResult, groups: list[GroupRate]) -> Table:
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
     for col, justify in (
         ("group", "left"),
@@ -165,7 +165,7 @@ def _rule_table(r: RuleResult) -> Table:
         ("", "left"),
     ):
         table.add_column(col, justify=justify)  # type: ignore[arg-type]
-    for g in _rule_groups(r)[0]:
+    for g in groups:
         note = (
             Text(f"INSUFFICIENT_EVIDENCE: under min_cell {r.min_cell}", style="yellow")
             if g.small
@@ -303,8 +303,8 @@ def render_fairness(result: FairnessResult, console: Console) -> None:
             )
         else:
             console.print(Text("  left out: none"))
-        console.print(_rule_table(r))
         shown, each = _rule_groups(r)
+        console.print(_rule_table(r, shown))
         if each:
             console.print(_shown_groups(len(r.groups), len(shown), each, "rate"))
     for grouping in result.counts.groupings.values():
