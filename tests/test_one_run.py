@@ -405,3 +405,30 @@ def test_each_input_file_is_hashed_once_per_run(
     assert main(["evaluate", "spec.yaml", "--out", "out"]) != 2
     files = ["decisions.csv", "self_id.csv"] if joined else ["cases.csv"]
     assert sorted(hashed) == files  # the thread's hash serves the LL144 reconciliation too
+
+
+@pytest.mark.parametrize("command", ["evaluate", "ll144", "pack"])
+def test_a_key_made_for_a_run_is_valid_when_the_run_is_signed(
+    work: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    """A clock that moves a second per reading: the key made for the run is listed from
+    the second it was made, and the run's signing time may not come before it."""
+    import datetime as dt
+
+    import respai.record
+    import respai.record.keys
+
+    start = dt.datetime(2026, 12, 2, 12, 0, 0, 250_000, tzinfo=dt.UTC)
+    ticks = iter(range(10_000))
+
+    def clock() -> dt.datetime:
+        return start + dt.timedelta(seconds=next(ticks))
+
+    monkeypatch.setattr(respai.record, "now_utc", clock)
+    monkeypatch.setattr(respai.record.keys, "now_utc", clock)
+    assert main([command, "spec.yaml", "--out", "out"]) != 2, capsys.readouterr().err
+    capsys.readouterr()
+    monkeypatch.undo()
+    monkeypatch.setenv("RESPAI_HOME", str(work / "keys"))
+    monkeypatch.chdir(work)
+    assert main(["verify", "--ledger", ".respai"]) == 0, capsys.readouterr().err

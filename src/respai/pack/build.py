@@ -203,8 +203,6 @@ def build_pack(
         expected["decisions" if f.role == "decisions" else "demographics"] = str(
             f.fingerprint.get("sha256")
         )
-    now = now_utc().replace(microsecond=0)
-    created = format_timestamp(now)
     engine_code = engine_code_fingerprint()
     body = result.to_dict()
     generated: dict[str, str] = {
@@ -224,7 +222,6 @@ def build_pack(
         "tables/cells.csv": cells_csv(body, result.count_key),
         "exclusions.md": exclusions_md(result),
         "independence.md": independence_md(result),
-        "dates.json": json_text(dates_json(result, created)),
         "summary/summary.html": summary_html(result),
         "summary/summary.md": summary_markdown(result),
         "summary/summary.csv": summary_csv(result),
@@ -242,6 +239,11 @@ def build_pack(
     sk = None
     try:
         sk = found or create_signing_key()
+        # the time is read once the key exists: a key made for this pack lists the
+        # second it was made as its not_before, and the record may not predate it
+        now = now_utc().replace(microsecond=0)
+        created = format_timestamp(now)
+        generated["dates.json"] = json_text(dates_json(result, created))
         prev, start = GENESIS, 0
         head = None
         if book_path is not None:
