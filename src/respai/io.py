@@ -32,6 +32,7 @@ from pathlib import Path
 from respai.errors import InputError
 
 __all__ = [
+    "Content",
     "NotARegularFile",
     "StagedFolder",
     "atomic_write",
@@ -41,6 +42,10 @@ __all__ = [
     "shared_mode",
     "write_file",
 ]
+
+
+Content = bytes | str | Callable[[], bytes | str]
+"""A file's content for :meth:`StagedFolder.write_all`, or a function that makes it."""
 
 
 def shared_mode(mode: int) -> int:
@@ -247,9 +252,16 @@ class StagedFolder:
             ) from None
         return self.out / name
 
-    def write_all(self, files: Mapping[str, bytes | str]) -> list[Path]:
-        """Write every ``name -> content`` of ``files``; returns their final paths."""
-        return [self.write(name, data) for name, data in files.items()]
+    def write_all(self, files: Mapping[str, Content]) -> list[Path]:
+        """Write every ``name -> content`` of ``files``; returns their final paths.
+
+        A content may be a function that makes it: it is then called when its turn comes,
+        so a large file (a record of many groups, its report) is not held in memory while
+        the others are made and written.
+        """
+        return [
+            self.write(name, data() if callable(data) else data) for name, data in files.items()
+        ]
 
     @property
     def committed(self) -> bool:

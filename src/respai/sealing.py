@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from respai.errors import InputError
 from respai.evaluate import Evaluation
-from respai.io import StagedFolder
+from respai.io import Content, StagedFolder
 from respai.record import (
     KeyMaterialError,
     default_key_dir,
@@ -219,7 +219,7 @@ def earlier_output(marker: str) -> Callable[[Path], bool]:
 
 def write_outputs(
     out: Path,
-    files: Mapping[str, str | bytes],
+    files: Mapping[str, Content],
     *,
     marker: str = "record.json",
     what: str = "respai output",
@@ -299,7 +299,7 @@ class Sealed:
 
 def seal_run(
     build: Callable[[str, int], Mapping[str, Any]],
-    files: Callable[[Mapping[str, Any]], Mapping[str, str | bytes]],
+    files: Callable[[Mapping[str, Any]], Mapping[str, Content]],
     sk: SigningKey,
     *,
     staged: StagedFolder | None,
@@ -408,15 +408,16 @@ def seal_evaluation(
         made["predicate"] = predicate
         return seal(predicate, None, sk.key, sk.key_id, prev_record_id=prev, start_seq=start)
 
-    def files(envelope: Mapping[str, Any]) -> dict[str, str | bytes]:
+    def files(envelope: Mapping[str, Any]) -> dict[str, Content]:
         from respai.record.keys import public_key_raw
         from respai.render.report import render_report
 
+        # the record and its page are made when written, one at a time
         return {
-            "record.json": envelope_bytes(envelope),
+            "record.json": lambda: envelope_bytes(envelope),
             "summary.txt": summary,
             "public_key.pem": public_pem,
-            "report.html": render_report(envelope, public_key_raw(sk.key.public_key())),
+            "report.html": lambda: render_report(envelope, public_key_raw(sk.key.public_key())),
         }
 
     envelope, book, note = seal_run(build, files, sk, staged=staged, ledger=ledger)

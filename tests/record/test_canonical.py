@@ -313,3 +313,80 @@ def test_deep_unbalanced_text_is_refused_by_depth_not_recursion() -> None:
             depth + 1,
         )
     assert depth == 64  # the deepest nesting allowed is read
+
+
+_mixed_containers = st.recursive(
+    _json_values | st.just(_Colour.RED) | st.just(np.int64(3)) | st.just(np.float64(0.25)),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.lists(inner, max_size=3).map(tuple)
+        | st.dictionaries(st.text(max_size=3) | st.just(_Colour.RED), inner, max_size=3)
+    ),
+    max_leaves=15,
+)
+
+
+def _exactly_plain(value: Any) -> bool:
+    if isinstance(value, dict):
+        return all(type(k) is str and _exactly_plain(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_exactly_plain(v) for v in value)
+    return value is None or type(value) in (str, int, float, bool)
+
+
+@given(_mixed_containers)
+def test_plain_shared_converts_as_jsonable_and_leaves_its_input_alone(value: Any) -> None:
+    import copy
+
+    from respai.record.canonical import plain_shared
+
+    before = copy.deepcopy(value)
+    out = plain_shared(value)
+    assert _exactly_plain(out)
+    assert canonical_bytes(out) == canonical_bytes(jsonable(value))
+    assert value == before and type(value) is type(before)
+
+
+@given(json_values)
+def test_plain_shared_returns_plain_values_as_they_are(value: Any) -> None:
+    from respai.record.canonical import plain_shared
+
+    assert plain_shared(value) is value
+
+
+def test_plain_shared_copies_only_what_holds_a_conversion() -> None:
+    from respai.record.canonical import plain_shared
+
+    kept = {"groups": [{"rate": 0.5}] * 3}
+    value = {"kept": kept, "changed": {"t": (1, 2), "same": [1]}}
+    out = plain_shared(value)
+    assert out == {"kept": kept, "changed": {"t": [1, 2], "same": [1]}}
+    assert out is not value and out["changed"] is not value["changed"]
+    assert out["kept"] is kept and out["changed"]["same"] is value["changed"]["same"]
+    assert value["changed"]["t"] == (1, 2)
+
+
+def test_plain_shared_names_a_bad_value_by_its_path() -> None:
+    from respai.record.canonical import plain_shared
+
+    with pytest.raises(RecordError, match=r"\$\.a\[1\]\.b"):
+        plain_shared({"a": [1, {"b": math.nan}]})
+
+
+def test_sealing_leaves_the_callers_record_as_it_was() -> None:
+    """seal() signs the caller's own plain values (no deep copy): it must not change them."""
+    import base64
+    import copy
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from tests.record.conftest import make_predicate
+
+    from respai.record import key_id, seal
+
+    key = Ed25519PrivateKey.generate()
+    predicate = make_predicate()
+    before = copy.deepcopy(predicate)
+    first = seal(predicate, None, key, key_id(key.public_key()))
+    assert predicate == before
+    again = seal(predicate, None, key, key_id(key.public_key()))
+    assert base64.b64decode(first["payload"]) == base64.b64decode(again["payload"])

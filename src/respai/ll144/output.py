@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from respai.io import StagedFolder
+from respai.io import Content, StagedFolder
 from respai.ll144.audit import KIND, LL144Result
 from respai.ll144.summary import summary_csv, summary_html, summary_markdown, tables_csv
 from respai.record.canonical import loads_strict
@@ -121,15 +121,15 @@ def seal_ll144(
         )
         return seal(predicate, None, sk.key, sk.key_id, prev_record_id=prev, start_seq=start)
 
-    def files(envelope: Mapping[str, Any]) -> dict[str, str | bytes]:
+    def files(envelope: Mapping[str, Any]) -> dict[str, Content]:
         public = sk.key.public_key()
-        return {
+        return {  # the record and its page are made when written, one at a time
             **own,
-            "record.json": envelope_bytes(envelope),
+            "record.json": lambda: envelope_bytes(envelope),
             "public_key.pem": public.public_bytes(
                 serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
             ),
-            "report.html": render_report(envelope, public_key_raw(public)),
+            "report.html": lambda: render_report(envelope, public_key_raw(public)),
         }
 
     envelope, book, note = seal_run(build, files, sk, staged=staged, ledger=ledger)

@@ -486,6 +486,60 @@ def _plain(obj: Any) -> Any:
     return _jsonable(obj, ())
 
 
+def plain_shared(obj: Any) -> Any:
+    """:func:`jsonable` that keeps what is plain already instead of copying it.
+
+    The result is ``obj`` itself when ``obj`` is plain JSON values (exact ``str``,
+    ``int``, ``bool``, ``None``, finite ``float``, ``dict`` with string keys and
+    ``list``); otherwise only the containers holding something that had to be converted
+    are new, and the rest is shared with ``obj``. For a caller that reads the result and
+    does not change it in place (:func:`respai.record.seal` signs it): a record of many
+    groups is then not held twice while it is signed.
+
+    Raises
+    ------
+    RecordError
+        As :func:`jsonable` does.
+    """
+    try:
+        return _shared(obj)
+    except RecordError:
+        return _jsonable(obj, ())  # again, tracking the path, so the error names it
+
+
+def _shared(obj: Any) -> Any:
+    kind = type(obj)
+    if kind is str or kind is int or kind is bool or obj is None:
+        return obj
+    if kind is float:
+        if math.isfinite(obj):
+            return obj
+        raise RecordError("not finite")  # plain_shared() walks again to name the path
+    if kind is dict:
+        new: dict[str, Any] | None = None
+        for key, value in obj.items():
+            if type(key) is not str:
+                return _jsonable(obj, ())
+            converted = _shared(value)
+            if converted is not value:
+                if new is None:
+                    new = dict(obj)
+                new[key] = converted
+        return obj if new is None else new
+    if kind is list:
+        items: list[Any] | None = None
+        for i, value in enumerate(obj):
+            converted = _shared(value)
+            if converted is not value:
+                if items is None:
+                    items = list(obj)
+                items[i] = converted
+        return obj if items is None else items
+    if kind is tuple:
+        return [_shared(v) for v in obj]
+    return _jsonable(obj, ())
+
+
 def _jsonable(obj: Any, _path: Path) -> Any:
     if isinstance(obj, enum.Enum):
         return _jsonable(obj.value, _path)

@@ -8,7 +8,13 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from respai.record.canonical import MAX_JSON_BYTES, canonical_bytes, canonical_object, jsonable
+from respai.record.canonical import (
+    MAX_JSON_BYTES,
+    canonical_bytes,
+    canonical_object,
+    jsonable,
+    plain_shared,
+)
 from respai.record.chain import GENESIS, _link
 from respai.record.dsse import sign_envelope
 from respai.record.errors import RecordError
@@ -181,7 +187,12 @@ def seal(
     actual = compute_key_id(key.public_key())
     if key_id != actual:
         raise RecordError(f"The key id {key_id!r} is not the id of the signing key ({actual}).")
-    pred: dict[str, Any] = jsonable(predicate)
+    # a fresh top level over the predicate's own plain values (nothing below is changed
+    # in place: the records are linked as shallow copies), so it is not held twice
+    plain = plain_shared(predicate)
+    if not isinstance(plain, dict):
+        raise RecordError("The record must be a JSON object, with its records in $.records.")
+    pred: dict[str, Any] = dict(plain)
     pred.setdefault("key_id", key_id)
     if pred["key_id"] != key_id:
         raise RecordError(
@@ -190,7 +201,6 @@ def seal(
     records = pred.get("records")
     if not isinstance(records, list):
         raise RecordError("$.records must be a list: run_start, the test records, run_end.")
-    # pred is a fresh deep copy of plain values (jsonable above): link and wrap it as is
     encoded: list[bytes] = []  # each linked record's canonical bytes, serialised once
     pred["records"] = _link(
         records,

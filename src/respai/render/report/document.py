@@ -65,6 +65,7 @@ def render_report(
         system = as_dict(predicate.get("system"))
         name = f"{as_str(system.get('name'), 'record')} {as_str(system.get('version'))}".strip()
         title = f"{name} · respai evidence report"
+    del statement  # a record of many groups: its parsed form is not kept while the page is joined
     # the raw key only: the script computes its id, and no id written here is trusted
     key_json: dict[str, str] | None = None
     if public_key_raw is not None:
