@@ -358,7 +358,7 @@ def test_plain_shared_copies_only_what_holds_a_conversion() -> None:
     from respai.record.canonical import plain_shared
 
     kept = {"groups": [{"rate": 0.5}] * 3}
-    value = {"kept": kept, "changed": {"t": (1, 2), "same": [1]}}
+    value: dict[str, Any] = {"kept": kept, "changed": {"t": (1, 2), "same": [1]}}
     out = plain_shared(value)
     assert out == {"kept": kept, "changed": {"t": [1, 2], "same": [1]}}
     assert out is not value and out["changed"] is not value["changed"]
