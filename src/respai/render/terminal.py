@@ -15,11 +15,11 @@ from typing import IO, Any
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
-from rich.table import Table
 from rich.text import Text
 
 from respai.evaluate import Evaluation
 from respai.fairness import FairnessResult
+from respai.render.aligned import AlignedTable, Justify
 from respai.render.escape import terminal_text
 from respai.render.extremes import ALL_UP_TO, each_end, extremes
 from respai.rules import GroupRate, RuleResult
@@ -153,9 +153,9 @@ def _table_rows(rows: tuple[GroupRow, ...]) -> tuple[list[GroupRow], int]:
     return [rows[i] for i in extremes([row.count for row in rows], each)], each
 
 
-def _rule_table(r: RuleResult, groups: list[GroupRate]) -> Table:
-    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
-    for col, justify in (
+def _rule_table(r: RuleResult, groups: list[GroupRate]) -> AlignedTable:
+    table = AlignedTable()
+    columns: tuple[tuple[str, Justify], ...] = (
         ("group", "left"),
         ("n", "right"),
         ("events", "right"),
@@ -163,8 +163,9 @@ def _rule_table(r: RuleResult, groups: list[GroupRate]) -> Table:
         ("rate", "right"),
         (f"interval ({1 - r.alpha_per_group:.4g} each)", "left"),
         ("", "left"),
-    ):
-        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+    )
+    for col, justify in columns:
+        table.add_column(col, justify)
     for g in groups:
         note = (
             Text(f"INSUFFICIENT_EVIDENCE: under min_cell {r.min_cell}", style="yellow")
@@ -189,17 +190,10 @@ def _measure(m: Measure) -> str:
     return f"{m.value:.3f} {m.numerator}/{m.denominator} {_iv(m.interval)}"
 
 
-def _long_group_table(title: str, rows: list[GroupRow]) -> Table:
+def _long_group_table(title: str, rows: list[GroupRow]) -> AlignedTable:
     """One line per group and rate: fits an 80-column terminal."""
-    table = Table(
-        title=title,
-        title_justify="left",
-        show_edge=False,
-        box=None,
-        header_style="bold",
-        pad_edge=False,
-    )
-    for col, justify in (
+    table = AlignedTable(title)
+    columns: tuple[tuple[str, Justify], ...] = (
         ("group", "left"),
         ("count", "right"),
         ("no pred.", "right"),
@@ -207,8 +201,9 @@ def _long_group_table(title: str, rows: list[GroupRow]) -> Table:
         ("value", "right"),
         ("num/den", "right"),
         ("95% Wilson", "left"),
-    ):
-        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+    )
+    for col, justify in columns:
+        table.add_column(col, justify)
     for row in rows:
         for i, (metric, short) in enumerate(_SHORT.items()):
             m = row.metrics[metric]
@@ -224,7 +219,7 @@ def _long_group_table(title: str, rows: list[GroupRow]) -> Table:
     return table
 
 
-def _group_table(name: str, rows: list[GroupRow], left_out: int, width: int) -> Table:
+def _group_table(name: str, rows: list[GroupRow], left_out: int, width: int) -> AlignedTable:
     title = (
         f"{terminal_text(name)}: per-group table (rates over cases with a prediction, 95% Wilson)"
     )
@@ -232,17 +227,10 @@ def _group_table(name: str, rows: list[GroupRow], left_out: int, width: int) -> 
         title += f"; {left_out} case(s) not in a declared group"
     if width < 150:
         return _long_group_table(title, rows)
-    table = Table(
-        title=title,
-        title_justify="left",
-        show_edge=False,
-        box=None,
-        header_style="bold",
-        pad_edge=False,
-    )
+    table = AlignedTable(title)
     table.add_column("group")
-    table.add_column("count", justify="right")
-    table.add_column("no pred.", justify="right")
+    table.add_column("count", "right")
+    table.add_column("no pred.", "right")
     for short in _SHORT.values():
         table.add_column(short)
     for row in rows:
@@ -359,15 +347,16 @@ def render_evaluation(
     )
     console.print(Text.assemble("verdict: ", _verdict(e.verdict), f" (exit {e.exit_code})"))
     console.print()
-    table = Table(show_edge=False, box=None, header_style="bold", pad_edge=False)
-    for col, justify in (
+    table = AlignedTable()
+    columns: tuple[tuple[str, Justify], ...] = (
         ("test", "left"),
         ("value", "right"),
         ("95% interval", "left"),
         ("threshold", "left"),
         ("verdict", "left"),
-    ):
-        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+    )
+    for col, justify in columns:
+        table.add_column(col, justify)
     for t in e.battery:
         threshold = (
             "—"
