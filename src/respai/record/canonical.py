@@ -454,36 +454,9 @@ def jsonable(obj: Any) -> Any:
     {'gap': [0.25, 1], 'ok': True}
     """
     try:
-        return _plain(obj)
+        return _plain(obj, share=False)
     except RecordError:
         return _jsonable(obj, ())  # again, tracking the path, so the error names it
-
-
-def _plain(obj: Any) -> Any:
-    """:func:`_jsonable` without tracking the path: plain values and containers first.
-
-    Exact ``str``, ``int``, ``bool``, ``None``, finite ``float``, ``dict`` with string
-    keys, ``list`` and ``tuple`` are converted here; anything else (enums, numpy values,
-    datetimes, other mappings) goes through :func:`_jsonable`. A record is almost all
-    plain values, so it is converted without building a path tuple per value.
-    """
-    kind = type(obj)
-    if kind is str or kind is int or kind is bool or obj is None:
-        return obj
-    if kind is float:
-        if math.isfinite(obj):
-            return obj
-        raise RecordError("not finite")  # jsonable() walks again to name the path
-    if kind is dict:
-        out: dict[str, Any] = {}
-        for key, value in obj.items():
-            if type(key) is not str:
-                return _jsonable(obj, ())
-            out[key] = _plain(value)
-        return out
-    if kind is list or kind is tuple:
-        return [_plain(v) for v in obj]
-    return _jsonable(obj, ())
 
 
 def plain_shared(obj: Any) -> Any:
@@ -502,41 +475,53 @@ def plain_shared(obj: Any) -> Any:
         As :func:`jsonable` does.
     """
     try:
-        return _shared(obj)
+        return _plain(obj, share=True)
     except RecordError:
         return _jsonable(obj, ())  # again, tracking the path, so the error names it
 
 
-def _shared(obj: Any) -> Any:
+def _plain(obj: Any, *, share: bool) -> Any:
+    """:func:`_jsonable` without tracking the path: plain values and containers first.
+
+    Exact ``str``, ``int``, ``bool``, ``None``, finite ``float``, ``dict`` with string
+    keys, ``list`` and ``tuple`` are converted here; anything else (enums, numpy values,
+    datetimes, other mappings) goes through :func:`_jsonable`. A record is almost all
+    plain values, so it is converted without building a path tuple per value. With
+    ``share``, a ``dict`` or ``list`` whose values all come back as they were is
+    returned itself (:func:`plain_shared`); without it every container is new
+    (:func:`jsonable`).
+    """
     kind = type(obj)
     if kind is str or kind is int or kind is bool or obj is None:
         return obj
     if kind is float:
         if math.isfinite(obj):
             return obj
-        raise RecordError("not finite")  # plain_shared() walks again to name the path
+        raise RecordError("not finite")  # the caller walks again to name the path
     if kind is dict:
-        new: dict[str, Any] | None = None
+        out: dict[str, Any] | None = None if share else {}
         for key, value in obj.items():
             if type(key) is not str:
                 return _jsonable(obj, ())
-            converted = _shared(value)
-            if converted is not value:
-                if new is None:
-                    new = dict(obj)
-                new[key] = converted
-        return obj if new is None else new
-    if kind is list:
+            converted = _plain(value, share=share)
+            if out is not None:
+                out[key] = converted
+            elif converted is not value:  # sharing until a value had to change
+                out = dict(obj)
+                out[key] = converted
+        return obj if out is None else out
+    if kind is list and share:
         items: list[Any] | None = None
         for i, value in enumerate(obj):
-            converted = _shared(value)
-            if converted is not value:
-                if items is None:
-                    items = list(obj)
+            converted = _plain(value, share=True)
+            if items is not None:
+                items[i] = converted
+            elif converted is not value:
+                items = list(obj)
                 items[i] = converted
         return obj if items is None else items
-    if kind is tuple:
-        return [_shared(v) for v in obj]
+    if kind is list or kind is tuple:
+        return [_plain(v, share=share) for v in obj]
     return _jsonable(obj, ())
 
 
