@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from rich.cells import cell_len
 from rich.text import Text
 
-from respai.render.aligned import AlignedTable
+from respai.render.aligned import AlignedTable, Justify
 from respai.render.terminal import terminal_console
 
 # printable single-line cells, wide characters (CJK, emoji) included
@@ -35,11 +35,9 @@ def _printed(table: AlignedTable, width: int | None = None) -> list[str]:
     )
 )
 @settings(max_examples=200)
-def test_each_cell_sits_in_its_column(case: tuple[list[str], list[list[str]]]) -> None:
+def test_each_cell_sits_in_its_column(case: tuple[list[Justify], list[list[str]]]) -> None:
     justify, rows = case
-    table = AlignedTable()
-    for i, j in enumerate(justify):
-        table.add_column(f"c{i}", j)  # type: ignore[arg-type]
+    table = AlignedTable((f"c{i}", j) for i, j in enumerate(justify))
     for row in rows:
         table.add_row(*row)
     widths = [
@@ -66,9 +64,7 @@ def test_each_cell_sits_in_its_column(case: tuple[list[str], list[list[str]]]) -
 
 
 def test_the_header_is_bold_and_cell_styles_are_kept() -> None:
-    table = AlignedTable("title")
-    table.add_column("test")
-    table.add_column("verdict")
+    table = AlignedTable((("test", "left"), ("verdict", "left")), "title")
     table.add_row("auc", Text("PASS", style="bold green"))
     title, header, row = table.lines()
     assert title.plain == "title"
@@ -80,18 +76,14 @@ def test_the_header_is_bold_and_cell_styles_are_kept() -> None:
 
 
 def test_wide_characters_take_two_cells() -> None:
-    table = AlignedTable()
-    table.add_column("group")
-    table.add_column("n", "right")
+    table = AlignedTable((("group", "left"), ("n", "right")))
     table.add_row("東京", "5")
     table.add_row("Oslo", "12")
     assert [line.plain for line in table.lines()] == ["group   n", "東京    5", "Oslo   12"]
 
 
 def test_a_table_wider_than_the_console_is_folded_by_rich() -> None:
-    table = AlignedTable()
-    table.add_column("group")
-    table.add_column("note")
+    table = AlignedTable((("group", "left"), ("note", "left")))
     table.add_row("a group with a rather long name", "and a note that is long as well")
     lines = _printed(table, width=40)
     assert all(cell_len(line) <= 40 for line in lines)
@@ -103,8 +95,7 @@ def test_a_table_wider_than_the_console_is_folded_by_rich() -> None:
 
 
 def test_control_characters_in_a_cell_are_shown_escaped() -> None:
-    table = AlignedTable()
-    table.add_column("group")
+    table = AlignedTable((("group", "left"),))
     table.add_row("evil\x1b[31m")
     out = "\n".join(_printed(table))
     assert "\x1b" not in out and "\\x1b" in out

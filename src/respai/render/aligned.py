@@ -16,7 +16,7 @@ in everything it prints.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Literal
 
 from rich.cells import cell_len
@@ -39,20 +39,19 @@ class AlignedTable:
 
     Parameters
     ----------
+    columns
+        Each column's header and how its cells are aligned, in order.
     title
         A line above the table, or ``None``.
     """
 
-    def __init__(self, title: str | None = None) -> None:
+    def __init__(self, columns: Iterable[tuple[str, Justify]], title: str | None = None) -> None:
         self.title = title
-        self.headers: list[str] = []
-        self.justify: list[Justify] = []
+        self.headers, self.justify = [], []
+        for header, justify in columns:
+            self.headers.append(header)
+            self.justify.append(justify)
         self.rows: list[list[Text]] = []
-
-    def add_column(self, header: str, justify: Justify = "left") -> None:
-        """Add a column named ``header`` whose cells are aligned to ``justify``."""
-        self.headers.append(header)
-        self.justify.append(justify)
 
     def add_row(self, *cells: str | Text) -> None:
         """Add a row: one cell per column, in order."""
@@ -68,9 +67,9 @@ class AlignedTable:
                 out[i] = max(out[i], cell.cell_len)
         return out
 
-    def lines(self) -> list[Text]:
+    def lines(self, widths: list[int] | None = None) -> list[Text]:
         """The table as aligned lines: the title (when given), the header, the rows."""
-        widths = self.widths()
+        widths = self.widths() if widths is None else widths
         out = [] if self.title is None else [Text(self.title, style="italic")]
         header = [Text(h, style="bold") for h in self.headers]
         for cells in (header, *self.rows):
@@ -112,4 +111,4 @@ class AlignedTable:
         if sum(widths) + _GAP * max(len(widths) - 1, 0) > options.max_width:
             yield self.rich_table()
             return
-        yield from self.lines()
+        yield from self.lines(widths)

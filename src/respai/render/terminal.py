@@ -154,18 +154,17 @@ def _table_rows(rows: tuple[GroupRow, ...]) -> tuple[list[GroupRow], int]:
 
 
 def _rule_table(r: RuleResult, groups: list[GroupRate]) -> AlignedTable:
-    table = AlignedTable()
-    columns: tuple[tuple[str, Justify], ...] = (
-        ("group", "left"),
-        ("n", "right"),
-        ("events", "right"),
-        ("no pred.", "right"),
-        ("rate", "right"),
-        (f"interval ({1 - r.alpha_per_group:.4g} each)", "left"),
-        ("", "left"),
+    table = AlignedTable(
+        (
+            ("group", "left"),
+            ("n", "right"),
+            ("events", "right"),
+            ("no pred.", "right"),
+            ("rate", "right"),
+            (f"interval ({1 - r.alpha_per_group:.4g} each)", "left"),
+            ("", "left"),
+        )
     )
-    for col, justify in columns:
-        table.add_column(col, justify)
     for g in groups:
         note = (
             Text(f"INSUFFICIENT_EVIDENCE: under min_cell {r.min_cell}", style="yellow")
@@ -192,18 +191,18 @@ def _measure(m: Measure) -> str:
 
 def _long_group_table(title: str, rows: list[GroupRow]) -> AlignedTable:
     """One line per group and rate: fits an 80-column terminal."""
-    table = AlignedTable(title)
-    columns: tuple[tuple[str, Justify], ...] = (
-        ("group", "left"),
-        ("count", "right"),
-        ("no pred.", "right"),
-        ("rate", "left"),
-        ("value", "right"),
-        ("num/den", "right"),
-        ("95% Wilson", "left"),
+    table = AlignedTable(
+        (
+            ("group", "left"),
+            ("count", "right"),
+            ("no pred.", "right"),
+            ("rate", "left"),
+            ("value", "right"),
+            ("num/den", "right"),
+            ("95% Wilson", "left"),
+        ),
+        title,
     )
-    for col, justify in columns:
-        table.add_column(col, justify)
     for row in rows:
         for i, (metric, short) in enumerate(_SHORT.items()):
             m = row.metrics[metric]
@@ -227,12 +226,9 @@ def _group_table(name: str, rows: list[GroupRow], left_out: int, width: int) -> 
         title += f"; {left_out} case(s) not in a declared group"
     if width < 150:
         return _long_group_table(title, rows)
-    table = AlignedTable(title)
-    table.add_column("group")
-    table.add_column("count", "right")
-    table.add_column("no pred.", "right")
-    for short in _SHORT.values():
-        table.add_column(short)
+    columns: list[tuple[str, Justify]] = [("group", "left"), ("count", "right")]
+    columns += [("no pred.", "right"), *((short, "left") for short in _SHORT.values())]
+    table = AlignedTable(columns, title)
     for row in rows:
         table.add_row(
             terminal_text(row.label),
@@ -347,16 +343,15 @@ def render_evaluation(
     )
     console.print(Text.assemble("verdict: ", _verdict(e.verdict), f" (exit {e.exit_code})"))
     console.print()
-    table = AlignedTable()
-    columns: tuple[tuple[str, Justify], ...] = (
-        ("test", "left"),
-        ("value", "right"),
-        ("95% interval", "left"),
-        ("threshold", "left"),
-        ("verdict", "left"),
+    table = AlignedTable(
+        (
+            ("test", "left"),
+            ("value", "right"),
+            ("95% interval", "left"),
+            ("threshold", "left"),
+            ("verdict", "left"),
+        )
     )
-    for col, justify in columns:
-        table.add_column(col, justify)
     for t in e.battery:
         threshold = (
             "—"
