@@ -283,10 +283,7 @@ def test_render_report_file_finds_the_public_key_beside_the_record(
     text = render_report_file(loan_record.folder / "record.json")
     key = base64.b64encode(loan_record.public_key_raw).decode()
     assert key in text
-    assert (
-        render_report_file(loan_record.folder / "record.json", title="T").count("<title>T</title>")
-        == 1
-    )
+    assert render_report_file(loan_record.folder / "record.json").count("<title>") == 1
 
 
 # -- the page's text bound to the signed record -----------------------------------------

@@ -48,7 +48,7 @@ def report(record: Path, output: Path, pub: Path | None, keys_json: tuple[Path, 
     from respai.export import read_verified
     from respai.io import write_file
     from respai.record.keys import public_key_raw
-    from respai.render.report import render_report
+    from respai.render.report import page_code_id, render_report
 
     beside = record.parent / "public_key.pem"
     if pub is None and not keys_json and beside.is_file():
@@ -68,6 +68,7 @@ def report(record: Path, output: Path, pub: Path | None, keys_json: tuple[Path, 
     signer = next(e for e in ring if e.key_id == verified.predicate.get("key_id"))
     write_file(output, render_report(verified.envelope, public_key_raw(signer.public_key)))
     echo(f"respai report: {record} verified ({ring_source}); wrote {output}")
+    echo(f"page code {page_code_id()} (every report of this respai version shows it)")
 
 
 @cli.command("sample-page")

@@ -13,6 +13,12 @@ any other text must be one of the fixed labels. It then sets
 ``<html data-verified="true|false|unsupported" data-failed="...">`` and shows the full id
 of the key it checked the signature with.
 
+The script also checks the whole document outside ``<main>`` against the shell the
+renderer writes (:mod:`~respai.render.report.shell`): the elements of ``<head>`` and
+``<body>``, the CSP, the title, the style sheet by its hash, no element, text or comment
+of its own, no id used twice. The SHA-256 of the script, which carries the style sheet's
+hash, is the page code (:func:`page_code_id`) a person compares.
+
 The page loads nothing: CSS and JS are inline (allowed by a Content-Security-Policy that
 names their SHA-256 hashes and nothing else), charts are inline SVG. Every string taken
 from the record is HTML-escaped by :func:`respai.render.escape.html_text`, with its
@@ -23,6 +29,7 @@ The modules, in page order: :mod:`~respai.render.report.document` (the document:
 CSP, inline assets, embedded JSON), :mod:`~respai.render.report.page` (the body, section
 by section), :mod:`~respai.render.report.header` and
 :mod:`~respai.render.report.verdicts` (the system and the verdict banner),
+:mod:`~respai.render.report.shell` (everything outside ``<main>``, as the script checks it),
 :mod:`~respai.render.report.verification` (the box the script fills),
 :mod:`~respai.render.report.results` and :mod:`~respai.render.report.details` (the tests
 table and one section per test), :mod:`~respai.render.report.chart` and
@@ -40,6 +47,6 @@ tests), :mod:`~respai.render.report.fields` (tolerant reads of the record) and
 
 from __future__ import annotations
 
-from respai.render.report.document import render_report, render_report_file
+from respai.render.report.document import page_code_id, render_report, render_report_file
 
-__all__ = ["render_report", "render_report_file"]
+__all__ = ["page_code_id", "render_report", "render_report_file"]

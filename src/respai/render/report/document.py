@@ -1,9 +1,15 @@
-"""The report as one HTML document: head, CSP, inline assets and the embedded record."""
+"""The report as one HTML document: head, CSP, inline assets and the embedded record.
+
+The shell around ``<main>`` is written from the lists in
+:mod:`~respai.render.report.shell`, which the page's script checks element by element.
+"""
 
 from __future__ import annotations
 
 import base64
+import hashlib
 from collections.abc import Mapping
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -12,21 +18,56 @@ from respai.record.canonical import loads_strict
 from respai.record.dsse import b64decode_any
 from respai.record.errors import RecordError
 from respai.record.keys import load_public_key, public_key_raw
-from respai.render.escape import html_text, terminal_text
+from respai.render.escape import html_text
 from respai.render.inline import asset_text, csp_hash, embed_json
-from respai.render.report.fields import as_dict, as_str
 from respai.render.report.page import page_body
+from respai.render.report.shell import (
+    BODY,
+    HEAD,
+    HTML_ATTRIBUTES,
+    content_security_policy,
+    page_style,
+    page_title,
+    start_tag,
+)
 from respai.render.report.tables import script_tables
 from respai.render.report.verification import verification_box
 
-__all__ = ["render_report", "render_report_file"]
+__all__ = ["page_code_id", "page_script", "render_report", "render_report_file"]
+
+
+@cache
+def page_script() -> str:
+    """The page's one script: the tables from Python, then the three script assets."""
+    return "\n".join(
+        [
+            script_tables(),
+            asset_text("report_assets", "core.js"),
+            asset_text("report_assets", "bind.js"),
+            asset_text("report_assets", "report.js"),
+        ]
+    )
+
+
+def page_code_id() -> str:
+    """The page code: ``sha256:<hex>`` of the report's script, the same in every report.
+
+    The script carries the style sheet's hash and the page's shell
+    (:mod:`~respai.render.report.shell`), so this one value fixes how every page of this
+    respai version shows a record. A page shows it under its verification box, and its
+    CSP's ``script-src`` names the same digest in base64.
+
+    Examples
+    --------
+    >>> page_code_id().startswith("sha256:") and len(page_code_id()) == 71
+    True
+    """
+    return "sha256:" + hashlib.sha256(page_script().encode("utf-8")).hexdigest()
 
 
 def render_report(
     envelope: Mapping[str, Any],
     public_key_raw: bytes | None,
-    *,
-    title: str | None = None,
 ) -> str:
     """Return the evidence report for a signed record as one self-contained HTML page.
 
@@ -39,13 +80,13 @@ def render_report(
         ``None``: the page then shows the record but reports the signature as not
         checked (``data-verified="false"``, ``data-failed`` naming ``signature``). Only
         the key is embedded; the page computes and shows its full id.
-    title
-        The document title; by default ``"<system> <version> · respai evidence report"``.
 
     Returns
     -------
     str
         The HTML text. It makes no network request; the verification runs on load.
+        The title is derived from the record (:func:`~respai.render.report.shell.page_title`)
+        and checked by the page like every other text.
     """
     try:  # the payload is parsed once, for the body and the title
         statement: Any = loads_strict(b64decode_any(envelope.get("payload")))
@@ -60,54 +101,33 @@ def render_report(
             f"<p>{html_text(type(exc).__name__)}: {html_text(exc)}</p>"
             + verification_box(public_key_raw is not None)
         )
-    if title is None:
-        predicate = as_dict(as_dict(statement).get("predicate"))
-        system = as_dict(predicate.get("system"))
-        name = f"{as_str(system.get('name'), 'record')} {as_str(system.get('version'))}".strip()
-        title = f"{name} · respai evidence report"
+    title = page_title(statement)
     del statement  # a record of many groups: its parsed form is not kept while the page is joined
     # the raw key only: the script computes its id, and no id written here is trusted
     key_json: dict[str, str] | None = None
     if public_key_raw is not None:
         key_json = {"raw_b64": base64.b64encode(public_key_raw).decode("ascii")}
-    css = asset_text("report_assets", "report.css")
-    script = "\n".join(
-        [
-            script_tables(),
-            asset_text("report_assets", "core.js"),
-            asset_text("report_assets", "bind.js"),
-            asset_text("report_assets", "report.js"),
-        ]
-    )
-    csp = (
-        f"default-src 'none'; script-src {csp_hash(script)}; style-src {csp_hash(css)}; "
-        "img-src data:; base-uri 'none'; form-action 'none'"
-    )
+    script = page_script()
+    csp = content_security_policy(csp_hash(script))
+    contents = {"title": f"{html_text(title)}</title>", "style": f"{page_style()}</style>"}
+    head = "\n".join(start_tag(tag, attrs, csp) + contents.get(tag, "") for tag, attrs in HEAD)
+    main, *embedded_tags, script_tag = BODY
+    embedded = (embed_json(dict(envelope)), embed_json(key_json), embed_json(dict(TEST_NAMES)))
     return (
         "<!DOCTYPE html>\n"
-        '<html lang="en" data-verified="pending" data-failed="">\n<head>\n'
-        '<meta charset="utf-8">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{html_text(csp)}">\n'
-        '<meta name="referrer" content="no-referrer">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        '<meta name="generator" content="respai">\n'
-        f"<title>{html_text(terminal_text(title))}</title>\n"  # a tab title: no bidi
-        f"<style>{css}</style>\n</head>\n<body>\n<main>\n{body}\n</main>\n"
-        '<script type="application/json" id="respai-envelope">'
-        f"{embed_json(dict(envelope))}</script>\n"
-        '<script type="application/json" id="respai-public-key">'
-        f"{embed_json(key_json)}</script>\n"
-        '<script type="application/json" id="respai-test-names">'
-        f"{embed_json(dict(TEST_NAMES))}</script>\n"
-        f"<script>{script}</script>\n</body>\n</html>\n"
+        f"{start_tag('html', HTML_ATTRIBUTES)}\n<head>\n{head}\n</head>\n<body>\n"
+        f"{start_tag(*main)}\n{body}\n</main>\n"
+        + "".join(
+            f"{start_tag(*tag)}{data}</script>\n"
+            for tag, data in zip(embedded_tags, embedded, strict=True)
+        )
+        + f"{start_tag(*script_tag)}{script}</script>\n</body>\n</html>\n"
     )
 
 
 def render_report_file(
     record: str | Path,
     public_key: str | Path | None = None,
-    *,
-    title: str | None = None,
 ) -> str:
     """Read ``record.json`` (and its public key) and return :func:`render_report`'s page.
 
@@ -118,8 +138,6 @@ def render_report_file(
     public_key
         The signer's SPKI PEM public key. By default ``public_key.pem`` beside the
         record, when there is one; otherwise the page cannot check the signature.
-    title
-        Passed to :func:`render_report`.
 
     Raises
     ------
@@ -139,4 +157,4 @@ def render_report_file(
     raw = None
     if public_key is not None or key_path.is_file():
         raw = public_key_raw(load_public_key(key_path))
-    return render_report(envelope, raw, title=title)
+    return render_report(envelope, raw)

@@ -122,6 +122,8 @@ LABELS = frozenset(
         "Run identity",
         "Score column",
         "Signed with key ",
+        "Page code ",
+        "The page code is the SHA-256 of this page's script, which fixes its layout and styles and makes these checks; every report written by one respai version has the same page code (respai report prints it). A page with another page code can claim anything: render your own report with respai report, or run respai verify.",
         "Signing key",
         "Small cells",
         "Spec",

@@ -2,9 +2,11 @@
 
 ``RespaiTables`` holds what ``report_assets/bind.js`` needs from Python: the test, verdict
 and framework names, the verdict sentences, the fixed labels, the axis ticks, the ids of
-the elements the script writes, and the fixed parts of the AUC caption. It is part of the
-inline script (so the CSP hash covers it) and the same for every record of one respai
-version, so the script's hash is too: it is never data from the record.
+the elements the script writes (with the text the file holds in them), the page's shell
+outside ``<main>`` with the style sheet's hash (:mod:`~respai.render.report.shell`), and
+the fixed parts of the AUC caption. It is part of the inline script (so the CSP hash
+covers it) and the same for every record of one respai version, so the script's hash is
+too: it is never data from the record.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from respai.battery import TEST_NAMES, TestId
 from respai.render.inline import embed_json
 from respai.render.report.formats import FORMATS, FRAMEWORK_NAMES
 from respai.render.report.labels import ATTRIBUTES, LABELS, TAGS, TICK_LABELS
+from respai.render.report.shell import shell_tables
 from respai.render.report.verdicts import VERDICT_SENTENCES, VERDICT_WORDS
 from respai.render.report.verification import SCRIPT_OWNED
 
@@ -41,7 +44,8 @@ def script_tables() -> str:
         "ticks": sorted(TICK_LABELS),
         "tags": sorted(TAGS),
         "attributes": sorted(ATTRIBUTES),
-        "scriptOwned": list(SCRIPT_OWNED),
+        "scriptOwned": {k: list(v) for k, v in SCRIPT_OWNED.items()},
+        "shell": shell_tables(),
         "aucCaption": [before, after],
     }
     return f"var RespaiTables = {embed_json(tables)};"

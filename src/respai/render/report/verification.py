@@ -1,22 +1,32 @@
 """The verification box: where the page's script reports what it checked, and Tamper.
 
-The elements with an id here (the title, the summary, the checks, the key, the tamper
-note) are written by the script only; whatever the file holds in them is replaced.
+The elements with an id in :data:`SCRIPT_OWNED` (the title, the summary, the checks, the
+key, the page code, the tamper note) are written by the script only. The page check skips
+what they hold once written, so it first requires each to appear exactly once, inside
+this box, holding exactly the text the renderer writes there: a file that puts anything
+of its own in them, or a second element with one of their ids, reads "Not verified".
 """
 
 from __future__ import annotations
 
 __all__ = ["SCRIPT_OWNED", "verification_box"]
 
-#: The ids of the elements whose text the page's script writes (the page check skips them).
-SCRIPT_OWNED = (
-    "verify-title",
-    "verify-summary",
-    "verify-chips",
-    "verify-checks",
-    "verify-key",
-    "tamper-note",
-)
+#: The elements whose text the page's script writes: id -> (tag, the text the file holds).
+SCRIPT_OWNED: dict[str, tuple[str, str]] = {
+    "verify-title": ("strong", "Checking the signature and the hash chain…"),
+    "verify-summary": ("p", ""),
+    "verify-chips": ("ul", ""),
+    "verify-checks": ("ul", ""),
+    "verify-key": ("code", "not checked yet"),
+    "verify-code": ("code", "not checked yet"),
+    "tamper-note": ("span", ""),
+}
+
+
+def _owned(element_id: str, classes: str = "") -> str:
+    tag, text = SCRIPT_OWNED[element_id]
+    attributes = f' class="{classes}"' if classes else ""
+    return f'<{tag} id="{element_id}"{attributes}>{text}</{tag}>'
 
 
 def verification_box(has_key: bool) -> str:
@@ -33,14 +43,21 @@ def verification_box(has_key: bool) -> str:
     return (
         '<section class="verify" id="verification" data-state="pending" aria-live="polite">'
         '<div class="verify-head"><span class="dot"></span>'
-        '<strong id="verify-title">Checking the signature and the hash chain…</strong></div>'
-        '<p id="verify-summary" class="small"></p>'
-        '<p class="small key-line">Signed with key <code id="verify-key" class="mono hash">'
-        "not checked yet</code></p>"
+        f"{_owned('verify-title')}</div>"
+        f"{_owned('verify-summary', 'small')}"
+        '<p class="small key-line">Signed with key '
+        f"{_owned('verify-key', 'mono hash')}</p>"
         f'<p class="small">{key_note}</p>'
-        '<ul id="verify-chips" class="chips"></ul>'
+        '<p class="small key-line">Page code '
+        f"{_owned('verify-code', 'mono hash')}</p>"
+        '<p class="small">The page code is the SHA-256 of this page\'s script, which '
+        "fixes its layout and styles and makes these checks; every report written by one "
+        "respai version has the same page code (respai report prints it). A page with "
+        "another page code can claim anything: render your own report with respai report, "
+        "or run respai verify.</p>"
+        f"{_owned('verify-chips', 'chips')}"
         '<details id="verify-details"><summary>What each check found</summary>'
-        '<ul id="verify-checks" class="small"></ul></details>'
+        f"{_owned('verify-checks', 'small')}</details>"
         '<p class="small muted">The checks run in this browser with WebCrypto; nothing is '
         "sent anywhere.</p>"
         '<p class="small print-only">Printed copy: these checks ran in the browser when '
@@ -50,6 +67,6 @@ def verification_box(has_key: bool) -> str:
         '<div class="tamper-controls no-print">'
         '<button type="button" id="tamper">Tamper with a value</button>'
         '<button type="button" id="reset" disabled>Reset</button>'
-        '<span id="tamper-note"></span></div>'
+        f"{_owned('tamper-note')}</div>"
         "</section>"
     )

@@ -2,18 +2,24 @@
    Every text the renderer takes from the record sits in an element with
    data-bind="<JSON Pointer into the Statement>" and data-fmt="<format>"; FORMATS below
    implements every format of respai/render/report/formats.py under the same name (a test
-   runs both on the same values). pageCheck() walks <main>: each bound element's text must
-   be its value's format, any other text must be one of the renderer's fixed labels
-   (RespaiTables.labels, generated from labels.py), and the table of tests and the test
-   sections must hold one row and one section per test record, in order, each showing only
-   its own record. Nothing here writes to the page. */
+   runs both on the same values). pageProblems() first checks the whole document outside
+   <main> against the shell the renderer writes (RespaiTables.shell, from shell.py: the
+   <html> attributes, every element of <head> and <body> with its attributes, the CSP
+   naming this script's own hash, the style sheet by its hash, the title derived from the
+   record; no other element, text or comment anywhere, no id used twice, and the elements
+   the script writes holding only the renderer's text when the page was loaded). Then it
+   walks <main>: each bound element's text must be its value's format, any other text must
+   be one of the renderer's fixed labels (RespaiTables.labels, generated from labels.py),
+   and the table of tests and the test sections must hold one row and one section per test
+   record, in order, each showing only its own record. Nothing here writes to the page. */
 var RespaiBind = (function () {
   "use strict";
   var T = RespaiTables;
   var DASH = "\u2014";
   var LABELS = new Set(T.labels);
   var TICKS = new Set(T.ticks);
-  var OWNED = new Set(T.scriptOwned);
+  var OWNED = T.scriptOwned;
+  var SHELL = T.shell;
   var TAGS = new Set(T.tags);
   var ATTRIBUTES = new Set(T.attributes);
   var SVG = "http://www.w3.org/2000/svg";
@@ -375,6 +381,129 @@ var RespaiBind = (function () {
     return { found: true, value: node };
   }
 
+
+  // -- the document outside <main> (respai/render/report/shell.py) ------------------------
+
+  // the title the renderer derives from the record (shell.page_title)
+  function pageTitle(statement) {
+    var system = asDict(asDict(asDict(statement).predicate).system);
+    var name = isStr(system.name) ? shown(system.name) : "record";
+    var version = isStr(system.version) ? shown(system.version) : "";
+    return (name + " " + version).trim() + SHELL.titleSuffix;
+  }
+
+  function elementsOf(node) {
+    return Array.prototype.filter.call(node.childNodes, function (c) { return c.nodeType === 1; });
+  }
+  function describe(el) {
+    var tag = el.tagName.toLowerCase(), named = "";
+    if (el.id) named = ' id="' + shown(el.id) + '"';
+    else if (tag === "meta" && el.hasAttribute("http-equiv")) named = ' http-equiv="' + shown(el.getAttribute("http-equiv")) + '"';
+    else if (tag === "meta" && el.hasAttribute("name")) named = ' name="' + shown(el.getAttribute("name")) + '"';
+    return "<" + tag + named + ">";
+  }
+  // the attributes an element must have, exactly and in order (the slot is `fill`)
+  function attributeProblems(el, wanted, fill, problems) {
+    var have = Array.prototype.map.call(el.attributes, function (a) { return [a.name.toLowerCase(), a.value]; });
+    var want = wanted.map(function (a) { return [a[0], a[1] === SHELL.cspSlot ? fill : a[1]]; });
+    for (var i = 0; i < Math.max(have.length, want.length); i++) {
+      var h = have[i], w = want[i];
+      if (h && w && h[0] === w[0] && h[1] === w[1]) continue;
+      problems.push("the page's " + describe(el) + (h ? " has " + h[0] + "=" + quote(h[1]) : " lacks " + w[0]) +
+        " where the report writes " + (w ? w[0] + "=" + quote(w[1]) : "nothing"));
+      return;
+    }
+  }
+  // the element children of `parent` are `wanted` ([tag, attributes] each), in order, with
+  // nothing but white space between them
+  function childrenProblems(parent, wanted, fill, problems, contents) {
+    Array.prototype.forEach.call(parent.childNodes, function (c) {
+      if (c.nodeType === 3 && c.nodeValue.trim() !== "") {
+        problems.push("the page shows " + quote(c.nodeValue.trim()) + " outside <main>, which is neither from the signed record nor one of the report's labels");
+      }
+    });
+    var have = elementsOf(parent);
+    have.forEach(function (el, i) {
+      var want = wanted[i];
+      if (!want || el.tagName.toLowerCase() !== want[0] || el.namespaceURI !== "http://www.w3.org/1999/xhtml") {
+        problems.push("the page holds " + describe(el) + " in its <" + parent.tagName.toLowerCase() + "> where the report writes " + (want ? "<" + want[0] + ">" : "nothing"));
+        return;
+      }
+      attributeProblems(el, want[1], fill, problems);
+      if (contents) contents(el, i);
+    });
+    if (have.length < wanted.length) {
+      problems.push("the page's <" + parent.tagName.toLowerCase() + "> lacks the <" + wanted[have.length][0] + "> the report writes");
+    }
+  }
+
+  /* The parts of the verification box the script writes, as the file holds them before the
+     script writes anything: each id once, at its place in the box, with the renderer's text
+     and nothing else. Called once when the page is loaded. */
+  function ownedProblems() {
+    var problems = [];
+    Object.keys(OWNED).forEach(function (id) {
+      var tag = OWNED[id][0], text = OWNED[id][1];
+      var all = document.querySelectorAll('[id="' + id + '"]');
+      if (all.length !== 1) {
+        problems.push("the page has " + all.length + " elements with the id " + quote(id) + ", a part of the page its script writes");
+        return;
+      }
+      var el = all[0], box = el.parentNode && el.parentNode.closest("section#verification");
+      if (el.tagName.toLowerCase() !== tag || !box || box.parentNode !== document.querySelector("main")) {
+        problems.push("the page moved " + describe(el) + ", a part its script writes, out of its place in the verification box");
+      }
+      var nodes = el.childNodes;
+      var same = text === "" ? nodes.length === 0
+        : nodes.length === 1 && nodes[0].nodeType === 3 && nodes[0].nodeValue === text;
+      if (!same) problems.push("the page holds content of its own in " + describe(el) + ", a part its script writes");
+    });
+    return problems;
+  }
+
+  /* Everything outside <main>. `page`: { script: the running script element, scriptHash:
+     its CSP hash ('sha256-…'), styleHashes: Map of each <style> element to its CSP hash,
+     owned: ownedProblems() from when the page was loaded }. */
+  function shellProblems(statement, page) {
+    var problems = page.owned.slice();
+    var doc = document, html = doc.documentElement;
+    var kinds = Array.prototype.map.call(doc.childNodes, function (n) { return n.nodeType; });
+    if (!doc.doctype || doc.doctype.name !== "html" || doc.compatMode !== "CSS1Compat" ||
+        kinds.length !== 2 || kinds[0] !== 10 || kinds[1] !== 1) {
+      problems.push("the page is not the document the report writes (<!DOCTYPE html>, then <html>)");
+    }
+    attributeProblems(html, SHELL.html.map(function (a) {
+      return [a[0], a[0] === "lang" ? a[1] : html.getAttribute(a[0])];
+    }), null, problems);
+    childrenProblems(html, [["head", []], ["body", []]], null, problems);
+    var csp = SHELL.csp.split(SHELL.cspSlot).join(page.scriptHash);
+    if (doc.head) {
+      childrenProblems(doc.head, SHELL.head, csp, problems, function (el) {
+        var tag = el.tagName.toLowerCase();
+        if (tag === "title" && el.textContent !== pageTitle(statement)) {
+          problems.push("the page's title is " + quote(el.textContent) + " but the signed record gives " + quote(pageTitle(statement)));
+        }
+        if (tag === "style" && page.styleHashes.get(el) !== SHELL.styleSha256) {
+          problems.push("the page's style sheet is not the report's own (its SHA-256 differs), so what it shows cannot be checked");
+        }
+      });
+    }
+    if (doc.body) {
+      var scripts = elementsOf(doc.body);
+      childrenProblems(doc.body, SHELL.body, null, problems);
+      if (scripts[scripts.length - 1] !== page.script) problems.push("the script checking this page is not the page's last element");
+    }
+    if (doc.querySelectorAll("main").length !== 1) problems.push("the page has " + doc.querySelectorAll("main").length + " <main> elements; the report writes one");
+    var ids = {};
+    Array.prototype.forEach.call(doc.querySelectorAll("[id]"), function (el) {
+      if (has(ids, el.id)) problems.push("the page has two elements with the id " + quote(el.id));
+      ids[el.id] = true;
+    });
+    var comments = doc.createTreeWalker(doc, NodeFilter.SHOW_COMMENT);
+    if (comments.nextNode()) problems.push("the page holds a comment, which the report never writes");
+    return problems;
+  }
+
   // -- checking the page -----------------------------------------------------------------
 
   function quote(s) {
@@ -386,12 +515,12 @@ var RespaiBind = (function () {
     return Array.prototype.filter.call(el.classList, function (c) { return c.indexOf("v-") === 0; });
   }
 
-  /* Check every text in <main> against the statement; `where(pointer)` names a place
-     ("seq 3, Impact ratio (impact_ratio:sex), verdict"). Returns the problems, in page
-     order. */
-  function pageProblems(statement, where) {
-    var main = document.querySelector("main"), problems = [], bound = [];
-    if (!main) return ["the page has no <main>"];
+  /* Check the document's shell (shellProblems, with `page` as it describes), then every
+     text in <main> against the statement; `where(pointer)` names a place ("seq 3, Impact
+     ratio (impact_ratio:sex), verdict"). Returns the problems, in page order. */
+  function pageProblems(statement, where, page) {
+    var main = document.querySelector("main"), problems = shellProblems(statement, page), bound = [];
+    if (!main) return problems.concat(["the page has no <main>"]);
     function checkBound(el) {
       var ptr = el.getAttribute("data-bind"), fmt = el.getAttribute("data-fmt");
       var arg = el.hasAttribute("data-arg") ? el.getAttribute("data-arg") : null;
@@ -441,7 +570,7 @@ var RespaiBind = (function () {
           problems.push("the page shows " + quote(text) + ", which is neither from the signed record nor one of the report's labels");
         } else if (child.nodeType === 1) {
           var tag = child.tagName.toLowerCase();
-          if (tag === "noscript" || OWNED.has(child.id)) continue;
+          if (tag === "noscript" || has(OWNED, child.id)) continue;
           if (child.namespaceURI !== SVG && !TAGS.has(tag)) {
             problems.push("the page holds a <" + tag + "> element the report never writes");
             continue;
@@ -629,6 +758,7 @@ var RespaiBind = (function () {
     formats: Object.keys(FORMATS),
     resolve: resolve,
     pageProblems: pageProblems,
+    ownedProblems: ownedProblems,
     drawnIndexes: drawnIndexes,
     shown: shown,
     fixed: fixed,

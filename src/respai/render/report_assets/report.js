@@ -13,6 +13,8 @@
   "use strict";
   var C = RespaiCore;
   var root = document.documentElement;
+  // this script's own element: its text is what the CSP and the page code name
+  var SELF = document.currentScript;
   var PAYLOAD_TYPE = "application/vnd.in-toto+json";
   var STATEMENT_TYPE = "https://in-toto.io/Statement/v1";
   var PREDICATE_TYPE = "https://respai.org/evidence-record/v1";
@@ -35,6 +37,8 @@
   var current = original;
   var tampered = false;
   var signingKey = null; // the full id of the key the signature was checked with
+  var ownedAtLoad = null; // RespaiBind.ownedProblems() before the script wrote anything
+  var pageCode = null; // "sha256:<hex>" of this script's text
 
   function isObject(v) { return v !== null && typeof v === "object" && !Array.isArray(v); }
   function isInt(v) { return typeof v === "number" && Number.isInteger(v); }
@@ -262,7 +266,7 @@
     checks.push(checkChain(predicate));
     checks.push(checkBrackets(predicate));
     checks.push(isObject(statement) ? checkSubjects(statement, predicate) : check("subjects", false, "the payload is not a JSON object"));
-    checks.push(checkPageText(statement));
+    checks.push(await checkPageText(statement));
     return checks;
   }
 
@@ -279,15 +283,31 @@
     };
   }
 
-  function checkPageText(statement) {
+  // what the page check needs of the document that only WebCrypto can compute
+  async function pageFacts() {
+    var digest = async function (text) { return C.sha256(C.utf8(text)); };
+    var own = SELF ? await digest(SELF.textContent) : null;
+    var styles = new Map();
+    var sheets = document.querySelectorAll("style");
+    for (var i = 0; i < sheets.length; i++) styles.set(sheets[i], "'sha256-" + C.b64encode(await digest(sheets[i].textContent)) + "'");
+    pageCode = own ? "sha256:" + C.hex(own) : null;
+    return {
+      script: SELF,
+      scriptHash: own ? "'sha256-" + C.b64encode(own) + "'" : "",
+      styleHashes: styles,
+      owned: ownedAtLoad || [],
+    };
+  }
+
+  async function checkPageText(statement) {
     if (!isObject(statement)) return check("page_text", false, "the payload is not a JSON object, so the page's text cannot be checked against it");
-    var problems = RespaiBind.pageProblems(statement, whereIn(statement));
+    var problems = RespaiBind.pageProblems(statement, whereIn(statement), await pageFacts());
     if (JSON.stringify(embeddedNames) !== JSON.stringify(testNames)) problems.unshift("the test names embedded in the page (respai-test-names) were changed");
     if (problems.length) {
       var more = problems.length > 1 ? "; and " + (problems.length - 1) + " more difference(s)" : "";
       return check("page_text", false, problems[0] + more);
     }
-    return check("page_text", true, "every number, verdict, name and count on the page is the signed record's, and every other text is one of the report's own labels");
+    return check("page_text", true, "every number, verdict, name and count on the page is the signed record's, every other text is one of the report's own labels, and the page's frame, title, styles and script are the report's own (page code " + pageCode + ")");
   }
 
   // -- showing the outcome -------------------------------------------------------------
@@ -312,6 +332,9 @@
     var pageCheck = checks.filter(function (c) { return c.name === "page_text"; })[0];
     box.setAttribute("data-state", state);
     var signature = checks.filter(function (c) { return c.name === "signature"; })[0];
+    document.getElementById("verify-code").textContent = pageCode === null
+      ? "not computed: the page's script could not read itself"
+      : pageCode;
     document.getElementById("verify-key").textContent = signingKey === null
       ? "none: no public key is embedded in this page"
       : signingKey + (signature && signature.ok ? "" : " (embedded in this page; the signature was not verified with it)");
@@ -414,6 +437,7 @@
   }
 
   function start() {
+    ownedAtLoad = RespaiBind.ownedProblems(); // before anything is written
     document.getElementById("tamper-note").textContent = "";
     var tamperButton = document.getElementById("tamper");
     var resetButton = document.getElementById("reset");
