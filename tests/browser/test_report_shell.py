@@ -66,10 +66,32 @@ def _style_edited(html: str, *, csp_too: bool) -> str:
     return html.replace(css.group(0), f"<style>{edited}</style>", 1)
 
 
+def _rebound_banner(html: str) -> str:
+    """The banner's word bound to a test that PASSed instead of the run's verdict."""
+    passed = re.search(
+        r'data-bind="(/predicate/records/[0-9]+/verdict)" data-fmt="verdict">PASS<', html
+    )
+    assert passed is not None
+    old = 'data-bind="/predicate/verdict" data-fmt="verdict">FAIL<'
+    assert old in html
+    return html.replace(old, f'data-bind="{passed.group(1)}" data-fmt="verdict">PASS<', 1)
+
+
+def _badge_moved(html: str) -> str:
+    """A PASS badge of one test copied into the footer, outside every row and section."""
+    passed = re.search(
+        r'<span class="badge v-PASS" data-bind="[^"]*" data-fmt="verdict">PASS</span>', html
+    )
+    assert passed is not None
+    return html.replace("<footer>", "<footer>" + passed.group(0), 1)
+
+
 def _edits(html: str) -> list[tuple[str, str, str]]:
     """(what, edited page, words the page_text detail must hold)."""
     start, end = _banner(html)
     return [
+        ("the banner showing a passed test's verdict", _rebound_banner(html), "verdict"),
+        ("a test's verdict shown outside its row", _badge_moved(html), "never shows it"),
         ("the banner wrapped in a duplicated #tamper-note", _wrapped_banner(html), "tamper-note"),
         (
             "unbound text in a later duplicate of a script-owned id",
@@ -161,7 +183,7 @@ def test_the_untouched_page_shows_its_page_code(page: str, open_html: Any) -> No
     assert opened.errors == []
 
 
-EDITS = 17  # how many _edits() makes; a test below holds the two equal
+EDITS = 19  # how many _edits() makes; a test below holds the two equal
 
 
 def test_every_edit_is_tested(page: str) -> None:

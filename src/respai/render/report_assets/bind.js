@@ -590,6 +590,7 @@ var RespaiBind = (function () {
     if (banner && banner.closest("main") === main && vClasses(banner).join(" ") !== verdictClass(predicate.verdict)) {
       problems.push("the page colours the run's verdict as " + (vClasses(banner).join(" ") || "none") + " but the signed record says " + quote(FORMATS.verdict(predicate.verdict)));
     }
+    verdictPlaceProblems(main, where, problems);
     var records = asList(predicate.records), wanted = [];
     records.forEach(function (r, i) { if (asDict(r).record_type === "test") wanted.push(i); });
     [["table.tests tbody tr", "row of the tests table", "row(s) in the tests table"], ["section.test-section", "test section", "test section(s)"]].forEach(function (kind) {
@@ -615,6 +616,34 @@ var RespaiBind = (function () {
       });
     });
     return problems;
+  }
+
+  /* Where a verdict may be shown: the run's verdict, its sentence and the counts only in
+     the banner (one <section id="verdict"> directly in <main>, showing the run's verdict
+     once), and a test's verdict only in that test's own row or section. Each bound
+     element passes its own check anywhere, so without this a PASS of one test could be
+     bound into the banner of a run that FAILs. */
+  function verdictPlaceProblems(main, where, problems) {
+    var banner = document.getElementById("verdict"), words = 0, sentences = 0;
+    if (!banner || banner.parentNode !== main || banner.tagName.toLowerCase() !== "section") {
+      problems.push("the page has no verdict banner at its place");
+    }
+    main.querySelectorAll('[data-fmt="verdict"], [data-fmt="verdict_sentence"], [data-fmt="verdict_count"]').forEach(function (el) {
+      var ptr = el.getAttribute("data-bind"), fmt = el.getAttribute("data-fmt");
+      var inBanner = banner !== null && banner.contains(el);
+      var own = /^(\/predicate\/records\/(?:0|[1-9][0-9]*))\/verdict$/.exec(ptr || "");
+      var holder = el.closest("[data-record]");
+      if (ptr === "/predicate/verdict" && inBanner && fmt !== "verdict_count") {
+        if (fmt === "verdict") words += 1; else sentences += 1;
+      } else if (fmt === "verdict_count" && ptr === "/predicate/records" && inBanner) {
+        return;
+      } else if (fmt === "verdict" && own && !inBanner && holder && holder.getAttribute("data-record") === own[1]) {
+        return;
+      } else {
+        problems.push("the page shows the verdict " + quote(el.textContent) + " of " + where(ptr || "") + " where the report never shows it");
+      }
+    });
+    if (banner && (words !== 1 || sentences !== 1)) problems.push("the verdict banner does not show the run's verdict exactly once");
   }
 
   // -- the marks of a chart (respai/render/report/chart.py) ------------------------------
