@@ -280,3 +280,16 @@ def test_an_old_format_stream_is_not_left_without_a_word(
     _, later = _json(capsys, "spec.yaml", str(a))  # the new stream continues from now on
     assert later["stream"] == out["stream"] and len(later["looks"]) == 2
     assert main(["verify", "--ledger", ".respai"]) == 0
+
+
+def test_the_same_threshold_from_a_policy_continues_and_another_one_does_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, b, c = (_batch(tmp_path, f"{n}.csv", i) for i, n in enumerate("abc"))
+    _, first = _json(capsys, "spec.yaml", str(a))
+    (tmp_path / "same.yaml").write_text("rules:\n  sel: {max_group_gap: 0.2}\n")
+    _, same = _json(capsys, "spec.yaml", str(b), "--policy", "same.yaml")
+    assert same["stream"] == first["stream"] and len(same["looks"]) == 2
+    (tmp_path / "tight.yaml").write_text("rules:\n  sel: {max_group_gap: 0.1}\n")
+    _, tight = _json(capsys, "spec.yaml", str(c), "--policy", "tight.yaml")
+    assert tight["stream"] != first["stream"] and len(tight["looks"]) == 1
