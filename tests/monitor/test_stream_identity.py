@@ -293,3 +293,54 @@ def test_the_same_threshold_from_a_policy_continues_and_another_one_does_not(
     (tmp_path / "tight.yaml").write_text("rules:\n  sel: {max_group_gap: 0.1}\n")
     _, tight = _json(capsys, "spec.yaml", str(c), "--policy", "tight.yaml")
     assert tight["stream"] != first["stream"] and len(tight["looks"]) == 1
+
+
+def _edited_criteria(monkeypatch: pytest.MonkeyPatch, rehash: bool) -> None:
+    """Sign runs whose criteria say alpha 0.5, with or without a matching criteria id."""
+    import hashlib
+
+    import respai.monitor.seal
+    from respai.record.canonical import canonical_bytes
+
+    real = respai.monitor.seal.monitor_predicate
+
+    def edited(res: Any, **kw: Any) -> Any:
+        predicate = real(res, **kw)
+        monitor = predicate["records"][0]["monitor"]
+        monitor["criteria"]["fairness"]["alpha"] = 0.5
+        if rehash:
+            digest = hashlib.sha256(canonical_bytes(monitor["criteria"])).hexdigest()
+            monitor["criteria_id"] = f"sha256:{digest}"
+        return predicate
+
+    monkeypatch.setattr(respai.monitor.seal, "monitor_predicate", edited)
+
+
+def test_verify_ledger_names_a_criteria_id_that_is_not_its_criteria(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a = _batch(tmp_path, "a.csv", 1)
+    with monkeypatch.context() as m:
+        _edited_criteria(m, rehash=False)
+        assert main(["monitor", "spec.yaml", str(a)]) in (0, 3)
+    capsys.readouterr()
+    assert main(["verify", "--ledger", ".respai"]) == 1
+    assert "the criteria document the run holds has another SHA-256" in capsys.readouterr().err
+
+
+def test_a_stream_continued_with_other_criteria_is_named_and_not_continued(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b, c = (_batch(tmp_path, f"{n}.csv", i) for i, n in enumerate("abc"))
+    assert main(["monitor", "spec.yaml", str(a)]) in (0, 3)
+    with monkeypatch.context() as m:
+        _edited_criteria(m, rehash=True)
+        assert main(["monitor", "spec.yaml", str(b)]) in (0, 3)
+    capsys.readouterr()
+    assert main(["verify", "--ledger", ".respai"]) == 1
+    err = capsys.readouterr().err
+    assert "is continued with the criteria sha256:" in err and "but began with" in err
+    before = _everything(tmp_path)
+    assert main(["monitor", "spec.yaml", str(c)]) == 2
+    assert "declares the criteria" in capsys.readouterr().err
+    assert _everything(tmp_path) == before

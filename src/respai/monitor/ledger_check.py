@@ -2,14 +2,20 @@
 
 A stream counts each batch once: a batch SHA-256 at two looks of one stream counts its
 cases twice and narrows the intervals as if they were new outcomes, whoever signed it.
-:func:`stream_problems` names every such stream, its two looks and their runs. It reads
-only the runs' predicates (of runs that verify), so it imports nothing heavy.
+And a stream is its criteria: every run of a stream declares the same ``criteria_id``,
+the SHA-256 of the canonical ``criteria`` document it holds. :func:`stream_problems`
+names every stream that breaks either, with the looks and runs concerned. It reads only
+the runs' predicates (of runs that verify), so it imports nothing heavy.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from respai.record.canonical import canonical_bytes
+from respai.record.errors import RecordError
 
 __all__ = ["stream_problems"]
 
@@ -36,8 +42,26 @@ def _looks(predicate: Mapping[str, Any]) -> list[tuple[Any, Any, Any]]:
     return out
 
 
+def _criteria_problem(file: str, stream: str, block: Mapping[str, Any]) -> str | None:
+    """Whether the run's ``criteria_id`` is the SHA-256 of the ``criteria`` it holds."""
+    cid, doc = block.get("criteria_id"), block.get("criteria")
+    if cid is None and doc is None:
+        return None  # a run from before streams were named by criteria
+    try:
+        digest = "sha256:" + hashlib.sha256(canonical_bytes(doc)).hexdigest()
+    except (RecordError, TypeError, ValueError):
+        digest = None
+    if not isinstance(doc, Mapping) or digest != cid:
+        return (
+            f"{file}: the monitoring stream {stream} names the criteria {cid!r}, but the "
+            "criteria document the run holds has another SHA-256 (or none): the stream's "
+            "name does not say what its looks were decided on."
+        )
+    return None
+
+
 def stream_problems(runs: Iterable[tuple[str, Mapping[str, Any] | None]]) -> list[str]:
-    """Every batch that a monitoring stream of the ledger holds twice, as a problem.
+    """Every monitoring stream of the ledger that counts a batch twice or changes criteria.
 
     Parameters
     ----------
@@ -48,7 +72,9 @@ def stream_problems(runs: Iterable[tuple[str, Mapping[str, Any] | None]]) -> lis
     Returns
     -------
     list of str
-        One sentence per repeated batch, naming the stream, both looks and their files.
+        One sentence per repeated batch (naming the stream, both looks and their files),
+        per run whose ``criteria_id`` is not its criteria's SHA-256, and per run whose
+        criteria differ from those of its stream's first run.
 
     Examples
     --------
@@ -63,14 +89,26 @@ def stream_problems(runs: Iterable[tuple[str, Mapping[str, Any] | None]]) -> lis
     []
     """
     seen: dict[tuple[str, str], tuple[Any, str]] = {}
+    criteria: dict[str, tuple[Any, str]] = {}  # stream -> its first run's criteria id, file
     problems: list[str] = []
     for file, predicate in runs:
         if not isinstance(predicate, Mapping) or predicate.get("kind") != _KIND:
             continue
         block = _monitor_block(predicate)
         stream = block.get("stream") if block is not None else None
-        if not isinstance(stream, str):
+        if not isinstance(stream, str) or block is None:
             continue
+        wrong = _criteria_problem(file, stream, block)
+        if wrong is not None:
+            problems.append(wrong)
+        cid = block.get("criteria_id")
+        first_cid, first_file = criteria.setdefault(stream, (cid, file))
+        if cid != first_cid:
+            problems.append(
+                f"{file}: the monitoring stream {stream} is continued with the criteria "
+                f"{cid} but began with {first_cid} ({first_file}): a stream's looks are "
+                "all decided on the same criteria."
+            )
         for look, name, sha in _looks(predicate):
             if not isinstance(sha, str):
                 continue

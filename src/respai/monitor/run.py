@@ -185,7 +185,7 @@ def run_monitor(
     runs = stream_runs(ledger)
     choice = choose_stream(runs, parsed.system.name, cid, new_stream)
     rule_ids = [r.id for r in fairness.rules]
-    earlier = earlier_batches(runs, choice.stream, ring or KeyRing(()), rule_ids)
+    earlier = earlier_batches(runs, choice.stream, cid, ring or KeyRing(()), rule_ids)
     new: list[BatchCounts] = []
     prints: list[Mapping[str, Any]] = []
     for i, path in enumerate(batches):

@@ -204,18 +204,22 @@ def _batch(entry: Any, where: str, rule_ids: Sequence[str]) -> BatchCounts:
 
 
 def earlier_batches(
-    runs: Sequence[StreamRun], stream: str, ring: KeyRing, rule_ids: Sequence[str]
+    runs: Sequence[StreamRun],
+    stream: str,
+    criteria_id: str,
+    ring: KeyRing,
+    rule_ids: Sequence[str],
 ) -> list[BatchCounts]:
     """The stream's batches already in the ledger, in look order, from verified runs only.
 
     ``runs`` are the ledger's monitoring runs (:func:`stream_runs`); those of ``stream``
-    named by criteria are read.
+    named by criteria are read, and each must declare ``criteria_id``.
 
     Raises
     ------
     InputError
-        When a run of the stream does not verify with ``ring``, or its looks do not follow
-        on from the ones before.
+        When a run of the stream does not verify with ``ring``, declares other criteria,
+        or its looks do not follow on from the ones before.
     """
     from respai.record.verify import verify_envelope
 
@@ -224,6 +228,13 @@ def earlier_batches(
         if run.stream != stream or run.criteria_id is None:
             continue
         path = run.path
+        if run.criteria_id != criteria_id:
+            raise InputError(
+                f"the ledger's run {path.name} belongs to the monitoring stream {stream} but "
+                f"declares the criteria {run.criteria_id}, not the stream's {criteria_id}.",
+                "Check the ledger with respai verify --ledger; a stream's looks are all "
+                "decided on the same criteria.",
+            )
         report = verify_envelope(run.envelope, ring)
         if not report.ok or report.statement is None:
             raise InputError(
