@@ -12,6 +12,10 @@ data ends up. :func:`input_names` lists the files by name, for information only.
 JSON, so the same criteria written in another key order or YAML layout have the same id.
 :func:`changes` names every criterion that differs between two such documents.
 
+:func:`monitor_criteria` is the smaller document a monitoring stream is named by: the
+system's name and version and the fairness block in force, without what does not change
+a look's counts or verdicts.
+
 This module is pure: it reads no file, prints nothing and signs nothing.
 """
 
