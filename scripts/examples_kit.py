@@ -7,6 +7,7 @@ runs in a temporary folder, and ends with ``sys.exit(write_or_check(generate(), 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -17,7 +18,12 @@ EXAMPLES = ROOT / "docs" / "examples"
 
 
 def run_respai(work: Path, *args: str, columns: int = 100) -> subprocess.CompletedProcess[str]:
-    """``python -m respai ARGS`` in ``work``, with a key folder and home of its own."""
+    """``python -m respai ARGS`` in ``work``, with a key folder and home of its own.
+
+    ``PYTHONPATH`` is passed on, so a checkout's ``src`` put first on the path (a worktree
+    beside an editable install) is the respai that runs.
+    """
+    path = {k: v for k, v in os.environ.items() if k == "PYTHONPATH"}
     return subprocess.run(
         [sys.executable, "-m", "respai", *args],
         cwd=work,
@@ -28,6 +34,7 @@ def run_respai(work: Path, *args: str, columns: int = 100) -> subprocess.Complet
             "COLUMNS": str(columns),
             "HOME": str(work),
             "RESPAI_HOME": str(work / "keys"),
+            **path,
         },
         check=False,
     )

@@ -2,9 +2,10 @@
 
 Two calls of ``respai monitor`` on generated batches (fixed seed) in a temporary folder:
 the first adds two looks, the second continues the stream with three more, in which the
-gap between the groups opens. Writes ``docs/examples/monitor-help.txt``, ``monitor.yaml``,
-``monitor.txt`` (both transcripts) and ``monitor.json`` (the second call's ``--json``,
-with only the last of its five looks). ``--check`` compares instead of writing (exit 1 on
+gap between the groups opens; a third call gives week 5 again and is refused. Writes
+``docs/examples/monitor-help.txt``, ``monitor.yaml``, ``monitor.txt`` (both transcripts),
+``monitor.json`` (the second call's ``--json``, with only the last of its five looks) and
+``monitor-repeat.txt`` (the refusal). ``--check`` compares instead of writing (exit 1 on
 a difference).
 
     python scripts/gen_monitor_examples.py [--check]
@@ -47,7 +48,8 @@ def _batch(path: Path, rates: tuple[float, float], rng: random.Random, n: int = 
 
 
 def _stable(text: str) -> str:
-    text = re.sub(r"sha256:[0-9a-f]{64}", "sha256:<key id>", text)
+    # key ids only: the criteria id is the same on every machine
+    text = re.sub(r"(key id |key )sha256:[0-9a-f]{64}", r"\1sha256:<key id>", text)
     text = re.sub(r"respai-[0-9a-f]{12}\.key", "respai-<id>.key", text)
     text = re.sub(r'"sha256": "[0-9a-f]{64}"', '"sha256": "<sha256>"', text)
     return re.sub(r"/\S*/(keys|\.respai)", r"<work>/\1", text)
@@ -65,10 +67,12 @@ def generate() -> dict[str, str]:
         second = run_respai(
             work, "monitor", "spec.yaml", "week3.csv", "week4.csv", "week5.csv", "--json"
         )
+        again = run_respai(work, "monitor", "spec.yaml", "week5.csv")
         helped = run_respai(work, "monitor", "--help")
-        if (first.returncode, second.returncode) != (0, 1):
+        if (first.returncode, second.returncode, again.returncode) != (0, 1, 2):
             raise SystemExit(
-                f"unexpected exits {first.returncode}, {second.returncode}: {second.stderr}"
+                f"unexpected exits {first.returncode}, {second.returncode}, "
+                f"{again.returncode}: {second.stderr}{again.stderr}"
             )
         transcript = (
             f"$ respai monitor spec.yaml week1.csv week2.csv\n{first.stderr}$ echo $?\n"
@@ -83,6 +87,10 @@ def generate() -> dict[str, str]:
             "monitor.yaml": SPEC,
             "monitor.txt": _stable(transcript),
             "monitor.json": _stable(json.dumps(full, indent=2, ensure_ascii=False)) + "\n",
+            "monitor-repeat.txt": _stable(
+                f"$ respai monitor spec.yaml week5.csv\n{again.stderr}$ echo $?\n"
+                f"{again.returncode}\n"
+            ),
         }
 
 

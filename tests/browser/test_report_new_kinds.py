@@ -42,6 +42,9 @@ def _files(folder: Path) -> None:
     rows = ["label,prediction,sex"]
     rows += [f"{rng.randint(0, 1)},{rng.randint(0, 1)},{rng.choice('fm')}" for _ in range(300)]
     (folder / "cases.csv").write_text("\n".join(rows) + "\n")
+    later = ["label,prediction,sex"]  # a second batch: a stream counts each batch once
+    later += [f"{rng.randint(0, 1)},{rng.randint(0, 1)},{rng.choice('fm')}" for _ in range(300)]
+    (folder / "later.csv").write_text("\n".join(later) + "\n")
     pairs = ["pair_id,variant,advanced"]
     for i in range(200):
         ref = int(rng.random() < 0.4)
@@ -59,7 +62,7 @@ def test_report_of_a_new_kind_verifies(
     if kind == "paired":
         assert main(["evaluate", "spec.yaml", "--out", "out", "--quiet"]) in (0, 1, 3)
     else:
-        args = ["monitor", "spec.yaml", "cases.csv", "cases.csv", "--no-ledger", "--out", "mon"]
+        args = ["monitor", "spec.yaml", "cases.csv", "later.csv", "--no-ledger", "--out", "mon"]
         assert main(args) in (0, 1, 3)
     record = tmp_path / ("out/record.json" if kind == "paired" else "mon/record.json")
     if kind == "monitor":

@@ -35,6 +35,13 @@ __all__ = ["monitor_command"]
     help="Folder for this call's signed record.json and the stream's report.html "
     "(created, or replaced when it holds an earlier monitor output).",
 )
+@click.option(
+    "--new-stream",
+    "new_stream",
+    metavar="REASON",
+    help="Start a new stream although the ledger holds one of the same criteria; the "
+    "record keeps REASON and the stream it replaces.",
+)
 @KEY_OPTION
 @LEDGER_OPTION
 @NO_LEDGER_OPTION
@@ -44,6 +51,7 @@ def monitor_command(
     as_json: bool,
     policy: Path | None,
     out: Path | None,
+    new_stream: str | None,
     key: Path | None,
     ledger: Path,
     no_ledger: bool,
@@ -51,8 +59,9 @@ def monitor_command(
     """Add BATCHES (files of live outcomes, in order) as the next looks of SPEC's stream.
 
     Each group's rate gets an anytime-valid confidence sequence, so checking after every
-    batch never inflates false alarms. The stream (per system and spec) continues from the
-    looks already in the ledger, which must verify with your key. Exit code: the latest
+    batch never inflates false alarms. The stream (per system and criteria: a comment in
+    the spec changes nothing) continues from the looks already in the ledger, which must
+    verify with your key; a batch already in the stream is refused. Exit code: the latest
     look's worst verdict (0, 1, 3), or 2 for a bad spec or batch (nothing is written).
     """
     from respai.monitor.report import monitor_html
@@ -67,6 +76,7 @@ def monitor_command(
         seal_run,
     )
 
+    _check_new_stream(new_stream, no_ledger)
     found = find_signing_key(key)
     staged = None
     if out is not None:
@@ -75,7 +85,9 @@ def monitor_command(
         staged = StagedFolder(out, earlier_output("record.json"), what="respai monitor output")
     ring = _ring(found)
     book = None if no_ledger else ledger
-    result = run_monitor(spec, list(batches), policy=policy, ledger=book, ring=ring)
+    result = run_monitor(
+        spec, list(batches), policy=policy, ledger=book, ring=ring, new_stream=new_stream
+    )
     sk = found or create_signing_key()
     prints = list(result.fingerprints)
     fingerprints = {
@@ -113,6 +125,29 @@ def monitor_command(
     raise SystemExit(result.exit_code)
 
 
+def _check_new_stream(reason: str | None, no_ledger: bool) -> None:
+    """Refuse a ``--new-stream`` reason that is empty, a file name, or without a ledger."""
+    if reason is None:
+        return
+    if not reason.strip():
+        raise click.UsageError(
+            "--new-stream needs a reason, and it was empty. Say why a new stream starts "
+            'instead of continuing the one of the same criteria, e.g. --new-stream "model '
+            'retrained on 2026 data"; the record keeps it.'
+        )
+    if no_ledger:
+        raise click.UsageError(
+            "--new-stream starts a new stream in the ledger, and --no-ledger was given (a "
+            "call without a ledger is always a stream of its own batches). Leave out one "
+            "of the two options."
+        )
+    if Path(reason).is_file():
+        raise click.UsageError(
+            f"--new-stream took the file {reason!r} as its reason. Give the reason "
+            'in quotes after --new-stream, e.g. --new-stream "model retrained".'
+        )
+
+
 def _ring(found: SigningKey | None) -> KeyRing:
     """The keys an earlier look must verify with: the signing key's keys.json, and itself."""
     from respai.record import KeyRing
@@ -132,6 +167,10 @@ def _ring(found: SigningKey | None) -> KeyRing:
 
 def _print(result: MonitorResult) -> None:
     output.echo(f"monitoring stream {result.stream}: {len(result.looks)} look(s)")
+    if result.new_stream is not None:
+        replaces = result.new_stream.get("replaces")
+        left = f", leaving the stream {replaces}" if replaces else ""
+        output.echo(f"new stream started{left}: {result.new_stream.get('reason')}")
     output.echo("")
     output.echo(f"{'look':>4}  {'rule':<20} {'verdict':<22} groups: cumulative rate [sequence]")
     for look in result.looks:

@@ -428,6 +428,13 @@ def verify_ledger(directory: Path | str, keys: KeyRing) -> LedgerReport:
                 report,
                 tuple(run_problems[info.path]),
             )
+    from respai.monitor.ledger_check import stream_problems  # the streams count each batch once
+
+    problems.extend(
+        stream_problems(
+            (rel(directory, i.path), i.predicate) for i in chain if checks[i.path].report.ok
+        )
+    )
     in_chain = {i.path for i in chain}
     ordered = [checks[i.path] for i in chain] + [
         checks[i.path] for i in infos if i.path not in in_chain

@@ -34,6 +34,9 @@ class MonitorResult:
     looks: tuple[Look, ...]
     new_batches: tuple[BatchCounts, ...]
     fingerprints: tuple[Mapping[str, Any], ...]
+    criteria: Mapping[str, Any]
+    criteria_id: str
+    new_stream: Mapping[str, Any] | None = None
 
     @property
     def latest(self) -> Look:
@@ -67,6 +70,8 @@ class MonitorResult:
             "kind": "respai.monitor",
             "engine": f"respai-evidence-engine/{__version__}",
             "stream": self.stream,
+            "criteria_id": self.criteria_id,
+            "new_stream": None if self.new_stream is None else dict(self.new_stream),
             "interval_method": CS_METHOD,
             "alpha": self.fairness.alpha,
             "time_uniform": True,
@@ -116,6 +121,7 @@ def run_monitor(
     policy: Policy | str | Path | None = None,
     ledger: Path | None = None,
     ring: KeyRing | None = None,
+    new_stream: str | None = None,
 ) -> MonitorResult:
     """Add ``batches`` as the next looks of the spec's monitoring stream and decide them all.
 
@@ -131,13 +137,19 @@ def run_monitor(
         The ledger holding the stream; ``None`` starts a stream of this call's batches only.
     ring
         The keys an earlier run of the stream must verify with.
+    new_stream
+        The reason to start a new stream although the ledger holds one of the same
+        criteria (kept in the record); ``None`` continues the latest stream of the
+        criteria, or starts the first.
 
     Raises
     ------
     respai.errors.SpecError, respai.errors.InputError
-        For a bad spec or batch, or an earlier run of the stream that does not verify.
+        For a bad spec or batch, a batch already in the stream (at an earlier look, or
+        given twice), or an earlier run of the stream that does not verify.
     """
-    from respai.monitor.stream import earlier_batches, stream_id
+    from respai.monitor.stream import choose_stream, earlier_batches, stream_runs
+    from respai.plan.criteria import monitor_criteria, plan_id
 
     parsed = spec if isinstance(spec, Spec) else load_spec(spec)
     pol = policy if isinstance(policy, Policy) or policy is None else load_policy(policy)
@@ -163,16 +175,66 @@ def run_monitor(
         )
     if not batches:
         raise InputError("no batch file was given.", "Name one or more batch files.")
-    stream = stream_id(parsed.system.name, parsed.sha256)
+    if new_stream is not None and not new_stream.strip():
+        raise InputError(
+            "--new-stream was given an empty reason.",
+            'Say why a new stream starts, e.g. --new-stream "model retrained on 2026 data".',
+        )
+    doc = monitor_criteria(parsed.system, fairness)
+    cid = plan_id(doc)
+    runs = stream_runs(ledger)
+    choice = choose_stream(runs, parsed.system.name, cid, new_stream)
     rule_ids = [r.id for r in fairness.rules]
-    earlier = (
-        [] if ledger is None else earlier_batches(ledger, stream, ring or KeyRing(()), rule_ids)
-    )
+    earlier = earlier_batches(runs, choice.stream, cid, ring or KeyRing(()), rule_ids)
     new: list[BatchCounts] = []
     prints: list[Mapping[str, Any]] = []
     for i, path in enumerate(batches):
         batch, fingerprint = count_batch(fairness, Path(path), len(earlier) + i + 1)
+        _refuse_repeat(batch, [*earlier, *new], choice.stream, len(earlier))
         new.append(batch)
         prints.append(fingerprint)
     looks = decide_looks(fairness, [*earlier, *new], len(earlier) + 1)
-    return MonitorResult(parsed, fairness, pol, stream, looks, tuple(new), tuple(prints))
+    return MonitorResult(
+        parsed,
+        fairness,
+        pol,
+        choice.stream,
+        looks,
+        tuple(new),
+        tuple(prints),
+        doc,
+        cid,
+        choice.new_stream,
+    )
+
+
+def _refuse_repeat(
+    batch: BatchCounts, before: Sequence[BatchCounts], stream: str, earlier: int
+) -> None:
+    """Refuse ``batch`` when a batch with its SHA-256 is already a look of the stream.
+
+    ``before`` are the stream's looks so far: the first ``earlier`` from the ledger, the
+    rest given earlier in this call. A batch counted twice would count its cases twice
+    and narrow the intervals as if they were new outcomes.
+    """
+    sha = batch.batch.get("sha256")
+    if not isinstance(sha, str):
+        return
+    same = next((b for b in before if b.batch.get("sha256") == sha), None)
+    if same is None:
+        return
+    name, other = batch.batch.get("name"), same.batch.get("name")
+    where = (
+        f"already look {same.look} of the monitoring stream {stream} ({other}, counted by "
+        "an earlier call)"
+        if same.look <= earlier
+        else f"given twice in this call: it would be look {same.look} ({other}) and look "
+        f"{batch.look} of the monitoring stream {stream}"
+    )
+    raise InputError(
+        f"the batch {name} (SHA-256 {sha[:16]}…) is {where}; a batch is counted once, "
+        "since counting its cases again would narrow the intervals as if they were new "
+        "outcomes.",
+        "Give only batches of outcomes the stream has not counted yet (a file of new "
+        "outcomes has a SHA-256 of its own).",
+    )

@@ -114,6 +114,9 @@ def monitor_predicate(
             "spec": {"name": spec.path.name if spec.path else None, "sha256": spec.sha256},
             "monitor": {
                 "stream": res.stream,
+                "criteria_id": res.criteria_id,
+                "criteria": dict(res.criteria),
+                "new_stream": None if res.new_stream is None else dict(res.new_stream),
                 "new_looks": sorted(new),
                 "earlier_looks": min(new) - 1,
                 "interval_method": CS_METHOD,

@@ -12,6 +12,10 @@ data ends up. :func:`input_names` lists the files by name, for information only.
 JSON, so the same criteria written in another key order or YAML layout have the same id.
 :func:`changes` names every criterion that differs between two such documents.
 
+:func:`monitor_criteria` is the smaller document a monitoring stream is named by: the
+system's name and version and the fairness block in force, without what does not change
+a look's counts or verdicts.
+
 This module is pure: it reads no file, prints nothing and signs nothing.
 """
 
@@ -27,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from respai.record.canonical import canonical_bytes
-from respai.spec.model import FairnessSpec, Policy, Rule, Spec
+from respai.spec.model import FairnessSpec, Policy, Rule, Spec, SystemInfo
 
 __all__ = [
     "ABSENT",
@@ -38,6 +42,7 @@ __all__ = [
     "criteria_bytes",
     "describe",
     "input_names",
+    "monitor_criteria",
     "plan_id",
 ]
 
@@ -205,6 +210,38 @@ def criteria(spec: Spec, policy: Policy | None) -> dict[str, Any]:
             "max_difference": paired.max_difference,
         },
         "policy": _policy(policy),
+    }
+
+
+#: What a monitoring stream's criteria leave out of the fairness block: the block's display
+#: name, the calibration bins (monitoring draws no calibration) and where each threshold
+#: came from (the same threshold from the spec or a policy decides the same looks).
+_NOT_MONITORED = ("name", "calibration_bins", "sources")
+_RULE_NOT_MONITORED = ("threshold_source", "max_left_out_source")
+
+
+def monitor_criteria(system: SystemInfo, fairness: FairnessSpec) -> dict[str, Any]:
+    """The criteria a monitoring stream decides its looks on, as plain JSON.
+
+    The system's name and version, and the ``fairness`` block in force (the policy
+    applied): the columns and their value maps, the groups and intersections, ``alpha``,
+    ``min_cell``, ``max_left_out`` and every rule with its threshold, laid out as in
+    :func:`criteria`. Only what changes the looks' counts or verdicts is a criterion, so
+    a comment, a reordered key, a moved threshold of the same value, the system's owner
+    or the spec's battery settings leave a stream's criteria (and its id,
+    :func:`plan_id` of this document) unchanged.
+    """
+    block = {k: v for k, v in _fairness(fairness).items() if k not in _NOT_MONITORED}
+    block["rules"] = {
+        rid: {k: v for k, v in rule.items() if k not in _RULE_NOT_MONITORED}
+        for rid, rule in block["rules"].items()
+    }
+    named = {"name": system.name, "version": system.version}
+    return {
+        "version": CRITERIA_VERSION,
+        "kind": "monitor",
+        "system": {k: v for k, v in named.items() if v is not None},
+        "fairness": block,
     }
 
 
