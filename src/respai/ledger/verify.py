@@ -351,7 +351,7 @@ def verify_ledger(directory: Path | str, keys: KeyRing) -> LedgerReport:
     checks: dict[Path, RunCheck] = {}
     expected_seq, expected_prev = 0, GENESIS
     before: RunInfo | None = None
-    plans: dict[str, str] = {}  # plan id -> its run_start record id, of the runs so far
+    plans: dict[str, str] = {}  # plan id -> the run_start record id of its first sealing
     for info in chain:
         assert info.first_seq is not None
         after = f"after {rel(directory, before.path)}" if before else "at the start"
@@ -403,7 +403,8 @@ def verify_ledger(directory: Path | str, keys: KeyRing) -> LedgerReport:
         if planned is not None:
             problem(info, planned)
         if report.ok:
-            plans.update(_plan_of(info))
+            for pid, rid in _plan_of(info).items():
+                plans.setdefault(pid, rid)  # an id names its first sealing, as in find_plan
         checks[info.path] = RunCheck(
             info.path,
             info.run_id,
@@ -485,7 +486,9 @@ def _plan_problem(info: RunInfo, plans: dict[str, str]) -> str | None:
     """What is wrong with the plan a run says it was held to (``run_start.plan``), if any.
 
     The plan must be an earlier run of this ledger that verifies, and the record id the
-    run names must be that plan's ``run_start``.
+    run names must be that plan's ``run_start``. Criteria sealed more than once share
+    the plan id, which then names the first sealing that verifies: the one
+    :func:`respai.plan.seal.find_plan` gives ``respai evaluate --plan``.
     """
     ref = _run_start(info).get("plan")
     if ref is None:
@@ -499,7 +502,7 @@ def _plan_problem(info: RunInfo, plans: dict[str, str]) -> str | None:
     if ref.get("record_id") != plans[pid]:
         return (
             f"it names the plan {pid} with record id {ref.get('record_id')!r}, but that "
-            f"plan's run_start record is {plans[pid]}."
+            f"plan's run_start record is {plans[pid]} (the plan's first sealing)."
         )
     return None
 
