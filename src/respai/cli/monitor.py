@@ -55,6 +55,7 @@ def monitor_command(
     looks already in the ledger, which must verify with your key. Exit code: the latest
     look's worst verdict (0, 1, 3), or 2 for a bad spec or batch (nothing is written).
     """
+    from respai.io import refuse_overlaps
     from respai.monitor.report import monitor_html
     from respai.monitor.run import run_monitor
     from respai.monitor.seal import monitor_predicate
@@ -64,9 +65,20 @@ def monitor_command(
         earlier_output,
         envelope_bytes,
         find_signing_key,
+        key_inputs,
         seal_run,
     )
 
+    refuse_overlaps(
+        [("--out", out)],
+        [
+            ("the spec", spec),
+            ("--policy", policy),
+            *(("the batch", b) for b in batches),
+            *key_inputs(key),
+        ],
+        ledger=None if no_ledger else ("--ledger", ledger),
+    )
     found = find_signing_key(key)
     staged = None
     if out is not None:
