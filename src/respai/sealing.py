@@ -86,8 +86,6 @@ def _check_not_retired(sk: SigningKey) -> None:
     from respai.record.keys import check_key_file
 
     entry = check_key_file(sk.path, sk.key)
-    if entry is None:
-        return
     reason = entry.status(now_utc())
     if reason is not None:
         raise KeyMaterialError(
