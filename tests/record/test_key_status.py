@@ -57,7 +57,7 @@ def test_the_default_key_folder_without_keys_json_is_refused(tmp_path: Path) -> 
     folder = default_key_dir()
     key = _revoked_key(folder)
     (folder / "keys.json").unlink()
-    with pytest.raises(KeyMaterialError, match="no keys.json beside it"):
+    with pytest.raises(KeyMaterialError, match=r"no keys\.json beside it"):
         signing_key(None)
     assert sorted(folder.glob("*.key")) == [key]  # no new key made in its place
 
