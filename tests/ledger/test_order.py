@@ -17,6 +17,7 @@ from tests.plan.helpers import write_cases, write_spec
 from respai.cli import main
 from respai.ledger import verify_ledger
 from respai.record import KeyRing
+from respai.schemas import validate_output
 
 
 class Clock:
@@ -70,7 +71,9 @@ def _plan(capsys: pytest.CaptureFixture[str], spec: Path) -> str:
 def _verify(capsys: pytest.CaptureFixture[str]) -> tuple[int, str, dict]:
     code = main(["verify", "--ledger", ".respai", "--keys", "keys/keys.json", "--json"])
     captured = capsys.readouterr()
-    return code, captured.err, json.loads(captured.out)
+    report = json.loads(captured.out)
+    assert validate_output("verify", report) == []  # findings in the shipped schema
+    return code, captured.err, report
 
 
 def _runs() -> list[str]:
