@@ -6,9 +6,12 @@ the chain fixes, the runs can still contradict each other. :func:`check_order` n
 three such findings, each with a name like the checks of a record:
 
 ``time_order`` (a problem: the ledger does NOT verify)
-    A run stamped earlier than the run before it in the chain. Runs are appended under
-    the ledger's lock and stamped while it is held, so an honest clock gives times that
-    never go back. Times are compared to the whole second (a pack's time has no fraction).
+    A run stamped more than :data:`TIME_TOLERANCE` (60 s) earlier than the run before it
+    in the chain. respai's commands stamp a run while they hold the ledger's lock, so an
+    honest clock gives times that never go back; a caller of
+    :meth:`~respai.ledger.Ledger.seal_and_append` stamps its predicate before it waits
+    for the lock (up to :data:`~respai.ledger.LOCK_TIMEOUT`, 60 s), and machines sharing
+    a ledger keep their clocks within less, hence the tolerance.
 ``key_after_successor`` (a problem)
     A run signed by a retired key (one with ``not_after`` in the key ring) after a run
     signed by its successor: the key created most recently before the retirement (else
@@ -41,9 +44,13 @@ __all__ = [
     "KEY_AFTER_SUCCESSOR",
     "PLAN_AFTER_DATA",
     "TIME_ORDER",
+    "TIME_TOLERANCE",
     "OrderFinding",
     "check_order",
 ]
+
+TIME_TOLERANCE = dt.timedelta(seconds=60)
+"""How much earlier than the run before it a run may be stamped before ``time_order``."""
 
 TIME_ORDER = "time_order"
 KEY_AFTER_SUCCESSOR = "key_after_successor"
@@ -156,16 +163,17 @@ def check_order(directory: Path, verified: Sequence[RunInfo], keys: KeyRing) -> 
 def _time_order(runs: Sequence[_Run]) -> list[OrderFinding]:
     found = []
     for before, after in itertools.pairwise(runs):
-        if after.time < before.time:
+        if after.time < before.time - TIME_TOLERANCE:
             found.append(
                 OrderFinding(
                     TIME_ORDER,
                     True,
                     (before.file, after.file),
                     f"{after.file} is stamped {after.stamp}, earlier than {before.file} "
-                    f"({before.stamp}), which comes before it in the chain: the timestamps "
-                    "run backwards (a clock set back, or a run signed with a false time), so "
-                    "the runs' times cannot be taken as the order of events.",
+                    f"({before.stamp}), which comes before it in the chain, by more than "
+                    f"{TIME_TOLERANCE.total_seconds():g} s: the timestamps run backwards (a "
+                    "clock set back, or a run signed with a false time), so the runs' times "
+                    "cannot be taken as the order of events.",
                 )
             )
     return found

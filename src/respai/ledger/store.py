@@ -307,6 +307,11 @@ class Ledger:
     ) -> tuple[dict[str, Any], Appended]:
         """Seal ``predicate`` as the ledger's next run and append it, under the lock.
 
+        The predicate's ``timestamp`` is the caller's: stamp it just before calling (or
+        seal inside :meth:`append_lock`, as respai's commands do), since ``respai verify
+        --ledger`` names a run stamped more than a minute before the run ahead of it
+        (``time_order``, see :mod:`respai.ledger.order`).
+
         Parameters
         ----------
         predicate
