@@ -268,7 +268,7 @@ def refuse_overlaps(
                 raise InputError(
                     f"{out_name} {out} {how} the ledger folder ({ledger[0]} {ledger[1]}): "
                     "writing it would replace or mix with the ledger's own files "
-                    "(ledger.json, lock, runs/, checkpoints/), so the run is refused and "
+                    "(ledger.json, lock, runs/, checkpoints/), so it is refused and "
                     "nothing was written.",
                     f"Give {out_name} a path outside the ledger folder (and the ledger a "
                     f"folder of its own), e.g. {out_name} respai-out --ledger .respai.",
@@ -278,7 +278,7 @@ def refuse_overlaps(
             if how is not None:
                 raise InputError(
                     f"{out_name} {out} {how} {in_name} {inp}, which this command reads: "
-                    "writing it would overwrite or delete that input, so the run is "
+                    "writing it would overwrite or delete that input, so it is "
                     "refused and nothing was written.",
                     f"Give {out_name} a path that is not an input and holds none.",
                 )
