@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import datetime
 import errno
 import hashlib
 import itertools
@@ -547,7 +546,9 @@ def test_a_rewritten_and_resigned_run_fails_a_checkpoint_kept_elsewhere(
     append_run(directory, keys.key, "run-2")
     kept = (directory / "checkpoints" / "2.txt").read_text()  # copied out, e.g. to CI
     first, second = run_paths(directory)
-    later = format_timestamp(now_utc() + datetime.timedelta(hours=1))
+    # run 2's own time: later than run 1's, yet the times stay in order (time_order)
+    later = decode(read_run(second))["predicate"]["timestamp"]
+    assert later != decode(read_run(first))["predicate"]["timestamp"]
     forge_run(first, keys.key, timestamp=later,
               fingerprints={**decode(read_run(first))["predicate"]["fingerprints"],
                             "dataset": {"name": "cases.csv", "media_type": "text/csv",

@@ -93,6 +93,15 @@ def evaluate(
         found = find_signing_key(None if key is None else Path(key))  # before the data
         staged = evaluate_output(Path(out))
     parsed = spec_of(spec)
+    if out is not None:
+        from respai.io import refuse_overlaps
+        from respai.sealing import key_inputs, spec_inputs
+
+        refuse_overlaps(
+            [("out", out)],
+            [*spec_inputs(parsed), *key_inputs(None if key is None else Path(key))],
+            ledger=None if ledger is None else ("ledger", ledger),
+        )
     pol = policy if isinstance(policy, Policy) or policy is None else load_policy(policy)
     book = None if ledger is None else Path(ledger)
     planned = plan_check = None

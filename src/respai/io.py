@@ -14,8 +14,14 @@ Two writers, used by every command:
   can put it back with :meth:`StagedFolder.rollback`: outputs and the ledger succeed or
   fail together.
 
-Files are written with the user's umask applied to 0644 (folders 0755): outputs are for
-sharing. Private keys are written by :mod:`respai.record.keys`, exclusively and 0600.
+Files are written 0644 and folders 0755 whatever the umask allows beyond that (a umask of
+000 does not make a ledger or an output writable by others); a stricter umask (077) is
+kept. Private keys are written by :mod:`respai.record.keys`, exclusively and 0600, in a
+folder made 0700.
+
+:func:`refuse_overlaps` checks, before anything is written, that no output path is an
+input, holds one or lies inside one, and that no output folder and ledger folder lie in
+each other.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ import shutil
 import stat
 import tempfile
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from respai.errors import InputError
@@ -37,8 +43,10 @@ __all__ = [
     "StagedFolder",
     "atomic_write",
     "fsync_dir",
+    "make_folder",
     "open_regular",
     "read_regular",
+    "refuse_overlaps",
     "shared_mode",
     "write_file",
 ]
@@ -49,10 +57,40 @@ Content = bytes | str | Callable[[], bytes | str]
 
 
 def shared_mode(mode: int) -> int:
-    """``mode`` with the process umask applied (``0o666`` -> ``0o644`` under umask 022)."""
+    """``mode`` with the umask applied, and never writable by group or others.
+
+    ``0o666`` -> ``0o644`` and ``0o777`` -> ``0o755`` under umask 022 and under umask 000
+    alike: evidence (a ledger's runs, a signed record) must not be writable by other users
+    whatever the umask of the process that wrote it. A stricter umask (027, 077) is kept.
+    """
     umask = os.umask(0)
     os.umask(umask)
-    return mode & ~umask
+    return mode & ~(umask | 0o022)
+
+
+def make_folder(path: Path, *, parents: bool = False) -> None:
+    """Create the folder ``path`` (when missing) with :func:`shared_mode` of 0777 (0755).
+
+    ``mkdir`` applies the umask alone, so under umask 000 a folder would be 0777; the mode
+    is set on the folder created here. An existing folder is left as it is. Missing parents,
+    when ``parents`` is true, are created the same way.
+
+    Raises
+    ------
+    OSError
+        When the folder cannot be created.
+    """
+    if path.is_dir():
+        return
+    if parents and not path.parent.is_dir():
+        make_folder(path.parent, parents=True)
+    try:
+        path.mkdir()
+    except FileExistsError:
+        if path.is_dir():
+            return  # made meanwhile by a concurrent run
+        raise
+    os.chmod(path, shared_mode(0o777))
 
 
 def fsync_dir(directory: Path) -> None:
@@ -67,7 +105,7 @@ def fsync_dir(directory: Path) -> None:
 
 def _write_new(path: Path, data: bytes, mode: int) -> None:
     """Write ``data`` to a new file ``path`` and flush it to disk."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent, parents=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -160,12 +198,90 @@ def write_file(path: Path | str, data: bytes | str, *, mode: int | None = None) 
         raise InputError(f"{path} is a folder; give a file name, e.g. {path / 'report.html'}.")
     raw = data.encode("utf-8") if isinstance(data, str) else data
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(path.parent, parents=True)
         return atomic_write(path, raw, mode=mode)
     except OSError as exc:
         raise InputError(
             f"cannot write {path}: {exc.strerror or exc}.", "Choose a path you can write to."
         ) from None
+
+
+Named = tuple[str, Path | str | None]
+"""A path and how messages name it (``("--out", Path("o"))``); ``None`` paths are skipped."""
+
+
+def _real(path: Path | str) -> Path:
+    """The path with every symbolic link that exists resolved (the path need not exist)."""
+    return Path(os.path.realpath(path))
+
+
+def _relation(a: Path | str, b: Path | str) -> str | None:
+    """How ``a`` lies to ``b``: the same path, inside it, holding it, or ``None``."""
+    ra, rb = _real(a), _real(b)
+    same = ra == rb
+    if not same:
+        with contextlib.suppress(OSError):
+            same = os.path.samefile(ra, rb)  # a hard link, a bind mount
+    if same:
+        return "is the same path as"
+    if rb in ra.parents:
+        return "is inside"
+    if ra in rb.parents:
+        return "holds"
+    return None
+
+
+def refuse_overlaps(
+    outputs: Iterable[Named], inputs: Iterable[Named] = (), *, ledger: Named | None = None
+) -> None:
+    """Refuse, before anything is written, an output path that would touch an input.
+
+    An output (a file or a folder) may not be an input, hold one (a folder replaced as a
+    whole deletes what it holds) or lie inside one (a folder input, such as a Spark
+    dataset or a ledger). An output may not be the ledger folder, lie inside it or hold
+    it either: an output folder put in place over a new ledger would delete its
+    ``ledger.json`` and its lock, and a file written into it is no run or checkpoint.
+    Paths are compared after resolving symbolic links (and as the same file when they
+    are hard links of one another).
+
+    Parameters
+    ----------
+    outputs
+        What the command writes, each with the option that named it.
+    inputs
+        What the command reads (the spec, the data, the record, the keys).
+    ledger
+        The ledger folder the command appends to, when it appends to one.
+
+    Raises
+    ------
+    InputError
+        Naming both paths and how they overlap (exit 2); nothing has been written.
+    """
+    readers = [(name, path) for name, path in inputs if path is not None]
+    for out_name, out in outputs:
+        if out is None:
+            continue
+        if ledger is not None and ledger[1] is not None:
+            how = _relation(out, ledger[1])
+            if how is not None:
+                raise InputError(
+                    f"{out_name} {out} {how} the ledger folder ({ledger[0]} {ledger[1]}): "
+                    "writing it would replace or mix with the ledger's own files "
+                    "(ledger.json, lock, runs/, checkpoints/), so it is refused and "
+                    "nothing was written.",
+                    f"Give {out_name} a path outside the ledger folder (and the ledger a "
+                    f"folder of its own), e.g. {out_name} respai-out --ledger .respai.",
+                )
+        for in_name, inp in readers:
+            how = _relation(out, inp)
+            if how is not None:
+                raise InputError(
+                    f"{out_name} {out} {how} {in_name} {inp}, which this command reads: "
+                    "writing it would overwrite or delete that input, so it is "
+                    "refused and nothing was written.",
+                    f"Give {out_name} a path that is not an input and holds none.",
+                )
 
 
 class StagedFolder:
@@ -223,7 +339,7 @@ class StagedFolder:
         if self._tmp is None:
             parent = self.out.parent
             try:
-                parent.mkdir(parents=True, exist_ok=True)
+                make_folder(parent, parents=True)
                 self._tmp = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.", dir=parent))
                 os.chmod(self._tmp, shared_mode(0o777))
             except OSError as exc:
@@ -242,8 +358,7 @@ class StagedFolder:
         raw = data.encode("utf-8") if isinstance(data, str) else data
         try:
             if target.parent != tmp:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                os.chmod(target.parent, shared_mode(0o777))
+                make_folder(target.parent, parents=True)
             _write_new(target, raw, shared_mode(0o666))
         except OSError as exc:
             raise InputError(

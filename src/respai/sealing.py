@@ -14,13 +14,13 @@ import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from respai.errors import InputError
 from respai.evaluate import Evaluation
-from respai.io import Content, StagedFolder
+from respai.io import Content, Named, StagedFolder, refuse_overlaps
 from respai.record import (
     KeyMaterialError,
     default_key_dir,
@@ -31,6 +31,9 @@ from respai.record import (
 )
 from respai.record.keys import key_folder_lock, newest_key_file, unlist_key
 
+if TYPE_CHECKING:
+    from respai.spec.model import Spec
+
 __all__ = [
     "Sealed",
     "SigningKey",
@@ -40,10 +43,12 @@ __all__ = [
     "envelope_bytes",
     "evaluate_output",
     "find_signing_key",
+    "key_inputs",
     "seal_evaluation",
     "seal_run",
     "settle_created_key",
     "signing_key",
+    "spec_inputs",
     "write_outputs",
 ]
 
@@ -81,8 +86,6 @@ def _check_not_retired(sk: SigningKey) -> None:
     from respai.record.keys import check_key_file
 
     entry = check_key_file(sk.path, sk.key)
-    if entry is None:
-        return
     reason = entry.status(now_utc())
     if reason is not None:
         raise KeyMaterialError(
@@ -206,6 +209,32 @@ def settle_created_key(sk: SigningKey) -> None:
 def signing_key(path: Path | None, key_dir: Path | None = None) -> SigningKey:
     """:func:`find_signing_key`, else :func:`create_signing_key`."""
     return find_signing_key(path, key_dir) or create_signing_key(key_dir)
+
+
+def spec_inputs(spec: Spec) -> list[Named]:
+    """The files a run of ``spec`` reads: the spec itself and every data or model path in it.
+
+    For :func:`respai.io.refuse_overlaps`: no output may be, hold or lie inside one.
+    """
+    found: list[Named] = [("the spec", spec.path)]
+    fairness = spec.fairness_block
+    if fairness is not None:
+        found.append(("the spec's cases", fairness.cases))
+    found += [("the spec's data.cases", spec.data.cases)]
+    found += [("the spec's data.demographics", spec.data.demographics)]
+    if spec.evaluation is not None:
+        found.append(("the spec's model", spec.evaluation.model))
+    if spec.paired is not None:
+        found.append(("the spec's paired cases", spec.paired.cases))
+    return found
+
+
+def key_inputs(key: Path | None) -> list[Named]:
+    """The signing key a command reads, for :func:`respai.io.refuse_overlaps`.
+
+    ``--key`` when given, else the key folder (a run may write a new key into it).
+    """
+    return [("--key", key)] if key is not None else [("the key folder", default_key_dir())]
 
 
 def earlier_output(marker: str) -> Callable[[Path], bool]:
@@ -339,6 +368,8 @@ def seal_run(
 
     created_ledger = ledger is not None and not ledger.exists()
     try:
+        if staged is not None and ledger is not None:  # the CLI checked; the API too
+            refuse_overlaps([("the output folder", staged.out)], ledger=("ledger", ledger))
         if ledger is None:
             envelope = build(GENESIS, 0)
             if staged is not None:

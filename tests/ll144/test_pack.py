@@ -430,3 +430,20 @@ def test_an_existing_folder_that_is_no_pack_is_refused(
 def test_help_texts(cli_run: Callable[..., Any]) -> None:
     assert "evidence pack" in cli_run("pack", "--help").out
     assert "Exit code 0 when every number" in cli_run("reproduce", "--help").out
+
+
+def test_a_pack_under_umask_000_is_not_writable_by_others(
+    tmp_path: Path, ll: SimpleNamespace
+) -> None:
+    import os
+    import stat
+
+    spec = _single(tmp_path, ll)
+    old = os.umask(0)
+    try:
+        res = build_pack(spec, tmp_path / "out" / "pack", today=ll.TODAY)
+    finally:
+        os.umask(old)
+    for path in [res.out_dir, *res.out_dir.rglob("*"), res.zip_path]:
+        want = 0o755 if path.is_dir() else 0o644
+        assert stat.S_IMODE(path.stat().st_mode) == want, path

@@ -87,14 +87,23 @@ def evaluate(
     import io
 
     from respai.evaluate import evaluate as run_evaluation
+    from respai.io import refuse_overlaps
     from respai.render.terminal import render_evaluation
     from respai.sealing import (
         create_signing_key,
         evaluate_output,
         find_signing_key,
+        key_inputs,
         seal_evaluation,
+        spec_inputs,
     )
 
+    outputs = [("--out", out), ("--junit", junit)]
+    refuse_overlaps(  # before anything is read or written
+        outputs,
+        [("the spec", spec), ("--policy", policy), *key_inputs(key)],
+        ledger=None if no_ledger else ("--ledger", ledger),
+    )
     found = find_signing_key(key)  # a bad key is reported before the data is read
     staged = evaluate_output(out)  # so is an --out that may not be replaced
     check_junit_path(junit)
@@ -107,6 +116,7 @@ def evaluate(
     from respai.spec import load_policy, load_spec
 
     parsed = load_spec(spec)  # read once: the criteria checked are the criteria run
+    refuse_overlaps(outputs, spec_inputs(parsed))  # its data and model files
     pol = None if policy is None else load_policy(policy)
     planned, plan_check = registered(
         parsed, pol, ledger=None if no_ledger else ledger, sk=found, wanted=plan_id

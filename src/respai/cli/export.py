@@ -70,7 +70,17 @@ def export(
     """Verify a signed RECORD, then export it as FORMAT."""
     from respai.cli.verify import key_ring
     from respai.export import export_document, read_verified
+    from respai.io import refuse_overlaps
 
+    refuse_overlaps(  # -o onto the record (or a key) would overwrite it
+        [("-o", out)],
+        [
+            ("the record", record),
+            ("--public-key", pub),
+            *(("--keys", k) for k in keys_json),
+            ("--key", key),
+        ],
+    )
     ring, ring_source = key_ring(pub, keys_json)
     report, verified = read_verified(record, ring)
     if verified is None:

@@ -9,11 +9,15 @@ signed and appended to the ledger.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from respai.cli import output
 from respai.cli.app import KEY_OPTION, LEDGER_OPTION, NO_LEDGER_OPTION, cli
+
+if TYPE_CHECKING:
+    from respai.spec.model import Spec
 
 __all__ = ["ll144_command"]
 
@@ -60,10 +64,25 @@ def ll144_command(
     from respai.spec import load_policy
 
     staged = found = None
+    parsed: Spec | None = None
     if out is not None:  # a bad key or --out is reported before the data is read
+        from respai.io import refuse_overlaps
+        from respai.sealing import key_inputs, spec_inputs
+        from respai.spec import load_spec
+
+        refuse_overlaps(
+            [("--out", out)],
+            [("the spec", spec), ("--policy", policy), *key_inputs(key)],
+            ledger=None if no_ledger else ("--ledger", ledger),
+        )
         found = find_signing_key(key)
         staged = ll144_output(out)
-    result = run_ll144(spec, policy=None if policy is None else load_policy(policy))
+        parsed = load_spec(spec)  # read once: the spec checked is the spec run
+        refuse_overlaps([("--out", out)], spec_inputs(parsed))
+    result = run_ll144(
+        spec if parsed is None else parsed,
+        policy=None if policy is None else load_policy(policy),
+    )
     console = output.console()
     sealed = None
     if staged is not None:

@@ -64,6 +64,7 @@ def monitor_command(
     verify with your key; a batch already in the stream is refused. Exit code: the latest
     look's worst verdict (0, 1, 3), or 2 for a bad spec or batch (nothing is written).
     """
+    from respai.io import refuse_overlaps
     from respai.monitor.report import monitor_html
     from respai.monitor.run import run_monitor
     from respai.monitor.seal import monitor_predicate
@@ -73,10 +74,21 @@ def monitor_command(
         earlier_output,
         envelope_bytes,
         find_signing_key,
+        key_inputs,
         seal_run,
     )
 
     _check_new_stream(new_stream, no_ledger)
+    refuse_overlaps(
+        [("--out", out)],
+        [
+            ("the spec", spec),
+            ("--policy", policy),
+            *(("the batch", b) for b in batches),
+            *key_inputs(key),
+        ],
+        ledger=None if no_ledger else ("--ledger", ledger),
+    )
     found = find_signing_key(key)
     staged = None
     if out is not None:

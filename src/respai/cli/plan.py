@@ -51,11 +51,17 @@ def plan_command(
     refuses the run (exit 2) if any criterion changed. Exit code 0 when sealed, 2 for a
     bad spec, policy, key or --out (nothing is written then).
     """
+    from respai.io import refuse_overlaps
     from respai.plan.criteria import criteria
     from respai.plan.seal import plan_output, seal_plan
-    from respai.sealing import create_signing_key, find_signing_key
+    from respai.sealing import create_signing_key, find_signing_key, key_inputs
     from respai.spec import load_policy, load_spec
 
+    refuse_overlaps(
+        [("--out", out)],
+        [("the spec", spec), ("--policy", policy), *key_inputs(key)],
+        ledger=None if no_ledger else ("--ledger", ledger),
+    )
     parsed = load_spec(spec)
     pol = None if policy is None else load_policy(policy)
     criteria(parsed, pol)  # a policy that does not fit the spec is refused first

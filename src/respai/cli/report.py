@@ -46,13 +46,17 @@ def report(record: Path, output: Path, pub: Path | None, keys_json: tuple[Path, 
     """Verify a signed RECORD, then render it as a self-contained HTML report."""
     from respai.cli.verify import key_ring
     from respai.export import read_verified
-    from respai.io import write_file
+    from respai.io import refuse_overlaps, write_file
     from respai.record.keys import public_key_raw
     from respai.render.report import page_code_id, render_report
 
     beside = record.parent / "public_key.pem"
     if pub is None and not keys_json and beside.is_file():
         pub = beside
+    refuse_overlaps(  # -o onto the record (or a key) would overwrite it
+        [("-o", output)],
+        [("the record", record), ("--key", pub), *(("--keys", k) for k in keys_json)],
+    )
     ring, ring_source = key_ring(pub, keys_json)
     checked, verified = read_verified(record, ring)
     if verified is None:

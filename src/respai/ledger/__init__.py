@@ -26,6 +26,7 @@ The package has one module per concept:
 - :mod:`respai.ledger.store`: opening, locking and appending (:class:`Ledger`,
   :class:`Head`);
 - :mod:`respai.ledger.verify`: :func:`verify_ledger` and its reports;
+- :mod:`respai.ledger.order`: what the runs' timestamps say against their chain order;
 - :mod:`respai.ledger.log`: reading without keys (:func:`list_runs`, :func:`find_run`).
 
 It imports no statistics, rules or dataframe code: the ledger needs only the records.

@@ -27,6 +27,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from respai.io import make_folder
 from respai.ledger.checkpoint import sign_checkpoint, verify_checkpoint
 from respai.ledger.errors import CheckpointError, LedgerError
 from respai.ledger.layout import (
@@ -222,7 +223,7 @@ class Ledger:
         if path.exists() and not path.is_dir():
             raise LedgerError(f"{path} exists and is not a directory, so it cannot hold a ledger.")
         try:
-            path.mkdir(parents=True, exist_ok=True)
+            make_folder(path, parents=True)  # 0755 whatever the umask
         except OSError as exc:
             raise LedgerError(
                 f"Cannot create the ledger directory {path}: {exc.strerror}."
@@ -243,8 +244,8 @@ class Ledger:
             try:
                 # ledger.json first: a crash before it leaves no half-made ledger.
                 atomic_write(path, LEDGER_JSON, canonical_bytes(info) + b"\n")
-                (path / RUNS).mkdir(exist_ok=True)
-                (path / CHECKPOINTS).mkdir(exist_ok=True)
+                make_folder(path / RUNS)
+                make_folder(path / CHECKPOINTS)
             except OSError as exc:
                 raise LedgerError(f"Cannot create the ledger in {path}: {exc.strerror}.") from None
             return cls(path, origin, created)
@@ -286,7 +287,7 @@ class Ledger:
         """
         for sub in (self.runs_dir, self.checkpoints_dir):
             try:
-                sub.mkdir(exist_ok=True)
+                make_folder(sub)
             except OSError as exc:
                 raise LedgerError(f"Cannot create {sub}: {exc.strerror}.") from None
         with _locked(self.directory, timeout):
@@ -305,6 +306,11 @@ class Ledger:
         timeout: float = LOCK_TIMEOUT,
     ) -> tuple[dict[str, Any], Appended]:
         """Seal ``predicate`` as the ledger's next run and append it, under the lock.
+
+        The predicate's ``timestamp`` is the caller's: stamp it just before calling (or
+        seal inside :meth:`append_lock`, as respai's commands do), since ``respai verify
+        --ledger`` names a run stamped more than a minute before the run ahead of it
+        (``time_order``, see :mod:`respai.ledger.order`).
 
         Parameters
         ----------

@@ -32,6 +32,7 @@ from respai.ledger.layout import (
     safe_run_id,
 )
 from respai.ledger.merkle import MerkleTree, run_leaf
+from respai.ledger.order import OrderFinding, check_order
 from respai.record import GENESIS, KeyRing, VerificationReport, verify_envelope
 from respai.record.chain import is_digest_id
 
@@ -141,6 +142,9 @@ class LedgerReport:
     notes
         What is worth knowing but not a failure: a run without its checkpoint after a
         crash, a stray temporary file.
+    findings
+        The named findings about the runs' time order (:mod:`respai.ledger.order`),
+        also listed among the problems (failures) or the notes (warnings).
     """
 
     directory: Path
@@ -151,6 +155,7 @@ class LedgerReport:
     checkpoints: tuple[CheckpointCheck, ...]
     problems: tuple[str, ...]
     notes: tuple[str, ...]
+    findings: tuple[OrderFinding, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -177,6 +182,7 @@ class LedgerReport:
             else {"file": f"{CHECKPOINTS}/{newest.file.name}", "size": newest.size},
             "problems": list(self.problems),
             "notes": list(self.notes),
+            "findings": [f.to_json() for f in self.findings],
             "runs": [r.to_json() for r in self.runs],
             "checkpoints": [c.to_json() for c in self.checkpoints],
         }
@@ -240,8 +246,10 @@ def verify_ledger(directory: Path | str, keys: KeyRing) -> LedgerReport:
     two runs claiming the same ``seq``, a checkpoint that is not signed by a trusted key
     or whose root does not match the ledger's first ``size`` runs (a run changed,
     replaced or re-signed since), a checkpoint larger than the ledger (its tail was
-    removed), a missing ``ledger.json``, and a run held to a plan (``run_start.plan``)
-    whose plan is not an earlier plan run of the ledger that verifies.
+    removed), a missing ``ledger.json``, a run held to a plan (``run_start.plan``)
+    whose plan is not an earlier plan run of the ledger that verifies, and the named
+    time-order findings of :func:`respai.ledger.order.check_order` (``time_order`` and
+    ``key_after_successor`` problems, ``plan_after_data`` a note).
 
     A run without its checkpoint (a crash between the two writes) and stray ``.tmp-*``
     files are notes, not problems.
@@ -351,7 +359,7 @@ def verify_ledger(directory: Path | str, keys: KeyRing) -> LedgerReport:
     checks: dict[Path, RunCheck] = {}
     expected_seq, expected_prev = 0, GENESIS
     before: RunInfo | None = None
-    plans: dict[str, str] = {}  # plan id -> its run_start record id, of the runs so far
+    plans: dict[str, str] = {}  # plan id -> the run_start record id of its first sealing
     for info in chain:
         assert info.first_seq is not None
         after = f"after {rel(directory, before.path)}" if before else "at the start"
@@ -403,7 +411,8 @@ def verify_ledger(directory: Path | str, keys: KeyRing) -> LedgerReport:
         if planned is not None:
             problem(info, planned)
         if report.ok:
-            plans.update(_plan_of(info))
+            for pid, rid in _plan_of(info).items():
+                plans.setdefault(pid, rid)  # an id names its first sealing, as in find_plan
         checks[info.path] = RunCheck(
             info.path,
             info.run_id,
@@ -440,6 +449,10 @@ def verify_ledger(directory: Path | str, keys: KeyRing) -> LedgerReport:
         checks[i.path] for i in infos if i.path not in in_chain
     ]
 
+    order = check_order(directory, [i for i in chain if checks[i.path].report.ok], keys)
+    problems.extend(f.text() for f in order if f.failure)
+    notes.extend(f.text() for f in order if not f.failure)
+
     tree, stop = _run_tree(directory, chain, infos)
     size = max((i.last_seq + 1 for i in chain if i.last_seq is not None), default=0)
 
@@ -470,6 +483,7 @@ def verify_ledger(directory: Path | str, keys: KeyRing) -> LedgerReport:
         tuple(cp_checks),
         tuple(problems),
         tuple(notes),
+        tuple(order),
     )
 
 
@@ -492,7 +506,9 @@ def _plan_problem(info: RunInfo, plans: dict[str, str]) -> str | None:
     """What is wrong with the plan a run says it was held to (``run_start.plan``), if any.
 
     The plan must be an earlier run of this ledger that verifies, and the record id the
-    run names must be that plan's ``run_start``.
+    run names must be that plan's ``run_start``. Criteria sealed more than once share
+    the plan id, which then names the first sealing that verifies: the one
+    :func:`respai.plan.seal.find_plan` gives ``respai evaluate --plan``.
     """
     ref = _run_start(info).get("plan")
     if ref is None:
@@ -506,7 +522,7 @@ def _plan_problem(info: RunInfo, plans: dict[str, str]) -> str | None:
     if ref.get("record_id") != plans[pid]:
         return (
             f"it names the plan {pid} with record id {ref.get('record_id')!r}, but that "
-            f"plan's run_start record is {plans[pid]}."
+            f"plan's run_start record is {plans[pid]} (the plan's first sealing)."
         )
     return None
 

@@ -29,6 +29,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from respai.errors import InputError
+from respai.io import make_folder, shared_mode
 from respai.limits import MAX_PACK_MEMBERS, MAX_PACK_RATIO, MAX_PACK_UNPACKED_BYTES
 from respai.record import RecordError, loads_strict
 
@@ -143,19 +144,21 @@ def safe_relative(text: object, where: str) -> str:
 
 
 def umask_mode(mode: int) -> int:
-    """``mode`` with the process's umask applied (the mode a new file would get)."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return mode & ~umask
+    """``mode`` as every output gets it: the umask applied, never group- or other-writable.
+
+    The same as :func:`respai.io.shared_mode` (0644 files, 0755 folders under umask 000).
+    """
+    return shared_mode(mode)
 
 
 def write_synced(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` (creating its folder) and flush it to disk."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write ``data`` to ``path`` (creating its folder), 0644, and flush it to disk."""
+    make_folder(path.parent, parents=True)
     with path.open("wb") as fh:
         fh.write(data)
         fh.flush()
         os.fsync(fh.fileno())
+    os.chmod(path, umask_mode(0o666))
 
 
 def copy_file(src: Path, dest: Path) -> str:
@@ -173,7 +176,7 @@ def copy_file(src: Path, dest: Path) -> str:
     str
         The SHA-256 of the copy, computed while writing it.
     """
-    dest.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(dest.parent, parents=True)
     digest = hashlib.sha256()
     with src.open("rb") as fin, dest.open("wb") as fout:
         while chunk := fin.read(1 << 20):

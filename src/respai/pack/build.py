@@ -27,7 +27,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from respai.errors import InputError
-from respai.io import StagedFolder
+from respai.io import StagedFolder, refuse_overlaps
 from respai.pack.archive import (
     MANIFEST,
     PACK_FORMAT,
@@ -174,15 +174,28 @@ def build_pack(
         discard_created_key,
         envelope_bytes,
         find_signing_key,
+        key_inputs,
         settle_created_key,
+        spec_inputs,
     )
     from respai.spec import load_policy, load_spec
 
     out = Path(out_dir)
     zip_path = out.with_name(out.name + ".zip")
+    outputs = [("--out", out), ("the archive", zip_path)]
+    refuse_overlaps(
+        outputs,
+        [
+            ("the spec", spec_path),
+            ("--policy", policy),
+            *key_inputs(None if key_path is None else Path(key_path)),
+        ],
+        ledger=None if ledger is None else ("--ledger", ledger),
+    )
     staged = _check_target(out, zip_path)
     found = find_signing_key(None if key_path is None else Path(key_path))
     spec = load_spec(spec_path)
+    refuse_overlaps(outputs, spec_inputs(spec))  # the decisions and self-ID files
     pol = None if policy is None else load_policy(policy)
     planned = None
     if plan is not None:  # checked before the data is read
@@ -239,11 +252,6 @@ def build_pack(
     sk = None
     try:
         sk = found or create_signing_key()
-        # the time is read once the key exists: a key made for this pack lists the
-        # second it was made as its not_before, and the record may not predate it
-        now = now_utc().replace(microsecond=0)
-        created = format_timestamp(now)
-        generated["dates.json"] = json_text(dates_json(result, created))
         prev, start = GENESIS, 0
         head = None
         if book_path is not None:
@@ -251,6 +259,12 @@ def build_pack(
 
             head = stack.enter_context(Ledger.open(book_path).append_lock())
             prev, start = head.last_record_id, head.next_seq
+        # the time is read once the key exists (a key made for this pack lists the second
+        # it was made as its not_before, and the record may not predate it) and under the
+        # ledger's lock, so runs appended one after another have times in that order
+        now = now_utc().replace(microsecond=0)
+        created = format_timestamp(now)
+        generated["dates.json"] = json_text(dates_json(result, created))
         hashes: dict[str, str] = {}
         for role, src in sources:
             digest = copy_file(src, tmp / names[role])

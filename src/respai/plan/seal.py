@@ -330,12 +330,18 @@ def _verified(path: Path, data: bytes, ring: KeyRing) -> Plan:
 
 
 def find_plan(ledger: Path, wanted: str, ring: KeyRing) -> Plan:
-    """The plan ``wanted`` (a plan id) from ``ledger``, verified.
+    """The plan ``wanted`` (a plan id) from ``ledger``, verified: its first sealing.
+
+    The same criteria sealed twice (``respai plan`` run again) give two plan runs with
+    one id. The id always names the **first** of them, the earliest registration of
+    those criteria; ``respai verify --ledger`` holds a run's ``run_start.plan`` to the
+    same one, so ``plan; plan; evaluate --plan`` leaves a ledger that verifies.
 
     Raises
     ------
     InputError
-        When no plan run of the ledger has that id, or the plan's record does not verify.
+        When no plan run of the ledger has that id, or the plan's first sealing does not
+        verify.
     """
     if not wanted.startswith("sha256:"):
         wanted = "sha256:" + wanted
@@ -353,7 +359,9 @@ def find_plan(ledger: Path, wanted: str, ring: KeyRing) -> Plan:
 def newest_plan(ledger: Path, system_name: str | None, ring: KeyRing) -> Plan | None:
     """The newest plan in ``ledger`` for the system named ``system_name``, verified.
 
-    ``None`` when the system has no name (plans are matched by it) or no plan.
+    ``None`` when the system has no name (plans are matched by it) or no plan. When the
+    newest plan's criteria were sealed before too, the first sealing is returned, as
+    :func:`find_plan` does.
 
     Raises
     ------
@@ -366,7 +374,9 @@ def newest_plan(ledger: Path, system_name: str | None, ring: KeyRing) -> Plan | 
     if not hits:
         return None
     path, data = hits[-1]
-    return _verified(path, data, ring)
+    newest = _verified(path, data, ring)
+    # criteria sealed again: the id names its first sealing (see find_plan)
+    return find_plan(ledger, newest.plan_id, ring)
 
 
 def _plan_id_of(pred: Mapping[str, Any]) -> Any:

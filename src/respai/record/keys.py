@@ -803,13 +803,17 @@ class KeyRing:
         return None, "unknown key"
 
 
-def check_key_file(path: Path, private_key: Ed25519PrivateKey) -> KeyEntry | None:
+def check_key_file(path: Path, private_key: Ed25519PrivateKey) -> KeyEntry:
     """Refuse a private key that is not the key its file name and ``keys.json`` say it is.
 
     A damaged or swapped key file (one flipped bit in the seed is another valid key)
     would otherwise sign records that no published key verifies. The checks: a file
     named ``respai-<12 hex>.key`` must hold the key whose id starts with those 12 hex
-    digits, and when a ``keys.json`` lies beside the file it must list the key.
+    digits, and the ``keys.json`` beside the file must list the key. That ``keys.json``
+    is where the key's status (retired, revoked) is read, so a missing one, or one that
+    is not a readable regular file (a FIFO, a device, a link to one), is refused too:
+    a revoked key must not sign again because its ``keys.json`` was moved away. A key
+    folder that :func:`new_key` creates always has one (a first run's key included).
 
     Parameters
     ----------
@@ -820,14 +824,15 @@ def check_key_file(path: Path, private_key: Ed25519PrivateKey) -> KeyEntry | Non
 
     Returns
     -------
-    KeyEntry or None
-        The key's entry in the ``keys.json`` beside it, or ``None`` without one.
+    KeyEntry
+        The key's entry in the ``keys.json`` beside it.
 
     Raises
     ------
     KeyMaterialError
         If the key does not match its file name or its ``keys.json`` entry, is not
-        listed in that ``keys.json``, or the ``keys.json`` is malformed.
+        listed in that ``keys.json``, or the ``keys.json`` is missing, not a regular
+        file, unreadable or malformed.
     """
     path = Path(path)
     kid = key_id(private_key.public_key())
@@ -841,9 +846,24 @@ def check_key_file(path: Path, private_key: Ed25519PrivateKey) -> KeyEntry | Non
             "Restore the key file from a backup, or create a new key with 'respai keys new'.",
         )
     listing = path.parent / KEYS_JSON
-    if not listing.is_file():
-        return None
-    ring = KeyRing.load(listing)
+    if not listing.exists() and not listing.is_symlink():
+        raise KeyMaterialError(
+            f"The private key {path} has no {KEYS_JSON} beside it, so whether the key was "
+            "retired or revoked cannot be read; respai refuses to sign with a key whose "
+            "status it cannot read.",
+            f"Put the key folder's {KEYS_JSON} (the one you publish, listing this key) back "
+            f"at {listing}, or sign with a key made by 'respai keys new', which writes "
+            f"its {KEYS_JSON}.",
+        )
+    try:
+        ring = KeyRing.load(listing)
+    except KeyMaterialError as exc:
+        raise KeyMaterialError(
+            f"The status of the private key {path} (retired, revoked) cannot be read: "
+            f"{exc.message} respai refuses to sign with it.",
+            f"Replace {listing} with a regular file, the key folder's published "
+            f"{KEYS_JSON}, that lists this key.",
+        ) from None
     for entry in ring:
         if entry.key_id == kid:
             return entry

@@ -1,0 +1,140 @@
+"""An output path that is, holds or lies in an input or the ledger is refused first.
+
+Each case: exit 2, one paragraph naming both paths, and nothing written anywhere (no
+output, no ledger, no key), or the existing ledger and inputs byte for byte as before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+from tests.plan.helpers import write_cases, write_spec
+
+from respai.cli import main
+
+
+def _snapshot(*roots: Path) -> dict[str, str]:
+    """Every file under ``roots`` (and the roots) with its SHA-256; folders as 'dir'."""
+    found: dict[str, str] = {}
+    for root in roots:
+        for path in [root, *root.rglob("*")] if root.exists() else []:
+            found[str(path)] = (
+                "dir" if path.is_dir() else hashlib.sha256(path.read_bytes()).hexdigest()
+            )
+    return found
+
+
+def _refused(capsys: pytest.CaptureFixture[str], argv: list[str], *named: str) -> str:
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "Traceback" not in err and "nothing was written" in err
+    for word in named:
+        assert word in err, err
+    return err
+
+
+@pytest.fixture
+def spec(tmp_path: Path) -> Path:
+    write_cases(tmp_path)
+    return write_spec(tmp_path)
+
+
+@pytest.mark.parametrize("command", ["evaluate", "plan", "monitor", "ll144", "pack"])
+def test_out_equal_to_a_new_ledger_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], spec: Path, command: str
+) -> None:
+    book = tmp_path / "L"
+    batch = [str(tmp_path / "cases.csv")] if command == "monitor" else []
+    argv = [command, str(spec), *batch, "--out", str(book), "--ledger", str(book)]
+    _refused(capsys, argv, "the ledger folder", "--ledger")
+    assert not book.exists()
+    assert not Path("keys").exists() and not Path(".respai").exists()
+
+
+@pytest.mark.parametrize("command", ["evaluate", "plan", "monitor"])
+def test_out_dot_respai_on_a_first_run_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], spec: Path, command: str
+) -> None:
+    batch = [str(tmp_path / "cases.csv")] if command == "monitor" else []
+    _refused(capsys, [command, str(spec), *batch, "--out", ".respai"], ".respai")
+    assert not Path(".respai").exists() and not Path("keys").exists()
+
+
+@pytest.mark.parametrize("command", ["evaluate", "plan", "monitor"])
+@pytest.mark.parametrize("where", ["equal", "inside", "holds"])
+def test_out_and_an_existing_ledger_that_overlap_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], spec: Path, command: str, where: str
+) -> None:
+    book = tmp_path / "book" / "ledger"
+    assert main(["plan", str(spec), "--ledger", str(book)]) == 0
+    capsys.readouterr()
+    out = {"equal": book, "inside": book / "out", "holds": book.parent}[where]
+    before = _snapshot(tmp_path, Path("keys"))
+    batch = [str(tmp_path / "cases.csv")] if command == "monitor" else []
+    argv = [command, str(spec), *batch, "--out", str(out), "--ledger", str(book)]
+    _refused(capsys, argv, "the ledger folder")
+    assert _snapshot(tmp_path, Path("keys")) == before
+    assert main(["verify", "--ledger", str(book), "--keys", "keys/keys.json"]) == 0
+
+
+def test_an_earlier_output_folder_holding_the_cases_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "record.json").write_text("{}")  # it looks like an earlier output
+    write_cases(out)
+    spec = write_spec(tmp_path, _spec_in(out))
+    before = _snapshot(tmp_path)
+    _refused(capsys, ["evaluate", str(spec), "--out", str(out)], "cases.csv", "holds")
+    assert _snapshot(tmp_path) == before
+
+
+def _spec_in(folder: Path) -> str:
+    from tests.plan.helpers import SPEC
+
+    return SPEC.replace("cases: cases.csv", f"cases: {folder.name}/cases.csv")
+
+
+def test_junit_onto_the_spec_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], spec: Path
+) -> None:
+    before = _snapshot(tmp_path)
+    _refused(
+        capsys,
+        ["evaluate", str(spec), "--out", str(tmp_path / "o"), "--junit", str(spec)],
+        "--junit",
+        "the spec",
+    )
+    assert _snapshot(tmp_path) == before
+    assert not Path(".respai").exists()
+
+
+@pytest.mark.parametrize("command", ["export", "report"])
+def test_an_export_or_report_onto_its_record_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], spec: Path, command: str
+) -> None:
+    assert main(["evaluate", str(spec), "--out", str(tmp_path / "o"), "-q"]) in (0, 1, 3, 4)
+    record = tmp_path / "o" / "record.json"
+    link = tmp_path / "link.json"
+    link.symlink_to(record)
+    before = _snapshot(tmp_path, Path(".respai"))
+    capsys.readouterr()
+    extra = ["--format", "junit", "--keys", "keys/keys.json"] if command == "export" else []
+    for target in (record, link):
+        _refused(capsys, [command, str(record), *extra, "-o", str(target)], "the record")
+    # a ledger run file as the record, written over by its own export
+    (run,) = sorted(Path(".respai/runs").glob("*.json"))
+    _refused(capsys, [command, str(run), *extra, "-o", str(run)], "the record")
+    assert _snapshot(tmp_path, Path(".respai")) == before
+    assert main(["verify", str(record), "--keys", "keys/keys.json"]) == 0
+
+
+def test_a_pack_over_the_ledger_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], spec: Path
+) -> None:
+    _refused(capsys, ["pack", str(spec), "--out", ".respai"], "the ledger folder")
+    assert not Path(".respai").exists() and not Path("keys").exists()
