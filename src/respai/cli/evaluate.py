@@ -86,14 +86,10 @@ def evaluate(
     """Run the RESPAI battery and the group rules of SPEC and write a signed record."""
     import io
 
-    from respai.evaluate import evaluate as run_evaluation
     from respai.render.terminal import render_evaluation
-    from respai.sealing import (
-        create_signing_key,
-        evaluate_output,
-        find_signing_key,
-        seal_evaluation,
-    )
+    from respai.run.evaluation import evaluate as run_evaluation
+    from respai.run.seal import evaluate_output, seal_evaluation
+    from respai.sealing import create_signing_key, find_signing_key
 
     found = find_signing_key(key)  # a bad key is reported before the data is read
     staged = evaluate_output(out)  # so is an --out that may not be replaced
