@@ -97,3 +97,125 @@ def test_help_does_not_import_heavy_modules() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip().splitlines()[-1] == "[]"
+
+
+# -- the shape of the house: no cycle, results below their views, nothing imports cli/ ---
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PKG.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(p): p for p in PKG.rglob("*.py")}
+
+
+def _type_checking_nodes(tree: ast.AST) -> set[int]:
+    """The ids of every node under an ``if TYPE_CHECKING:`` block (typing-only imports)."""
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped |= {id(n) for n in ast.walk(node)}
+    return skipped
+
+
+def _owner(name: str) -> str | None:
+    """The respai module an import names: the longest prefix that is a module of ours."""
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def module_imports(module: str, *, typing_too: bool = False) -> set[str]:
+    """Every respai module ``module`` imports anywhere in its file (lazy imports too).
+
+    ``from respai.x import y`` names ``respai.x.y`` when that is a module, else
+    ``respai.x``; typing-only imports (under ``if TYPE_CHECKING:``) count only with
+    ``typing_too``. Python also runs each parent package's ``__init__`` on import; those
+    implicit steps are not arrows of the file's own.
+    """
+    tree = ast.parse(MODULES[module].read_text())
+    skipped = set() if typing_too else _type_checking_nodes(tree)
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            out |= {o for a in node.names if (o := _owner(a.name))}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out |= {o for a in node.names if (o := _owner(f"{node.module}.{a.name}"))}
+    out.discard(module)
+    return out
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_cycle_anywhere() -> None:
+    graph = {m: module_imports(m) for m in MODULES}
+    assert _cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def _under(module: str, *packages: str) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def test_views_records_and_exports_never_import_the_runner() -> None:
+    shows = [m for m in MODULES if _under(m, "respai.render", "respai.export", "respai.record")]
+    shows += ["respai.results", "respai.sealing"]
+    offenders = {
+        m: sorted(i for i in module_imports(m, typing_too=True) if _under(i, "respai.run"))
+        for m in shows
+    }
+    assert {m: i for m, i in offenders.items() if i} == {}
+
+
+def test_nothing_imports_the_cli() -> None:
+    offenders = {
+        m: sorted(i for i in module_imports(m, typing_too=True) if _under(i, "respai.cli"))
+        for m in MODULES
+        if not _under(m, "respai.cli") and m != "respai.__main__"
+    }
+    assert {m: i for m, i in offenders.items() if i} == {}
+
+
+def test_no_module_shares_a_name_with_a_public_function_of_the_package() -> None:
+    # respai.evaluate is the function; a submodule of that name would shadow it
+    import respai
+
+    clashes = [n for n in respai.__all__ if f"respai.{n}" in MODULES]
+    assert clashes == []

@@ -21,7 +21,7 @@ from sklearn.metrics import roc_auc_score
 
 from respai import engine, stats
 from respai.counts import RankSums
-from respai.engine import fold, ranks
+from respai.engine import fold, rank_parts, ranks
 from respai.errors import InputError
 from respai.load import load_counts
 from respai.spec import parse_fairness
@@ -157,7 +157,7 @@ def test_auc_and_delong_follow_from_the_sums() -> None:
 def test_split_squares_are_exact(xs: list[int]) -> None:
     hi = [x >> 16 for x in xs]
     lo = [x & 0xFFFF for x in xs]
-    got = ranks._square(
+    got = rank_parts.square(
         sum(h * h for h in hi),
         sum(h * v for h, v in zip(hi, lo, strict=True)),
         sum(v * v for v in lo),

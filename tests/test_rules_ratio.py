@@ -24,8 +24,8 @@ from statsmodels.stats.proportion import proportion_confint
 from respai import Verdict
 from respai.counts import Cell, Counts, Grouping
 from respai.errors import SpecError
-from respai.fairness import rule_dict
 from respai.metrics import Rate
+from respai.results import rule_dict
 from respai.rules import evaluate_rule, observed
 from respai.spec.fairness import parse_fairness
 from respai.spec.model import FairnessSpec, Rule

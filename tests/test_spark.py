@@ -19,11 +19,11 @@ import pytest
 
 from respai import engine
 from respai.engine.spark import is_remote
-from respai.evaluate import evaluate
-from respai.evidence import build_predicate
-from respai.fairness import evaluate_fairness
 from respai.load import load_counts
 from respai.progress import file_is_large, progress
+from respai.run.evaluation import evaluate
+from respai.run.evidence import build_predicate
+from respai.run.fairness import evaluate_fairness
 from respai.spec import load_spec
 
 N = 3000

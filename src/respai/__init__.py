@@ -12,10 +12,9 @@ INSUFFICIENT_EVIDENCE or MANUAL_REVIEW, with exit codes a CI pipeline can gate o
 
 from __future__ import annotations
 
-__version__ = "0.3.0"
-
 from respai.errors import Error, InputError, SpecError
 from respai.types import Verdict
+from respai.version import __version__
 
 __all__ = [
     "Error",
@@ -37,12 +36,15 @@ def __getattr__(name: str) -> object:
     if name == "evaluate":
         from respai.api import evaluate
 
-        globals()["evaluate"] = evaluate  # the function, not the submodule of that name
         return evaluate
-    if name in ("evaluate_fairness", "FairnessResult"):
-        from respai import fairness
+    if name == "evaluate_fairness":
+        from respai.run.fairness import evaluate_fairness
 
-        return getattr(fairness, name)
+        return evaluate_fairness
+    if name == "FairnessResult":
+        from respai.results import FairnessResult
+
+        return FairnessResult
     if name in ("load_spec", "load_policy"):
         from respai import spec
 

@@ -1,8 +1,8 @@
 """``respai.evaluate``: one run from Python, on a file or a DataFrame, sealed on request.
 
-The same run as ``respai evaluate``: :func:`respai.evaluate.evaluate` evaluates every
+The same run as ``respai evaluate``: :func:`respai.run.evaluation.evaluate` evaluates every
 block the spec declares; with ``out`` the record is signed and written by
-:func:`respai.sealing.seal_evaluation` exactly as the command writes it (``record.json``,
+:func:`respai.run.seal.seal_evaluation` exactly as the command writes it (``record.json``,
 ``summary.txt``, ``public_key.pem``, ``report.html``), and appended to ``ledger`` when one
 is given. A DataFrame's dataset fingerprint is the SHA-256 of the canonical Arrow IPC
 stream of the columns read (:mod:`respai.engine.frame_fingerprint`).
@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from respai.errors import InputError
-from respai.evaluate import Evaluation
-from respai.evaluate import evaluate as run_evaluation
-from respai.fairness import spec_of
+from respai.results import Evaluation
+from respai.run.evaluation import evaluate as run_evaluation
+from respai.run.fairness import spec_of
 from respai.spec import Policy, Spec, load_policy
 
 __all__ = ["evaluate"]
@@ -80,7 +80,8 @@ def evaluate(
         For a bad spec, policy, key, output folder or data; nothing is written then.
     """
     from respai.render.terminal import render_evaluation, terminal_console
-    from respai.sealing import create_signing_key, evaluate_output, find_signing_key
+    from respai.run.seal import evaluate_output
+    from respai.sealing import create_signing_key, find_signing_key
 
     if key is not None and out is None:
         raise InputError(
@@ -126,7 +127,7 @@ def evaluate(
     )
     if staged is None or out is None:
         return result
-    from respai.sealing import seal_evaluation
+    from respai.run.seal import seal_evaluation
 
     sk = found or create_signing_key()  # created only once the evaluation succeeded
     buffer = io.StringIO()

@@ -36,8 +36,9 @@ from typing import Any
 
 from respai import exact, metrics, stats
 from respai.counts import Cell, Counts, RankSums
+from respai.errors import SpecError
 from respai.metrics import RateDef
-from respai.spec.model import DEFAULT_MIN_CELL
+from respai.spec.model import DEFAULT_MIN_CELL, Policy, Spec
 from respai.types import Interval, Undefined, Verdict
 
 __all__ = [
@@ -54,8 +55,10 @@ __all__ = [
     "TestResult",
     "Threshold",
     "ValueRange",
+    "battery_plan",
     "decide",
     "run_battery",
+    "thresholds_for",
 ]
 
 #: The methods page every battery test's anchor is on, relative to the docs root.
@@ -1126,3 +1129,48 @@ def run_battery(
         if test.id in chosen:
             out.extend(test.run(counts, thresholds[test.id], alpha, min_cell))
     return tuple(out)
+
+
+# --- what a run of a spec measures ------------------------------------------------------
+
+
+def thresholds_for(policy: Policy | None) -> dict[str, Threshold]:
+    """The default thresholds with a policy's per-test overrides applied."""
+    out = dict(DEFAULT_THRESHOLDS)
+    if policy is None:
+        return out
+    for test_id, override in policy.tests.items():
+        base = out[test_id]
+        out[test_id] = Threshold(
+            comparison=base.comparison,
+            value=override.get("threshold", base.value),
+            source=policy.source if override else base.source,
+            decision=Decision(override.get("decision", base.decision.value)),
+        )
+    return out
+
+
+def battery_plan(parsed: Spec) -> tuple[str | None, tuple[str, ...]]:
+    """The score column and the battery tests a run of ``parsed`` measures.
+
+    Without a listed ``evaluation.tests`` the default battery runs, leaving the AUC out
+    when there is no score column. Reads no data (``respai plan`` seals the same list).
+
+    Raises
+    ------
+    respai.errors.SpecError
+        When ``evaluation.tests`` lists ``auc`` and there is no score column, or the spec
+        has no ``fairness:`` block.
+    """
+    ev = parsed.evaluation
+    score = (ev.score if ev else None) or parsed.fairness.probability
+    if ev is None or not ev.explicit_tests:
+        # without a score column the default battery leaves AUC out (and says so)
+        return score, tuple(BATTERY if score else (t for t in BATTERY if t != TestId.AUC))
+    if TestId.AUC in ev.tests and score is None:
+        origin = str(parsed.path) if parsed.path else "spec"
+        raise SpecError(
+            f"{origin}: evaluation.tests: lists auc, but there is no score column.",
+            "Set evaluation.score (or fairness.probability), or remove auc.",
+        )
+    return score, tuple(ev.tests)

@@ -39,6 +39,8 @@ from respai.battery import TestId
 from respai.errors import Error, did_you_mean
 
 __all__ = [
+    "CLAIMS_DOES_NOT_STATE",
+    "CLAIMS_STATES",
     "FRAMEWORK_STATUSES",
     "LEFT_OUT_STATUSES",
     "RELATION",
@@ -48,6 +50,25 @@ __all__ = [
     "LeftOut",
     "load_controls",
     "parse_controls",
+]
+
+#: What every evaluation record states, and what it does not (the record's ``claims``).
+CLAIMS_STATES = [
+    "These defined properties were measured on this dataset, by these methods, at this "
+    "time, with this engine version.",
+    "Each value is given with its interval, the threshold it was compared with, where that "
+    "threshold came from, and the verdict.",
+    "The SHA-256 fingerprints of the inputs and of the engine code are listed, and the "
+    "whole record is signed.",
+    "The framework clauses listed with a test call for the kind of measurement it makes "
+    "(the test supports them).",
+]
+CLAIMS_DOES_NOT_STATE = [
+    "That the system is safe, fair or compliant in general.",
+    "That any legal obligation is met.",
+    "That respai acts as an independent auditor under NYC Local Law 144 or as a notified "
+    "body under the EU AI Act; it is neither.",
+    "That the results hold for data the system meets after the evaluation.",
 ]
 
 RELATION = "supports"

@@ -26,9 +26,9 @@ def run_demo(out: Path) -> list[str]:
     Returns the lines to show the user. Raises :class:`~respai.errors.InputError` when
     ``out`` exists and is not an earlier demo folder.
     """
-    from respai.fairness import evaluate_fairness
     from respai.render.csv import group_table_csv
     from respai.render.terminal import print_fairness
+    from respai.run.fairness import evaluate_fairness
     from respai.sealing import write_outputs
 
     out = out.resolve()

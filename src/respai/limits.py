@@ -80,3 +80,8 @@ MAX_PACK_UNPACKED_BYTES = 16 * 1024**3
 MAX_PACK_RATIO = 200
 """The most a pack's zip archive may grow when unpacked, as a multiple of its own size.
 Decisions and tables compress about tenfold; a zip bomb a thousandfold."""
+
+#: DuckDB's memory cap for one run (``RESPAI_MEMORY_LIMIT``, any DuckDB size such as
+#: ``2GB``); past it, sorts and large groupings spill to a private temporary folder.
+MEMORY_LIMIT = "512MB"
+MEMORY_ENV = "RESPAI_MEMORY_LIMIT"

@@ -162,11 +162,12 @@ def test_the_file_path_still_works_and_fingerprints_the_file(spec_file: Path) ->
     assert predicate(result.record_path)["fingerprints"]["dataset"]["name"] == "cases.csv"
 
 
-def test_respai_evaluate_is_callable_even_after_the_submodule_is_imported() -> None:
+def test_respai_evaluate_is_the_function_and_no_submodule_shares_its_name() -> None:
     code = (
-        "import respai.evaluate as m, respai\n"
-        "from respai.evaluate import Evaluation\n"
-        "print(callable(m), callable(respai.evaluate))\n"
+        "import importlib.util, respai\n"
+        "from respai.results import Evaluation\n"
+        "import respai.run.evaluation\n"
+        "print(callable(respai.evaluate), importlib.util.find_spec('respai.evaluate') is None)\n"
     )
     proc = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
@@ -174,7 +175,7 @@ def test_respai_evaluate_is_callable_even_after_the_submodule_is_imported() -> N
     assert proc.stdout.split() == ["True", "True"]
     from respai.api import evaluate
 
-    assert respai.evaluate is evaluate or callable(respai.evaluate)
+    assert respai.evaluate is evaluate
 
 
 def test_a_dict_spec_is_sealed_too(tmp_path: Path) -> None:

@@ -13,8 +13,8 @@ import pytest
 
 from respai import stats
 from respai.battery import DEFAULT_THRESHOLDS, run_battery
-from respai.fairness import evaluate_fairness
 from respai.render.sample_page import sample_page_html
+from respai.run.fairness import evaluate_fairness
 
 GROUPS = ["north", "south", "east"]
 TOL = 1e-12

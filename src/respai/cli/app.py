@@ -20,10 +20,10 @@ from pathlib import Path
 
 import click
 
-from respai import __version__
 from respai.cli.output import echo, flush_streams, silence_streams
 from respai.errors import Error
 from respai.render.escape import terminal_text
+from respai.version import __version__
 
 __all__ = [
     "ENGINE_OPTION",

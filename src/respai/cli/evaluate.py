@@ -86,17 +86,11 @@ def evaluate(
     """Run the RESPAI battery and the group rules of SPEC and write a signed record."""
     import io
 
-    from respai.evaluate import evaluate as run_evaluation
     from respai.io import refuse_overlaps
     from respai.render.terminal import render_evaluation
-    from respai.sealing import (
-        create_signing_key,
-        evaluate_output,
-        find_signing_key,
-        key_inputs,
-        seal_evaluation,
-        spec_inputs,
-    )
+    from respai.run.evaluation import evaluate as run_evaluation
+    from respai.run.seal import evaluate_output, seal_evaluation
+    from respai.sealing import create_signing_key, find_signing_key, key_inputs, spec_inputs
 
     outputs = [("--out", out), ("--junit", junit)]
     refuse_overlaps(  # before anything is read or written

@@ -27,9 +27,9 @@ def fairness(
     spec: Path, policy: Path | None, as_json: bool, junit: Path | None, engine: str, quiet: bool
 ) -> None:
     """Evaluate the declared group rules of SPEC (a YAML file) on its cases file."""
-    from respai.fairness import evaluate_fairness
     from respai.progress import progress
     from respai.render.terminal import print_fairness
+    from respai.run.fairness import evaluate_fairness
 
     check_junit_path(junit)
     from respai.cli.preload import FAIRNESS, preload

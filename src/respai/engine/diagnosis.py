@@ -19,7 +19,7 @@ from typing import IO
 
 from respai.engine.files import LocalFile
 from respai.errors import InputError
-from respai.limits import MAX_CSV_COLUMNS
+from respai.limits import MAX_CSV_COLUMNS, MEMORY_ENV, MEMORY_LIMIT
 
 __all__ = ["check_header", "check_text_start", "named", "read_error", "safe", "shorten"]
 
@@ -170,8 +170,6 @@ def read_error(file: LocalFile, exc: Exception, delimiter: str = ",") -> InputEr
             "Check that line for a runaway quote or a pasted blob.",
         )
     if "out of memory" in low or "failed to allocate" in low:
-        from respai.engine.opening import MEMORY_ENV, MEMORY_LIMIT  # opening imports us
-
         return InputError(
             f"cannot read {path} within the engine's memory limit "
             f"({os.environ.get(MEMORY_ENV, MEMORY_LIMIT)}): the file is too wide or a "

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from respai.engine.ranks import _LOW, _SPLIT, RankParts, _square
+from respai.engine.rank_parts import LOW, SPLIT, RankParts, square
 
 __all__ = ["BadScore", "fold_stream"]
 
@@ -258,11 +258,11 @@ def _group_squares(weight: Any, t: Any, first: Any, n: int) -> list[int]:
     """
     if 4 * n**3 < 2**63:
         return list(np.add.reduceat(weight * t * t, first).tolist())
-    hi, lo = t >> _SPLIT, t & _LOW
+    hi, lo = t >> SPLIT, t & LOW
     hh = np.add.reduceat(weight * hi * hi, first).tolist()
     hl = np.add.reduceat(weight * hi * lo, first).tolist()
     ll = np.add.reduceat(weight * lo * lo, first).tolist()
-    return [_square(a, b, d) for a, b, d in zip(hh, hl, ll, strict=True)]
+    return [square(a, b, d) for a, b, d in zip(hh, hl, ll, strict=True)]
 
 
 def _sum_squares(t: Any, weight: Any | None) -> int:
@@ -271,9 +271,9 @@ def _sum_squares(t: Any, weight: Any | None) -> int:
     total = len(t) if weight is None else int(weight.sum())
     if total * top * top < 2**62:
         return int(np.dot(t, t)) if weight is None else int(np.dot(weight, t * t))
-    hi, lo = t >> _SPLIT, t & _LOW
+    hi, lo = t >> SPLIT, t & LOW
     w = np.ones(len(t), np.int64) if weight is None else weight
-    return _square(int(np.dot(w, hi * hi)), int(np.dot(w, hi * lo)), int(np.dot(w, lo * lo)))
+    return square(int(np.dot(w, hi * hi)), int(np.dot(w, hi * lo)), int(np.dot(w, lo * lo)))
 
 
 def _values(column: Any) -> Any:

@@ -34,6 +34,7 @@ from respai.engine.source import (
 )
 from respai.engine.values import quote
 from respai.errors import InputError
+from respai.limits import MEMORY_ENV, MEMORY_LIMIT
 
 __all__ = [
     "MEMORY_ENV",
@@ -44,10 +45,6 @@ __all__ = [
     "open_spark_file",
 ]
 
-#: DuckDB's memory cap for one run (``RESPAI_MEMORY_LIMIT``, any DuckDB size such as
-#: ``2GB``); past it, sorts and large groupings spill to a private temporary folder.
-MEMORY_LIMIT = "512MB"
-MEMORY_ENV = "RESPAI_MEMORY_LIMIT"
 
 #: DuckDB tells compression from the name it reads, which no longer has the suffix.
 _COMPRESSION = {".gz": "gzip", ".zst": "zstd"}

@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import operator
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import duckdb
@@ -22,35 +21,13 @@ import narwhals as nw
 
 from respai.engine.counts import scan_error
 from respai.engine.finite import first_not_finite, not_finite
+from respai.engine.rank_parts import LOW, RankParts, square
 from respai.engine.source import NUMERIC, Source
 from respai.engine.values import fetch, is_null
 
 __all__ = ["RankParts", "rank_sums"]
 
 
-@dataclass(frozen=True, slots=True)
-class RankParts:
-    """Exact integer sums behind one group's rank AUC and its DeLong variance.
-
-    For a case labelled 1 at score ``s``, ``x = negatives below s + negatives at or below
-    s`` (twice its DeLong placement numerator, so an integer); for a case labelled 0,
-    ``w = positives below s + positives at or below s``. Only cases with a score are
-    counted; "below" and "at" are within the same group.
-    """
-
-    positives: int
-    negatives: int
-    sum_x: int
-    sum_x2: int
-    sum_w: int
-    sum_w2: int
-
-
-#: Where a sum of squares could pass 64 bits (window functions on another engine, a huge
-#: tie block), placements are split as ``x = hi * 2**16 + lo`` and the three partial sums
-#: are combined in Python integers: exact up to about 2 billion cases per group.
-_SPLIT = 16
-_LOW = (1 << _SPLIT) - 1
 _STREAM_ROWS = 1_000_000
 
 
@@ -229,7 +206,7 @@ def _rank_windows(
         )
         terms: list[Any] = []
         for weight, v in (("p", "x"), ("q", "w")):
-            hi, lo = nw.col(v) // (_LOW + 1), nw.col(v) % (_LOW + 1)
+            hi, lo = nw.col(v) // (LOW + 1), nw.col(v) % (LOW + 1)
             c = nw.col(weight)
             terms += [
                 c.alias(f"n_{v}"),
@@ -250,15 +227,10 @@ def _rank_windows(
             if n_x + n_w == 0:
                 continue
             found[key] = RankParts(
-                n_x, n_w, s_x, _square(hh_x, hl_x, ll_x), s_w, _square(hh_w, hl_w, ll_w)
+                n_x, n_w, s_x, square(hh_x, hl_x, ll_x), s_w, square(hh_w, hl_w, ll_w)
             )
         out[grouping] = found
     return out
-
-
-def _square(hh: int, hl: int, ll: int) -> int:
-    """``sum(x**2)`` from the sums of ``hi*hi``, ``hi*lo`` and ``lo*lo``."""
-    return (hh << (2 * _SPLIT)) + (hl << (_SPLIT + 1)) + ll
 
 
 def _check_finite_score(source: Source, frame: Any, score: str) -> None:

@@ -274,7 +274,7 @@ def cyclonedx_bom(
     dict
         The BOM, JSON-ready.
     """
-    from respai import __version__
+    from respai.version import __version__
 
     metrics = _Metrics()
     for rec in _as_list(predicate.get("records")):

@@ -152,7 +152,7 @@ def fairness_outcomes(result: Mapping[str, Any]) -> tuple[Outcome, ...]:
     Parameters
     ----------
     result
-        :meth:`respai.fairness.FairnessResult.to_dict`.
+        :meth:`respai.results.FairnessResult.to_dict`.
 
     Returns
     -------

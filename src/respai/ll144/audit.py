@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from respai import __version__
 from respai.errors import SpecError
 from respai.ll144.diagnosis import (
     CutoffSensitivity,
@@ -35,6 +34,7 @@ from respai.load import Inputs
 from respai.record.canonical import canonical_bytes
 from respai.spec import LL144Spec, Policy, Spec, load_spec
 from respai.types import Interval, Undefined
+from respai.version import __version__
 
 __all__ = [
     "KIND",
@@ -169,7 +169,7 @@ def run_ll144(
         :func:`ll144_alpha`).
     inputs
         The run's input files, already opened, when the audit is one block of a run
-        (:func:`respai.evaluate.evaluate`): the tables count the files every block counts.
+        (:func:`respai.run.evaluation.evaluate`): the tables count the files every block counts.
     audit_data
         The audit's validated counts, when the run counted them already (in the same
         scan as the group rules; see :func:`respai.ll144.load.plan_audit`).

@@ -30,15 +30,14 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from respai import __version__
 from respai.battery import TestId
-from respai.controls import load_controls
-from respai.evidence import CLAIMS_DOES_NOT_STATE, CLAIMS_STATES
+from respai.controls import CLAIMS_DOES_NOT_STATE, CLAIMS_STATES, load_controls
 from respai.ll144.audit import LL144Result, multiple_comparisons
 from respai.ll144.tables import LINE, TABLES, CategoryRow, CategoryTable, Finding
 from respai.record.model import Predicate, TestRecord, test_record
 from respai.record.model import build_predicate as build_record
 from respai.types import Interval
+from respai.version import __version__
 
 __all__ = [
     "LL144_CLAIMS_DOES_NOT_STATE",

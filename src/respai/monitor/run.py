@@ -64,7 +64,7 @@ class MonitorResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Everything the terminal shows, for ``--json``: every look from the start."""
-        from respai import __version__
+        from respai.version import __version__
 
         return {
             "kind": "respai.monitor",

@@ -14,13 +14,13 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from respai import __version__
 from respai.monitor.looks import RuleLook
 from respai.monitor.run import MonitorResult
 from respai.monitor.sequence import CS_METHOD
 from respai.monitor.stream import KIND
 from respai.record.model import Predicate, TestRecord, test_record
 from respai.record.model import build_predicate as build_record
+from respai.version import __version__
 
 __all__ = ["monitor_predicate"]
 

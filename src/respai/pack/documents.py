@@ -327,8 +327,8 @@ def cells_csv(body: Mapping[str, Any], count_key: str) -> str:
 
 def engine_json(engine_code: Mapping[str, Any]) -> dict[str, Any]:
     """``engine.json``: respai's version and code fingerprint, Python, the platform."""
-    from respai import __version__
     from respai.record.model import ENGINE_NAME
+    from respai.version import __version__
 
     return {
         "engine": {"name": ENGINE_NAME, "version": __version__},

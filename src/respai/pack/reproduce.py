@@ -394,8 +394,8 @@ def _record_values(
 
 
 def _environment_notes(folder: Path) -> list[str]:
-    from respai import __version__
     from respai.record import engine_code_fingerprint
+    from respai.version import __version__
 
     notes: list[str] = []
     try:

@@ -106,7 +106,7 @@ class PairedResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Everything the terminal shows, for ``--json``."""
-        from respai import __version__
+        from respai.version import __version__
 
         b = self.block
         return {

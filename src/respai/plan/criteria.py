@@ -133,7 +133,7 @@ def _fairness(fs: FairnessSpec) -> dict[str, Any]:
 
 
 def _evaluation(spec: Spec, policy: Policy | None) -> dict[str, Any]:
-    from respai.evaluate import battery_plan, thresholds_for
+    from respai.battery import battery_plan, thresholds_for
 
     score, tests = battery_plan(spec)
     thresholds = thresholds_for(policy)

@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from respai import __version__
 from respai.errors import InputError
 from respai.plan.criteria import changes, criteria, criteria_bytes, input_names, plan_id
 from respai.record.model import Predicate
 from respai.record.model import build_predicate as build_record
+from respai.version import __version__
 
 if TYPE_CHECKING:
     from respai.io import StagedFolder

@@ -198,15 +198,15 @@ def engine_code_fingerprint() -> dict[str, Any]:
         and ``git_dirty`` (whether the package directory differs from that commit) when
         the package runs from a git checkout, else ``None``.
     """
-    import respai
+    from respai.version import __version__
 
-    package_dir = Path(respai.__file__).resolve().parent
+    package_dir = Path(__file__).resolve().parents[1]  # the respai package
     entries, _ = _manifest(package_dir)
     commit, dirty = _git_state(package_dir)
     return {
         "sha256": manifest_digest(entries),
         "files": len(entries),
-        "version": respai.__version__,
+        "version": __version__,
         "git_commit": commit,
         "git_dirty": dirty,
     }

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from respai.evaluate import Evaluation
+    from respai.results import Evaluation
     from respai.sealing import Sealed
 
 __all__ = ["BOOKKEEPING", "evaluation_json"]

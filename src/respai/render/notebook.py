@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING
 from respai.render.escape import html_text
 
 if TYPE_CHECKING:
-    from respai.evaluate import Evaluation
-    from respai.fairness import FairnessResult
+    from respai.results import Evaluation, FairnessResult
 
 __all__ = ["evaluation_html", "fairness_html"]
 
@@ -44,7 +43,7 @@ def _rules(res: FairnessResult) -> str:
 
 
 def fairness_html(res: FairnessResult) -> str:
-    """The notebook view of a :class:`~respai.fairness.FairnessResult`."""
+    """The notebook view of a :class:`~respai.results.FairnessResult`."""
     head = (
         f"<p><strong>{html_text(res.verdict.value)}</strong> (exit {res.exit_code}): "
         f"{res.counts.total} cases from {html_text(res.source)}</p>"
@@ -57,7 +56,7 @@ def fairness_html(res: FairnessResult) -> str:
 
 
 def evaluation_html(e: Evaluation) -> str:
-    """The notebook view of an :class:`~respai.evaluate.Evaluation`."""
+    """The notebook view of an :class:`~respai.results.Evaluation`."""
     head = (
         f"<p><strong>{html_text(e.verdict.value)}</strong> (exit {e.exit_code}): "
         f"{e.counts.total} cases</p>"

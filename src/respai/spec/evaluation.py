@@ -6,7 +6,7 @@ order the model expects; relative paths are resolved against the spec's folder.
 
 A spec never widens what a model file may load: ``evaluation.trusted_types`` is refused,
 because trust comes from the person running the command (``respai evaluate --trust-type``
-and ``--trust-model-code``, or the caller of :func:`respai.evaluate.evaluate`), never from
+and ``--trust-model-code``, or the caller of :func:`respai.run.evaluation.evaluate`), never from
 an input file.
 """
 

@@ -3,162 +3,30 @@
 :func:`evaluate` reads the spec and policy, loads (and refuses) the model before any data
 is read, counts the cases once (plus one sort by score for the AUC's rank sums), and
 evaluates the battery of ``evaluation:``, the group rules of ``fairness.rules`` and the
-LL144 tables of ``ll144:``. :mod:`respai.evidence` turns the result into the record;
+LL144 tables of ``ll144:``. :mod:`respai.run.evidence` turns the result into the record;
 signing, outputs and the ledger are :mod:`respai.sealing`'s. This module prints nothing
 and writes nothing.
 """
 
 from __future__ import annotations
 
-import sys
-import types
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from respai.battery import BATTERY, DEFAULT_THRESHOLDS, Decision, TestId, TestResult, Threshold
+from respai.battery import TestId, battery_plan, thresholds_for
 from respai.battery import run_battery as _run_battery
-from respai.counts import Counts
-from respai.errors import InputError, SpecError
-from respai.fairness import FairnessResult, run_rules
-from respai.rules import RuleResult
+from respai.errors import InputError
+from respai.results import Evaluation
+from respai.run.fairness import run_rules
 from respai.spec import Policy, Spec, load_policy, load_spec
 from respai.types import Verdict, worst
 
 if TYPE_CHECKING:
-    from respai.ll144.audit import LL144Result
     from respai.ll144.load import AuditData
     from respai.load import CountPass, Inputs
-    from respai.paired.audit import PairedResult
-    from respai.sealing import Sealed
 
-__all__ = ["Evaluation", "battery_plan", "evaluate", "thresholds_for"]
-
-
-@dataclass(frozen=True, slots=True)
-class Evaluation:
-    """Everything one evaluation measured, before it is sealed.
-
-    Attributes
-    ----------
-    fairness
-        The group rules, per-group tables and counts (see
-        :class:`~respai.fairness.FairnessResult`).
-    battery
-        The battery's tests in report order.
-    thresholds
-        The threshold used per battery test, with its source.
-    verdict
-        The worst verdict over the battery and the group rules.
-    """
-
-    spec: Spec
-    policy: Policy | None
-    fairness: FairnessResult
-    battery: tuple[TestResult, ...]
-    thresholds: Mapping[str, Threshold]
-    score: str | None
-    verdict: Verdict
-    model: Mapping[str, Any] | None = None
-    #: The cases file's fingerprint, hashed while the engine counted (``None``: not yet).
-    dataset_fingerprint: Mapping[str, Any] | None = None
-    #: The LL144 tables of the spec's ``ll144:`` block, when it declares one.
-    ll144: LL144Result | None = None
-    #: Fingerprints of the other input files, by role (``demographics``, ``paired``).
-    other_fingerprints: Mapping[str, Any] | None = None
-    #: The paired test of the spec's ``paired:`` block, when it declares one.
-    paired: PairedResult | None = None
-    #: The plan the run was held to (``--plan``): ``{plan_id, timestamp, record_id}``.
-    plan: Mapping[str, Any] | None = None
-    #: Without ``--plan``: how the criteria compare with the system's newest plan.
-    plan_check: Mapping[str, Any] | None = None
-    #: The signed record, when the run was sealed (:func:`respai.evaluate` with ``out``).
-    sealed: Sealed | None = None
-
-    def __repr__(self) -> str:
-        failed = [t.key for t in self.battery if t.verdict is Verdict.FAIL]
-        failed += [f"rule:{r.rule.id}" for r in self.rules if r.verdict is Verdict.FAIL]
-        where = "" if self.sealed is None else f"; record {self.sealed.record_path}"
-        return (
-            f"<Evaluation {self.verdict.value} (exit {self.exit_code}): "
-            f"{self.counts.total} cases, {len(self.battery)} tests, {len(self.rules)} rules; "
-            f"failed: {failed or 'none'}{where}>"
-        )
-
-    def _repr_html_(self) -> str:
-        from respai.render.notebook import evaluation_html
-
-        return evaluation_html(self)
-
-    def by_group(self, grouping: str | tuple[str, ...] | None = None) -> Any:
-        """Every count, rate and interval per group, as a DataFrame.
-
-        The same frame as :meth:`respai.fairness.FairnessResult.by_group`.
-        """
-        return self.fairness.by_group(grouping)
-
-    @property
-    def record_path(self) -> Path | None:
-        """Where the signed record was written (``None``: not sealed)."""
-        return None if self.sealed is None else self.sealed.record_path
-
-    @property
-    def exit_code(self) -> int:
-        """The process exit code: the worst verdict's."""
-        return self.verdict.exit_code
-
-    @property
-    def counts(self) -> Counts:
-        """The integer counts everything was computed from."""
-        return self.fairness.counts
-
-    @property
-    def rules(self) -> tuple[RuleResult, ...]:
-        """The declared group rules' results."""
-        return self.fairness.rules
-
-
-def thresholds_for(policy: Policy | None) -> dict[str, Threshold]:
-    """The default thresholds with a policy's per-test overrides applied."""
-    out = dict(DEFAULT_THRESHOLDS)
-    if policy is None:
-        return out
-    for test_id, override in policy.tests.items():
-        base = out[test_id]
-        out[test_id] = Threshold(
-            comparison=base.comparison,
-            value=override.get("threshold", base.value),
-            source=policy.source if override else base.source,
-            decision=Decision(override.get("decision", base.decision.value)),
-        )
-    return out
-
-
-def battery_plan(parsed: Spec) -> tuple[str | None, tuple[str, ...]]:
-    """The score column and the battery tests a run of ``parsed`` measures.
-
-    Without a listed ``evaluation.tests`` the default battery runs, leaving the AUC out
-    when there is no score column. Reads no data (``respai plan`` seals the same list).
-
-    Raises
-    ------
-    respai.errors.SpecError
-        When ``evaluation.tests`` lists ``auc`` and there is no score column, or the spec
-        has no ``fairness:`` block.
-    """
-    ev = parsed.evaluation
-    score = (ev.score if ev else None) or parsed.fairness.probability
-    if ev is None or not ev.explicit_tests:
-        # without a score column the default battery leaves AUC out (and says so)
-        return score, tuple(BATTERY if score else (t for t in BATTERY if t != TestId.AUC))
-    if TestId.AUC in ev.tests and score is None:
-        origin = str(parsed.path) if parsed.path else "spec"
-        raise SpecError(
-            f"{origin}: evaluation.tests: lists auc, but there is no score column.",
-            "Set evaluation.score (or fairness.probability), or remove auc.",
-        )
-    return score, tuple(ev.tests)
+__all__ = ["evaluate"]
 
 
 def evaluate(
@@ -355,20 +223,3 @@ def _one_scan(
         return cube
 
     return count, lambda: found.get("audit")
-
-
-class _CallableModule(types.ModuleType):
-    """The module ``respai.evaluate``, callable as :func:`respai.api.evaluate`.
-
-    ``respai.evaluate`` is both this submodule and the top-level function: once the
-    submodule is imported, Python binds the name ``respai.evaluate`` to it, so calling it
-    runs the function, and ``respai.evaluate(spec, df)`` means one thing either way.
-    """
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Evaluation:
-        from respai.api import evaluate as top_level
-
-        return top_level(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

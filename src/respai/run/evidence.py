@@ -1,6 +1,6 @@
 """The evidence record of a run: its test records, counts, claims, caveats and fingerprints.
 
-:func:`build_predicate` turns an :class:`~respai.evaluate.Evaluation` into the record's
+:func:`build_predicate` turns an :class:`~respai.results.Evaluation` into the record's
 predicate through the one typed builder (:mod:`respai.record.model`): a test record per
 battery test, per group rule and (with an ``ll144:`` block) per LL144 category, each with
 its value, interval, threshold and source, verdict and the clauses it supports; the
@@ -16,42 +16,20 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from respai import __version__
 from respai.battery import TestId, TestResult
-from respai.controls import load_controls
+from respai.controls import CLAIMS_DOES_NOT_STATE, CLAIMS_STATES, load_controls
 from respai.counts import Counts
-from respai.evaluate import Evaluation
-from respai.fairness import rule_dict
 from respai.record.model import Predicate, TestRecord, test_record
 from respai.record.model import build_predicate as build_record
+from respai.results import Evaluation, rule_dict
 from respai.rules import RuleResult, observed
 from respai.types import Interval
+from respai.version import __version__
 
 __all__ = [
-    "CLAIMS_DOES_NOT_STATE",
-    "CLAIMS_STATES",
     "build_predicate",
     "run_fingerprints",
 ]
-
-CLAIMS_STATES = [
-    "These defined properties were measured on this dataset, by these methods, at this "
-    "time, with this engine version.",
-    "Each value is given with its interval, the threshold it was compared with, where that "
-    "threshold came from, and the verdict.",
-    "The SHA-256 fingerprints of the inputs and of the engine code are listed, and the "
-    "whole record is signed.",
-    "The framework clauses listed with a test call for the kind of measurement it makes "
-    "(the test supports them).",
-]
-CLAIMS_DOES_NOT_STATE = [
-    "That the system is safe, fair or compliant in general.",
-    "That any legal obligation is met.",
-    "That respai acts as an independent auditor under NYC Local Law 144 or as a notified "
-    "body under the EU AI Act; it is neither.",
-    "That the results hold for data the system meets after the evaluation.",
-]
-
 
 # --- the record's predicate ------------------------------------------------------------
 

@@ -1,7 +1,10 @@
-"""Run the declared group rules: spec + data -> counts -> tables -> verdicts.
+"""What a run found, below everything that shows it: :class:`FairnessResult`, :class:`Evaluation`.
 
-This is the orchestration behind ``respai fairness`` and :func:`respai.evaluate_fairness`.
-It prints nothing; the CLI and the renderers present the :class:`FairnessResult`.
+The result types of ``respai fairness`` and ``respai evaluate`` and their plain views (the
+JSON of ``--json`` and :meth:`FairnessResult.to_dict`, the per-group frame of
+:meth:`FairnessResult.by_group`). The runners in :mod:`respai.run` build them; the
+renderers, the exports, the notebook display and sealing read them. This module imports
+no runner, so nothing that shows a result depends on the pipeline that made it.
 """
 
 from __future__ import annotations
@@ -9,51 +12,28 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from respai import __version__
+from respai.battery import TestResult, Threshold
 from respai.counts import Counts
-from respai.engine.frames import frame_backend
-from respai.load import CountPass, load_counts, open_inputs
-from respai.rules import RuleResult, evaluate_rule
-from respai.spec import (
-    FairnessSpec,
-    Policy,
-    Spec,
-    SystemInfo,
-    apply_policy,
-    load_policy,
-    load_spec,
-    parse_fairness,
-    parse_policy,
-)
-from respai.tables import (
-    METRICS,
-    CalibrationRow,
-    GroupRow,
-    GroupTables,
-    Measure,
-    calibration_table,
-    group_table,
-    overall_row,
-)
-from respai.types import Interval, Verdict, worst
+from respai.rules import RuleResult
+from respai.spec import FairnessSpec, Policy, Spec, SystemInfo
+from respai.tables import METRICS, CalibrationRow, GroupRow, GroupTables, Measure
+from respai.types import Interval, Verdict
+from respai.version import __version__
 
-__all__ = ["FairnessResult", "by_group_columns", "evaluate_fairness", "run_rules", "spec_of"]
+if TYPE_CHECKING:
+    from respai.ll144.audit import LL144Result
+    from respai.paired.audit import PairedResult
+    from respai.sealing import Sealed
 
-INDEPENDENCE = (
-    "Intervals assume every case is a different, independent person; no unit column was "
-    "declared, so this was not checked. Declare unit: <person id column> to have it checked."
-)
-SAMPLING_ONLY = (
-    "Intervals reflect sampling uncertainty only: not label error, not a population that "
-    "has shifted since the data was collected."
-)
-LABELS = "Parity is measured against the labels supplied; biased labels are not detected."
-DECLARED_ONLY = (
-    "Only the declared groups are evaluated; each rule reads only the cases whose own "
-    "attributes carry a declared value, which may be a different population from the file."
-)
+__all__ = [
+    "Evaluation",
+    "FairnessResult",
+    "by_group_columns",
+    "group_row_dict",
+    "rule_dict",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,104 +116,87 @@ class FairnessResult:
         return _result_dict(self)
 
 
-def evaluate_fairness(
-    spec: FairnessSpec | Spec | Mapping[str, Any] | str | Path,
-    data: Any = None,
-    *,
-    policy: Policy | Mapping[str, Any] | str | Path | None = None,
-    engine: str = "duckdb",
-) -> FairnessResult:
-    """Evaluate the declared group rules on a file or a DataFrame.
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """Everything one evaluation measured, before it is sealed.
 
-    Parameters
+    Attributes
     ----------
-    spec
-        A spec file path, a parsed :class:`~respai.spec.Spec`, a
-        :class:`~respai.spec.FairnessSpec`, or a dict shaped like the ``fairness:``
-        block (or like a whole spec file with a ``fairness:`` key).
-    data
-        A pandas, polars or pyarrow DataFrame (or a lazy frame narwhals supports). When
-        omitted, the spec's ``cases`` file is read.
-    policy
-        A policy file path, a dict, or a :class:`~respai.spec.Policy` whose thresholds
-        override the spec's.
-    engine
-        Where the count pass over a cases file runs: ``"duckdb"`` (embedded, out of
-        core) or ``"spark"``. A DataFrame is always counted by its own engine.
-
-    Returns
-    -------
-    FairnessResult
-        Tables, rule verdicts and the exit code.
-
-    Raises
-    ------
-    respai.errors.SpecError
-        When the spec or policy does not validate.
-    respai.errors.InputError
-        When the data does not fit the spec.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> df = pd.DataFrame({"y": [1, 0, 1, 0] * 50, "p": [1, 0, 0, 0] * 50,
-    ...                    "sex": ["f", "f", "m", "m"] * 50})
-    >>> result = evaluate_fairness(
-    ...     {"label": "y", "prediction": "p", "attributes": {"sex": ["f", "m"]},
-    ...      "rules": [{"id": "fnr", "rate": "false_negative", "attribute": "sex",
-    ...                 "max_group_gap": 0.1}]},
-    ...     df)
-    >>> result.verdict.value, result.exit_code
-    ('FAIL', 1)
+    fairness
+        The group rules, per-group tables and counts (see
+        :class:`~respai.results.FairnessResult`).
+    battery
+        The battery's tests in report order.
+    thresholds
+        The threshold used per battery test, with its source.
+    verdict
+        The worst verdict over the battery and the group rules.
     """
-    return run_rules(spec_of(spec), _as_policy(policy), data, engine_name=engine)
 
+    spec: Spec
+    policy: Policy | None
+    fairness: FairnessResult
+    battery: tuple[TestResult, ...]
+    thresholds: Mapping[str, Threshold]
+    score: str | None
+    verdict: Verdict
+    model: Mapping[str, Any] | None = None
+    #: The cases file's fingerprint, hashed while the engine counted (``None``: not yet).
+    dataset_fingerprint: Mapping[str, Any] | None = None
+    #: The LL144 tables of the spec's ``ll144:`` block, when it declares one.
+    ll144: LL144Result | None = None
+    #: Fingerprints of the other input files, by role (``demographics``, ``paired``).
+    other_fingerprints: Mapping[str, Any] | None = None
+    #: The paired test of the spec's ``paired:`` block, when it declares one.
+    paired: PairedResult | None = None
+    #: The plan the run was held to (``--plan``): ``{plan_id, timestamp, record_id}``.
+    plan: Mapping[str, Any] | None = None
+    #: Without ``--plan``: how the criteria compare with the system's newest plan.
+    plan_check: Mapping[str, Any] | None = None
+    #: The signed record, when the run was sealed (:func:`respai.evaluate` with ``out``).
+    sealed: Sealed | None = None
 
-def run_rules(
-    parsed: Spec,
-    pol: Policy | None,
-    data: Any = None,
-    *,
-    score: str | None = None,
-    engine_name: str = "duckdb",
-    count: CountPass | None = None,
-) -> FairnessResult:
-    """Load, count and decide the declared rules of an already parsed spec.
+    def __repr__(self) -> str:
+        failed = [t.key for t in self.battery if t.verdict is Verdict.FAIL]
+        failed += [f"rule:{r.rule.id}" for r in self.rules if r.verdict is Verdict.FAIL]
+        where = "" if self.sealed is None else f"; record {self.sealed.record_path}"
+        return (
+            f"<Evaluation {self.verdict.value} (exit {self.exit_code}): "
+            f"{self.counts.total} cases, {len(self.battery)} tests, {len(self.rules)} rules; "
+            f"failed: {failed or 'none'}{where}>"
+        )
 
-    ``score`` asks the load for the AUC's rank sums too (used by the battery);
-    ``engine_name`` runs the count pass over a file on ``"duckdb"`` or ``"spark"``;
-    ``count`` replaces the count pass (see :func:`respai.load.load_counts`).
-    """
-    fairness = apply_policy(parsed.fairness, pol)
-    if data is None:  # the spec's files, the self-identification file joined when declared
-        data = open_inputs(parsed, engine_name=engine_name, score=score).decided
-    loaded = load_counts(fairness, data, score=score, engine_name=engine_name, count=count)
-    counts = loaded.counts
-    rules = tuple(evaluate_rule(rule, fairness, counts) for rule in fairness.rules)
-    tables = GroupTables({g.name: group_table(g) for g in counts.groupings.values()})
-    calibration = GroupTables(
-        {g.name: calibration_table(g) for g in counts.groupings.values() if g.calibration}
-    )
-    assumptions = [SAMPLING_ONLY, LABELS, DECLARED_ONLY]
-    if fairness.unit is None:
-        assumptions.insert(0, INDEPENDENCE)
-    if not rules:
-        assumptions.append("No rule is declared, so the verdict cannot be PASS.")
-    return FairnessResult(
-        spec=fairness,
-        system=parsed.system,
-        source=loaded.source,
-        spec_sha256=parsed.sha256,
-        policy=pol,
-        counts=counts,
-        rules=rules,
-        overall=overall_row(counts),
-        tables=tables,
-        calibration=calibration,
-        assumptions=tuple(assumptions),
-        verdict=worst(r.verdict for r in rules),
-        backend=frame_backend(data),
-    )
+    def _repr_html_(self) -> str:
+        from respai.render.notebook import evaluation_html
+
+        return evaluation_html(self)
+
+    def by_group(self, grouping: str | tuple[str, ...] | None = None) -> Any:
+        """Every count, rate and interval per group, as a DataFrame.
+
+        The same frame as :meth:`respai.results.FairnessResult.by_group`.
+        """
+        return self.fairness.by_group(grouping)
+
+    @property
+    def record_path(self) -> Path | None:
+        """Where the signed record was written (``None``: not sealed)."""
+        return None if self.sealed is None else self.sealed.record_path
+
+    @property
+    def exit_code(self) -> int:
+        """The process exit code: the worst verdict's."""
+        return self.verdict.exit_code
+
+    @property
+    def counts(self) -> Counts:
+        """The integer counts everything was computed from."""
+        return self.fairness.counts
+
+    @property
+    def rules(self) -> tuple[RuleResult, ...]:
+        """The declared group rules' results."""
+        return self.fairness.rules
 
 
 def by_group_columns(
@@ -274,40 +237,6 @@ def by_group_columns(
             for c in columns:
                 columns[c].append(values.get(c))
     return columns, kinds
-
-
-def spec_of(spec: FairnessSpec | Spec | Mapping[str, Any] | str | Path) -> Spec:
-    """A parsed spec from a path, a dict (a whole spec or its ``fairness:`` block) or types.
-
-    Raises
-    ------
-    respai.errors.SpecError
-        When the spec does not validate.
-    """
-    if isinstance(spec, Spec):
-        return spec
-    if isinstance(spec, FairnessSpec):
-        return Spec(path=None, sha256=None, system=SystemInfo(), fairness=spec)
-    if isinstance(spec, str | Path):
-        return load_spec(spec)
-    from respai.spec import parse_spec
-
-    if "fairness" in spec:
-        return parse_spec(spec, base_dir=Path.cwd(), origin="spec")
-    return Spec(
-        path=None,
-        sha256=None,
-        system=SystemInfo(),
-        fairness=parse_fairness(spec, base_dir=Path.cwd(), origin="spec"),
-    )
-
-
-def _as_policy(policy: Policy | Mapping[str, Any] | str | Path | None) -> Policy | None:
-    if policy is None or isinstance(policy, Policy):
-        return policy
-    if isinstance(policy, str | Path):
-        return load_policy(policy)
-    return parse_policy(policy)
 
 
 # --- JSON ------------------------------------------------------------------------------
