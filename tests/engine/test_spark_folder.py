@@ -181,6 +181,16 @@ def test_verify_data_sees_a_changed_pyc_part_file(
     record = tmp_path / "o" / "record.json"
     keys = str(tmp_path / "keys" / "keys.json")
     assert _cli("verify", str(record), "--data", "data", "--keys", keys)[0] == 0
+    code, out, err = _cli(
+        "verify", str(record), "--data", "data", "--spec", "spec.yaml", "--keys", keys, "--json"
+    )
+    assert code == 0, out + err
+    assert json.loads(out)["counts"]["ok"] is True  # Spark counted the same 500 cases
     shutil.copy(tmp_path / "data" / "part-0.parquet", tmp_path / "data" / "part-1.pyc")
     code, out, err = _cli("verify", str(record), "--data", "data", "--keys", keys)
     assert code == 1, out + err
+    code, out, err = _cli(
+        "verify", str(record), "--data", "data", "--spec", "spec.yaml", "--keys", keys, "--json"
+    )
+    assert code == 1, out + err
+    assert "cases: record 500, data 400" in json.loads(out)["counts"]["differences"]
