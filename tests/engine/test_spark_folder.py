@@ -194,3 +194,33 @@ def test_verify_data_sees_a_changed_pyc_part_file(
     )
     assert code == 1, out + err
     assert "cases: record 500, data 400" in json.loads(out)["counts"]["differences"]
+
+
+def test_evaluate_refuses_a_folder_it_would_not_count_whole_and_writes_nothing(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RESPAI_HOME", str(tmp_path / "keys"))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "spec.yaml").write_text(SPEC, encoding="utf-8")
+    _part(tmp_path / "data" / "part-0.parquet", 200)
+    _part(tmp_path / "data" / "backup" / "part-1.pyc", 300)
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    code, out, err = _cli("evaluate", "spec.yaml", "--engine", "spark", "--out", "o", "--json")
+    assert code == 2, out + err
+    assert out == ""
+    assert err.startswith("respai: error:") and "holds backup/part-1.pyc" in err
+    assert "Traceback" not in err
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+def test_a_jsonl_folder_named_like_a_hidden_one_is_read_whole(spark: Any, tmp_path: Path) -> None:
+    # the folder's own name is not a part's: '_cases' is read, its '_SUCCESS' is not
+    folder = tmp_path / "_cases"
+    folder.mkdir()
+    (folder / "part-0.jsonl").write_text('{"y": 1, "p": 0, "sex": "f"}\n' * 3)
+    (folder / "part-1.pyc").write_text('{"y": 0, "p": 1, "sex": "m"}\n' * 4)
+    (folder / "_SUCCESS").write_text("")
+    source = engine.open_spark_file(folder, "jsonl", session=spark)
+    assert _rows(source) == 7
+    fp = source.fingerprint()
+    assert fp is not None and fp["files"] == 3
