@@ -13,6 +13,7 @@ import datetime
 import math
 from collections.abc import Callable
 from itertools import combinations
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -234,3 +235,12 @@ def test_same_fingerprint_same_counts_for_any_group_column(
             assert side[0] == "refused" and "'g' holds bytes" in side[1]
     if "refused" not in (a[0], b[0]) and a[0] == b[0]:
         assert a[1] == b[1]
+
+
+def test_a_refused_frame_leaves_nothing_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RESPAI_HOME", str(tmp_path / "keys"))
+    with pytest.raises(InputError, match="'g' holds bytes"):
+        respai.evaluate(SPEC, VARIANTS["g-bytes-some"](), out=tmp_path / "o")
+    assert list(tmp_path.iterdir()) == []
