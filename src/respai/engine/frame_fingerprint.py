@@ -216,7 +216,8 @@ def canonical_stream(native: Any, columns: Sequence[str]) -> tuple[bytes, int]:
     Raises
     ------
     InputError
-        When the object is not a frame, or a column cannot take its canonical type.
+        When the object is not a frame, a column cannot take its canonical type, or a
+        column holds bytes or values of more than one type (see the module docstring).
     """
     names = sorted(dict.fromkeys(columns))
     table = _arrow_table(native, names)
