@@ -107,6 +107,20 @@ def test_a_changed_file_names_both_digests_and_exits_1(signed: Path) -> None:
     assert all(c["ok"] for c in doc["checks"])
 
 
+def test_a_folder_holding_a_pipe_is_refused_before_any_check(signed: Path) -> None:
+    # a folder's fingerprint covers every file in it: one that cannot be read as a file
+    # (here a pipe named like a part file) is refused, named, and never waited on
+    folder = signed / "parts"
+    folder.mkdir()
+    (folder / "part-0.csv").write_bytes((signed / "cases.csv").read_bytes())
+    os.mkfifo(folder / "part-1.pyc")
+    proc = _run(signed, "verify", "ev/record.json", "--data", "parts", "--json")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stdout == ""
+    assert "holds part-1.pyc, which is not a regular file" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
 def test_a_record_that_does_not_verify_is_not_compared(signed: Path) -> None:
     envelope = json.loads((signed / "ev" / "record.json").read_text())
     envelope["signatures"][0]["sig"] = envelope["signatures"][0]["sig"][::-1]

@@ -112,7 +112,9 @@ def recount(predicate: Mapping[str, Any], spec_path: Path, data: Path) -> Recoun
     spec_path
         The spec file the run used.
     data
-        The cases file (or folder) to count, in place of the spec's ``cases``.
+        The cases file (or folder) to count, in place of the spec's ``cases``. A local
+        folder of part files is counted on Spark, as ``--engine spark`` counts it (the
+        files :func:`respai.engine.spark.folder_parts` lists).
 
     Raises
     ------
@@ -143,7 +145,8 @@ def recount(predicate: Mapping[str, Any], spec_path: Path, data: Path) -> Recoun
         )
     fairness = replace(parsed.fairness_block, cases=data)
     spec = replace(parsed, fairness_block=fairness, data=replace(parsed.data, cases=data))
-    inputs = open_inputs(spec)
+    # a folder of part files is a Spark table: Spark counts the files the fingerprint lists
+    inputs = open_inputs(spec, engine_name="spark" if Path(data).is_dir() else "duckdb")
     counted = load_counts(fairness, inputs.decided).counts
     mine = count_cube(_counts_json(counted))
     theirs = count_cube(recorded)

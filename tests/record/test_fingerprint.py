@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import hashlib
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 import respai
+from respai.engine.files import LocalFolder
+from respai.errors import InputError
 from respai.record import canonical_bytes, engine_code_fingerprint, file_fingerprint
+from respai.record.fingerprint import list_folder
 
 
 def test_file_fingerprint_matches_hashlib(tmp_path: Path) -> None:
@@ -76,3 +81,97 @@ def test_engine_code_fingerprint_without_git(monkeypatch: pytest.MonkeyPatch) ->
     fp = engine_code_fingerprint()
     assert fp["git_commit"] is None
     assert fp["git_dirty"] is None
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def test_a_folder_fingerprint_covers_every_file_spark_could_read(tmp_path: Path) -> None:
+    # Spark reads part-1.pyc (and respai hands it the file): the manifest holds it, and
+    # the compiled-file names, hidden names and __pycache__ that Spark might read too
+    folder = tmp_path / "data"
+    files = {
+        "part-0.parquet": b"p0",
+        "part-1.pyc": b"p1",
+        "part-2.pyo": b"p2",
+        "__pycache__/part-3.parquet": b"p3",
+        "_SUCCESS": b"",
+        ".part-0.parquet.crc": b"crc",
+    }
+    for relative, data in files.items():
+        (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+        (folder / relative).write_bytes(data)
+    fp = file_fingerprint(folder)
+    manifest = [{"path": p, "sha256": _digest(d)} for p, d in sorted(files.items())]
+    assert fp["sha256"] == hashlib.sha256(canonical_bytes(manifest)).hexdigest()
+    assert fp["files"] == len(files)
+    before = fp["sha256"]
+    (folder / "part-1.pyc").write_bytes(b"300 more rows")
+    assert file_fingerprint(folder)["sha256"] != before
+
+
+def test_list_folder_sorts_by_relative_path(tmp_path: Path) -> None:
+    for relative in ("b", "a/z", "a.x", "A"):
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_bytes(b"")
+    assert [p for p, _ in list_folder(tmp_path)] == ["A", "a.x", "a/z", "b"]
+
+
+def test_a_link_to_a_folder_inside_a_folder_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "more.parquet").write_bytes(b"rows")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "part-0.parquet").write_bytes(b"rows")
+    (tmp_path / "data" / "more").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(InputError, match=r"holds more, which is a link to a folder"):
+        file_fingerprint(tmp_path / "data")
+
+
+def test_a_link_to_a_file_is_fingerprinted_as_its_target(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "target.parquet").write_bytes(b"target")
+    (tmp_path / "data" / "part-0.parquet").symlink_to(tmp_path / "target.parquet")
+    manifest = [{"path": "part-0.parquet", "sha256": _digest(b"target")}]
+    fp = file_fingerprint(tmp_path / "data")
+    assert fp["sha256"] == hashlib.sha256(canonical_bytes(manifest)).hexdigest()
+
+
+def test_a_pipe_inside_a_folder_is_refused_without_waiting_on_it(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "part-0.parquet").write_bytes(b"rows")
+    os.mkfifo(tmp_path / "data" / "part-1.pyc")
+    code = (
+        "import sys\nfrom pathlib import Path\nfrom respai.errors import InputError\n"
+        "from respai.record import file_fingerprint\n"
+        "try:\n    file_fingerprint(Path(sys.argv[1]))\n"
+        "except InputError as e:\n    print(e)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "data")],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert "holds part-1.pyc, which is not a regular file" in proc.stdout, proc.stderr
+
+
+def test_a_broken_link_inside_a_folder_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "part-0.parquet").symlink_to(tmp_path / "gone")
+    with pytest.raises(InputError, match=r"holds part-0\.parquet, which cannot be read"):
+        file_fingerprint(tmp_path / "data")
+
+
+def test_a_local_folder_refuses_a_file_added_after_it_was_listed(tmp_path: Path) -> None:
+    (tmp_path / "part-0.parquet").write_bytes(b"rows")
+    folder = LocalFolder.open(tmp_path)
+    (tmp_path / "part-1.pyc").write_bytes(b"more rows")
+    with pytest.raises(InputError, match=r"part-1.pyc was added while respai read"):
+        folder.fingerprint()
+
+
+def test_a_local_folder_refuses_a_file_rewritten_after_it_was_listed(tmp_path: Path) -> None:
+    (tmp_path / "part-0.parquet").write_bytes(b"rows")
+    folder = LocalFolder.open(tmp_path)
+    (tmp_path / "part-0.parquet").write_bytes(b"other rows")
+    with pytest.raises(InputError, match=r"part-0.parquet changed while respai read"):
+        folder.fingerprint()

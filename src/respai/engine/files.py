@@ -27,7 +27,7 @@ from typing import IO, Any
 
 from respai.errors import InputError
 
-__all__ = ["LocalFile", "literal_pattern"]
+__all__ = ["LocalFile", "LocalFolder", "literal_pattern"]
 
 #: Where this process's open descriptors can be opened by name, best first: on Linux a
 #: fresh open file description of the same inode, elsewhere (macOS) a duplicate.
@@ -223,6 +223,82 @@ class LocalFile:
             f"{_when(after.st_mtime_ns)}); run again when nothing is writing it.",
             "Wait until the export that writes the file has finished, then run again.",
         )
+
+
+class LocalFolder:
+    """A local folder of part files, listed once: the files fingerprinted are the files read.
+
+    Attributes
+    ----------
+    path
+        The folder as the user named it.
+    listing
+        Every regular file under it, when it was listed
+        (:func:`respai.record.fingerprint.list_folder`): the fingerprint's manifest.
+    """
+
+    def __init__(self, path: Path, listing: list[tuple[str, tuple[int, int, int, int, int]]]):
+        self.path = path
+        self.listing = listing
+
+    @classmethod
+    def open(cls, path: Path) -> LocalFolder:
+        """List ``path`` (every file under it), refusing what is not a regular file.
+
+        Raises
+        ------
+        InputError
+            For a link to a folder, a pipe, a socket, a device or an unreadable folder.
+        """
+        from respai.record.fingerprint import list_folder
+
+        return cls(Path(path), list_folder(Path(path)))
+
+    @property
+    def files(self) -> list[str]:
+        """Every listed file, as a path relative to the folder (POSIX), sorted."""
+        return [relative for relative, _ in self.listing]
+
+    def fingerprint(self) -> dict[str, Any]:
+        """The folder's fingerprint: the manifest of every listed file, then a change check.
+
+        Raises
+        ------
+        InputError
+            When a file changed, or one was added or removed, since the folder was listed.
+        """
+        from respai.record.fingerprint import folder_fingerprint
+
+        found = folder_fingerprint(self.path, self.listing)
+        self.check_unchanged()
+        return found
+
+    def check_unchanged(self) -> None:
+        """Refuse a folder whose files changed (or were added or removed) since listed.
+
+        Raises
+        ------
+        InputError
+            Naming the first file that differs.
+        """
+        from respai.record.fingerprint import list_folder
+
+        now = dict(list_folder(self.path))
+        then = dict(self.listing)
+        for relative in sorted(set(now) | set(then)):
+            if now.get(relative) != then.get(relative):
+                what = (
+                    "was added"
+                    if relative not in then
+                    else "was removed"
+                    if relative not in now
+                    else "was written to or replaced"
+                )
+                raise InputError(
+                    f"{self.path / relative} {what} while respai read the folder "
+                    f"{self.path}; run again when nothing is writing it.",
+                    "Wait until the export that writes the folder has finished, then run again.",
+                )
 
 
 def _state(st: os.stat_result) -> tuple[int, int, int, int, int]:

@@ -30,6 +30,23 @@ same data (as pandas, polars, pyarrow or PySpark) can recompute it:
    ``canonical`` names this recipe (``respai.frame.v1``).
 
 Row order matters (the same rows shuffled are a different stream); so does every value.
+
+The fingerprint covers what the count pass counts: two frames with the same fingerprint
+give the same counts. Where a canonical type would merge values the count pass treats
+differently, the frame is refused (an :class:`~respai.errors.InputError` naming the
+column) rather than hashed:
+
+- bytes (a pandas object or categorical column holding ``bytes``, a polars ``Binary``
+  or an Arrow binary column): Arrow would decode them to the text the count pass does
+  not match them with;
+- a column of values of more than one type (text and numbers, text and dates) that no
+  one canonical type holds.
+
+What does merge is counted alike: ``None``, ``NaN``, ``pd.NA`` and a null are all missing;
+a categorical column and its values as text; ``-0.0`` and ``0.0`` in a column of whole
+numbers (a label or prediction: both ``0``). In a score or probability column ``-0.0``
+and ``0.0`` stay two values (and two fingerprints), as do a NaN and a null in a float
+column of polars or pyarrow (the count pass refuses the NaN).
 """
 
 from __future__ import annotations
@@ -103,6 +120,49 @@ def _clean(array: pa.Array) -> pa.Array:
     )
 
 
+_BYTES = (bytes, bytearray, memoryview)
+_DECODE = (
+    "Decode it to text before the run (pandas: df[column].str.decode('utf-8'); "
+    "polars: pl.col(column).cast(pl.String))."
+)
+
+
+def _bytes_error(name: str, value: Any, where: str) -> InputError:
+    """The refusal of a column that holds bytes: the count pass reads values as text."""
+    shown = repr(bytes(value[:40]))
+    return InputError(
+        f"the DataFrame's column '{name}' holds bytes ({shown}{where}); "
+        "the count pass reads a value as text, so a byte string would be compared as "
+        "its repr and left out of its group, while its fingerprint would be that of the "
+        "decoded text.",
+        _DECODE,
+    )
+
+
+def _check_pandas(native: Any, columns: Sequence[str]) -> None:
+    """Refuse a pandas object (or categorical) column holding bytes.
+
+    Arrow reads a column of ``str`` and ``bytes`` as text (the bytes decoded), so the
+    bytes must be found on the pandas column itself, before it is converted.
+    """
+    import pandas as pd
+
+    for position, name in enumerate(native.columns):
+        if name not in columns:
+            continue
+        series = native.iloc[:, position]
+        values = series.cat.categories if isinstance(series.dtype, pd.CategoricalDtype) else series
+        if values.dtype != object:
+            continue
+        kind = pd.api.types.infer_dtype(values, skipna=True)
+        if kind in {"string", "empty", "integer", "floating", "boolean", "decimal"}:
+            continue  # no bytes among them
+        for row, value in enumerate(values):
+            if isinstance(value, _BYTES):
+                where = "" if values is not series else f", first at row {row + 1}"
+                raise _bytes_error(str(name), value, where)
+
+
 def _arrow_table(native: Any, columns: Sequence[str]) -> pa.Table:
     try:
         frame = nw.from_native(native)
@@ -113,11 +173,34 @@ def _arrow_table(native: Any, columns: Sequence[str]) -> pa.Table:
         ) from None
     if isinstance(frame, nw.Series):
         raise InputError("got a Series, not a table of cases.", "Pass the whole DataFrame.")
+    if type(native).__module__.split(".")[0] == "pandas":
+        _check_pandas(native, columns)
     selected = frame.select(list(columns))
-    if isinstance(selected, nw.LazyFrame):
-        # a lazy frame (PySpark, DuckDB, polars lazy): its columns are collected to hash
-        return selected.collect(backend="pyarrow").to_arrow()
-    return selected.to_arrow()
+    try:
+        if isinstance(selected, nw.LazyFrame):
+            # a lazy frame (PySpark, DuckDB, polars lazy): its columns are collected to hash
+            return selected.collect(backend="pyarrow").to_arrow()
+        return selected.to_arrow()
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+        raise InputError(
+            f"the DataFrame cannot be fingerprinted: {_arrow_message(exc)}; a column the "
+            "run reads holds values of more than one type (text and numbers, say), which "
+            "no one canonical type can hold.",
+            "Give every column one type (all text, or all numbers) before the run.",
+        ) from None
+
+
+def _arrow_message(exc: Exception) -> str:
+    """Arrow's message, as one line (pandas conversion errors are a tuple's repr)."""
+    args = [str(a) for a in exc.args] or [str(exc)]
+    return "; ".join(a.strip() for a in args if a.strip()).replace("\n", " ")
+
+
+def _is_binary(dtype: pa.DataType) -> bool:
+    if pa.types.is_dictionary(dtype):
+        return _is_binary(dtype.value_type)
+    checks = ("is_binary", "is_large_binary", "is_fixed_size_binary", "is_binary_view")
+    return any(getattr(pa.types, check, lambda _t: False)(dtype) for check in checks)
 
 
 def canonical_stream(native: Any, columns: Sequence[str]) -> tuple[bytes, int]:
@@ -133,7 +216,8 @@ def canonical_stream(native: Any, columns: Sequence[str]) -> tuple[bytes, int]:
     Raises
     ------
     InputError
-        When the object is not a frame, or a column cannot take its canonical type.
+        When the object is not a frame, a column cannot take its canonical type, or a
+        column holds bytes or values of more than one type (see the module docstring).
     """
     names = sorted(dict.fromkeys(columns))
     table = _arrow_table(native, names)
@@ -142,6 +226,16 @@ def canonical_stream(native: Any, columns: Sequence[str]) -> tuple[bytes, int]:
     for name in names:
         column = table.column(name)
         combined = column.combine_chunks()
+        if _is_binary(column.type):
+            first = combined.drop_null()
+            if len(first) == 0:
+                raise InputError(
+                    f"the DataFrame's column '{name}' has the type {column.type}, which "
+                    "the count pass does not read as text.",
+                    _DECODE,
+                )
+            value = first[0].as_py()
+            raise _bytes_error(name, value.encode() if isinstance(value, str) else value, "")
         target = _canonical_type(column.type)
         if target == pa.float64() and _whole(combined):
             target = pa.int64()  # pandas keeps a missing integer as NaN in a float column

@@ -23,7 +23,7 @@ import duckdb
 import narwhals as nw
 
 from respai.engine.diagnosis import check_header, check_text_start, named, read_error, shorten
-from respai.engine.files import LocalFile
+from respai.engine.files import LocalFile, LocalFolder
 from respai.engine.source import (
     IN_LEFT,
     IN_RIGHT,
@@ -362,7 +362,9 @@ def open_spark_file(
     reads itself (``s3a://``, ``hdfs://``) or a local folder of part files; a local file
     gets the same checks as in :func:`open_file` first, and is held open so that its
     fingerprint and the change check are about the file Spark read. Spark is given the
-    path with its pattern characters escaped: it reads that one path, never a glob.
+    path with its pattern characters escaped: it reads that one path, never a glob. A
+    local folder is listed once (every file under it is fingerprinted) and Spark is
+    handed the explicit list of its part files (:func:`respai.engine.spark.folder_parts`).
 
     Raises
     ------
@@ -374,12 +376,17 @@ def open_spark_file(
     remote = spark.is_remote(path)
     local = None if remote else Path(path)
     file = None
+    folder = None
+    parts = None
     if local is not None:
         if not local.exists():
             raise InputError(
                 f"the cases file {local} does not exist.", "Check the path in the spec."
             )
-        if not local.is_dir():
+        if local.is_dir():
+            folder = LocalFolder.open(local)
+            parts = spark.folder_parts(folder)
+        else:
             file = LocalFile.open(local)
             if file.size == 0:
                 raise InputError(
@@ -393,9 +400,9 @@ def open_spark_file(
             check_header(file, delimiter, text_columns or None)
     where = str(path) if remote else str(Path(path).resolve())
     try:
-        native = spark.read_spark_file(where, fmt, delimiter, text_columns, session)
+        native = spark.read_spark_file(where, fmt, delimiter, text_columns, session, parts)
         frame = nw.from_native(native)
-        source = Source(str(path), local, frame, None, file)
+        source = Source(str(path), local, frame, None, file, folder)
     except InputError:
         raise
     except Exception as exc:  # Spark's AnalysisException, Py4JJavaError, ...

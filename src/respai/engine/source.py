@@ -16,7 +16,7 @@ import duckdb
 import narwhals as nw
 
 from respai.counts import MICRO
-from respai.engine.files import LocalFile
+from respai.engine.files import LocalFile, LocalFolder
 from respai.errors import InputError
 
 __all__ = [
@@ -83,6 +83,9 @@ class Source:
     file
         The local file the engine reads, opened once (``None`` for a DataFrame, a
         remote URI or a folder of part files).
+    folder
+        The local folder of part files Spark was handed the files of, listed once
+        (``None`` otherwise).
     kinds
         Column name to ``"numeric"``, ``"text"``, ``"boolean"`` or ``"other"``.
     """
@@ -94,10 +97,12 @@ class Source:
         frame: Any,
         con: duckdb.DuckDBPyConnection | None,
         file: LocalFile | None = None,
+        folder: LocalFolder | None = None,
     ) -> None:
         self.description = description
         self.path = file.path if file is not None else path
         self.file = file
+        self.folder = folder
         self._frame = frame
         self._con = con
         schema = frame.collect_schema()
@@ -132,7 +137,8 @@ class Source:
 
         A local file is hashed from the descriptor the engine reads it through, then
         checked unchanged (:meth:`check_unchanged`). A local folder of part files (Spark)
-        is fingerprinted as the manifest of its files.
+        is fingerprinted as the manifest of every file it held when it was listed and
+        Spark was handed its files, then checked unchanged.
 
         Returns
         -------
@@ -148,7 +154,9 @@ class Source:
         """
         if self.file is not None:
             return self.file.fingerprint()
-        if self.path is not None and self.path.is_dir():
+        if self.folder is not None:
+            return self.folder.fingerprint()
+        if self.path is not None and self.path.is_dir():  # pragma: no cover - not opened
             from respai.record.fingerprint import file_fingerprint
 
             return file_fingerprint(self.path)
@@ -162,10 +170,13 @@ class Source:
         Raises
         ------
         InputError
-            When the file's size, times or identity differ from when it was opened.
+            When the file's size, times or identity differ from when it was opened, or a
+            file of the folder changed, was added or removed since it was listed.
         """
         if self.file is not None:
             self.file.check_unchanged()
+        if self.folder is not None:
+            self.folder.check_unchanged()
 
 
 class JoinedSource(Source):

@@ -13,6 +13,15 @@ DuckDB reads them, so the integer counts are the same:
   column's type stops the scan (``FAILFAST``) instead of becoming missing.
 - JSONL: one JSON object per line, types from the JSON values.
 - Parquet: as written.
+- a local folder of part files: Spark is handed the explicit, sorted list of the files it
+  reads (:func:`folder_parts`), never the folder, so it reads exactly the files listed
+  and fingerprinted. Every file in the folder is fingerprinted; the files Spark itself
+  skips in a folder (names starting with ``.``, or with ``_`` and no ``=``) are not read.
+  The files read must be part files directly in the folder, or all in ``name=value``
+  partition folders at one depth (the partition columns are read from the folder names,
+  as Spark does); anything else (a part file in a subfolder such as ``__pycache__``, or
+  beside partition folders, where Spark would not count it when reading the folder)
+  is refused, naming the file.
 
 ``pyspark`` is an optional dependency (``pip install "respai[spark]"``); importing this
 module does not import it, :func:`spark_session` and :func:`read_spark_file` do.
@@ -27,11 +36,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from respai.engine.files import literal_pattern
+from respai.engine.files import LocalFolder, literal_pattern
 from respai.errors import InputError
 from respai.io import atomic_write
 
-__all__ = ["is_remote", "read_spark_file", "spark_session"]
+__all__ = ["folder_parts", "is_remote", "read_spark_file", "spark_session"]
 
 _LOG4J = """\
 rootLogger.level = error
@@ -125,12 +134,72 @@ def is_remote(path: str | os.PathLike[str]) -> bool:
     return bool(sep) and scheme.isalnum() and scheme.lower() != "file"
 
 
+def _is_partition(name: str) -> bool:
+    """Whether a folder name is a Spark partition (``name=value``)."""
+    return name.find("=") > 0
+
+
+def folder_parts(folder: LocalFolder) -> list[str]:
+    """The files of a folder Spark reads, as absolute paths in their listed order.
+
+    The files Spark skips (:func:`respai.record.fingerprint.spark_hidden`, on the file
+    or any folder above it) are left out; the rest must be laid out as Spark reads a
+    folder: all directly in the folder, or all in ``name=value`` partition folders at one
+    depth.
+
+    Raises
+    ------
+    InputError
+        When the folder holds no file Spark would read, or a file outside that layout.
+    """
+    from respai.record.fingerprint import spark_hidden
+
+    parts = [f for f in folder.files if not any(spark_hidden(n) for n in f.split("/"))]
+    if not parts:
+        raise InputError(
+            f"the folder {folder.path} holds no file Spark would read (names that start "
+            "with '.' or '_' are skipped).",
+            "Point fairness.cases at the folder of part files (or at one file).",
+        )
+    partitioned = [
+        p for p in parts if "/" in p and all(_is_partition(n) for n in p.split("/")[:-1])
+    ]
+    first = partitioned[0] if partitioned else None
+    depth = 0 if first is None else first.count("/")
+    for part in parts:
+        folders = part.split("/")[:-1]
+        outside = [n for n in folders if not _is_partition(n)]
+        if outside:
+            why = (
+                f"it sits in the subfolder '{outside[0]}', which is not a partition "
+                "folder (name=value)"
+            )
+        elif len(folders) != depth:
+            why = (
+                f"it sits beside the partition folders of {first}"
+                if len(folders) < depth
+                else f"it sits deeper than {first}"
+            )
+        else:
+            continue
+        raise InputError(
+            f"the folder {folder.path} holds {part}, which Spark would not read as a "
+            f"part of the table ({why}); respai refuses a folder whose files it would "
+            "fingerprint but not count.",
+            "Keep the part files directly in the folder (or all in name=value "
+            "partition folders at one depth); move other files out, or give them a "
+            "name that starts with '_' so that Spark (and respai's count) skips them.",
+        )
+    return [str(folder.path.resolve() / part) for part in parts]
+
+
 def read_spark_file(
     path: str | os.PathLike[str],
     fmt: str,
     delimiter: str = ",",
     text_columns: Sequence[str] = (),
     session: Any = None,
+    files: Sequence[str] | None = None,
 ) -> Any:
     """Read a CSV, JSONL or Parquet file (or folder of part files) as a Spark DataFrame.
 
@@ -149,6 +218,10 @@ def read_spark_file(
         a group called ``true`` stays text), as :func:`respai.engine.open_file` does.
     session
         The Spark session; :func:`spark_session` when omitted.
+    files
+        For a local folder: the files to read (:func:`folder_parts`), read literally,
+        with ``path`` as the base of their partition folders. Spark then reads those
+        files and nothing else in the folder.
 
     Returns
     -------
@@ -157,11 +230,16 @@ def read_spark_file(
     """
     spark = session if session is not None else spark_session()
     given = os.fspath(path)
-    where = literal_pattern(given)  # Spark (Hadoop) would expand * ? [ ] { } as a glob
+    # Spark (Hadoop) would expand * ? [ ] { } as a glob
+    where: str | list[str] = literal_pattern(given)
+    read = spark.read
+    if files is not None:
+        where = [literal_pattern(f) for f in files]
+        read = read.option("basePath", given)
     if fmt == "parquet":
-        return spark.read.parquet(where)
+        return read.parquet(*([where] if isinstance(where, str) else where))
     if fmt == "jsonl":
-        frame = spark.read.option("mode", "FAILFAST").json(where)
+        frame = read.option("mode", "FAILFAST").json(where)
         first = _first_json_keys(given)
         if first:  # Spark sorts JSON fields by name; keep the file's order, as DuckDB does
             order = [c for c in first if c in frame.columns]
@@ -173,7 +251,7 @@ def read_spark_file(
     from pyspark.sql.types import StringType, StructField, StructType
 
     reader = (
-        spark.read.option("header", "true")
+        read.option("header", "true")
         .option("sep", delimiter)
         .option("quote", '"')
         .option("escape", '"')

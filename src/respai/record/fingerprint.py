@@ -1,19 +1,24 @@
 """SHA-256 fingerprints of what a run used: the dataset and model files, and respai's code.
 
 A file's identity is the SHA-256 of its exact bytes, with its size and media type. A
-directory (a dataset split over files) is a sorted per-file manifest. The engine code is
-the manifest of the files of the installed ``respai`` package as they are on disk, plus
-the git commit and a dirty flag when the package runs from a checkout.
+directory (a dataset split over files) is a sorted per-file manifest of **every** regular
+file under it (:func:`list_folder`: hidden names, ``*.pyc`` and subfolders included; a
+link to a folder, a pipe, a socket or a device is refused), so nothing an engine could
+read in it is left out. The engine code is the manifest of the files of the installed
+``respai`` package as they are on disk (without ``__pycache__`` and compiled ``.pyc``
+files), plus the git commit and a dirty flag when the package runs from a checkout.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import subprocess
 from pathlib import Path
 from typing import Any
 
+from respai.errors import InputError
 from respai.record.canonical import canonical_bytes
 
 __all__ = [
@@ -21,7 +26,10 @@ __all__ = [
     "descriptor_fingerprint",
     "engine_code_fingerprint",
     "file_fingerprint",
+    "folder_fingerprint",
+    "list_folder",
     "manifest_digest",
+    "spark_hidden",
 ]
 
 CHUNK = 1 << 20
@@ -63,12 +71,107 @@ def _sha256_descriptor(fd: int) -> tuple[str, int]:
     return digest.hexdigest(), size
 
 
-def _files_under(directory: Path) -> list[Path]:
+def _package_files(directory: Path) -> list[Path]:
+    """The files of respai's own package, without compiled ``__pycache__`` / ``.pyc`` files."""
     out: list[Path] = []
     for root, dirs, files in os.walk(directory):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         out.extend(Path(root) / f for f in files if not f.endswith((".pyc", ".pyo")))
     return sorted(out, key=lambda p: p.relative_to(directory).as_posix())
+
+
+FileState = tuple[int, int, int, int, int]
+"""A file's ``(device, inode, size, modified ns, changed ns)`` when it was listed."""
+
+
+def spark_hidden(name: str) -> bool:
+    """Whether Spark (Hadoop) skips a file or folder of this name inside a folder it reads.
+
+    Spark leaves out names that start with ``.``, names that start with ``_`` and hold no
+    ``=`` (``_SUCCESS``, ``_metadata``, ``_temporary``; ``_k=v`` is a partition) and names
+    that end with ``._COPYING_``. ``*.pyc`` files are read like any other.
+
+    Examples
+    --------
+    >>> [spark_hidden(n) for n in ("_SUCCESS", ".part-0.crc", "_k=1", "part-1.pyc")]
+    [True, True, False, False]
+    """
+    return (
+        name.startswith(".")
+        or (name.startswith("_") and "=" not in name)
+        or name.endswith("._COPYING_")
+    )
+
+
+def _state(st: os.stat_result) -> FileState:
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+def _folder_error(directory: Path, relative: str, what: str) -> InputError:
+    return InputError(
+        f"the folder {directory} holds {relative}, which {what}; respai fingerprints every "
+        "file in a folder of cases, so it refuses what it cannot read as a file.",
+        f"Move {relative} out of the folder (or replace it with the file itself).",
+    )
+
+
+def _list_into(
+    directory: Path, folder: Path, prefix: str, out: list[tuple[str, FileState]]
+) -> None:
+    try:
+        with os.scandir(folder) as listing:
+            entries = sorted(listing, key=lambda e: e.name)
+    except OSError as exc:
+        raise InputError(
+            f"cannot list the folder {folder}: {exc.strerror or exc}.",
+            "Check that the folder exists and that you may read it.",
+        ) from None
+    for entry in entries:
+        relative = prefix + entry.name
+        try:
+            found = os.stat(entry.path)  # through a link: the file Spark would open
+        except OSError as exc:
+            raise _folder_error(
+                directory, relative, f"cannot be read ({exc.strerror or exc}: a broken link?)"
+            ) from None
+        if stat.S_ISDIR(found.st_mode):
+            if entry.is_symlink():
+                raise _folder_error(directory, relative, "is a link to a folder")
+            _list_into(directory, Path(entry.path), relative + "/", out)
+        elif stat.S_ISREG(found.st_mode):
+            out.append((relative, _state(found)))
+        else:
+            raise _folder_error(
+                directory, relative, "is not a regular file (a pipe, socket or device)"
+            )
+
+
+def list_folder(directory: Path) -> list[tuple[str, FileState]]:
+    """Every regular file under ``directory``, recursively, sorted by its relative path.
+
+    Nothing is skipped: hidden names, ``*.pyc`` files and ``__pycache__`` folders are
+    listed like any other file. A link to a regular file is listed (its target's state);
+    a link to a folder, a broken link, a pipe, a socket or a device is refused.
+
+    Parameters
+    ----------
+    directory
+        The folder of cases.
+
+    Returns
+    -------
+    list of (str, tuple)
+        ``(relative POSIX path, (device, inode, size, modified ns, changed ns))``.
+
+    Raises
+    ------
+    respai.errors.InputError
+        For an entry that is not a regular file or a folder, or a folder that cannot be
+        listed.
+    """
+    out: list[tuple[str, FileState]] = []
+    _list_into(Path(directory), Path(directory), "", out)
+    return sorted(out, key=lambda e: e[0])
 
 
 def manifest_digest(entries: list[dict[str, str]]) -> str:
@@ -86,11 +189,57 @@ def manifest_digest(entries: list[dict[str, str]]) -> str:
 def _manifest(directory: Path) -> tuple[list[dict[str, str]], int]:
     entries = []
     total = 0
-    for path in _files_under(directory):
+    for path in _package_files(directory):
         digest, size = _sha256_file(path)
         entries.append({"path": path.relative_to(directory).as_posix(), "sha256": digest})
         total += size
     return entries, total
+
+
+def folder_fingerprint(
+    directory: Path, listing: list[tuple[str, FileState]] | None = None
+) -> dict[str, Any]:
+    """The fingerprint of a folder of cases: the manifest of the files of ``listing``.
+
+    Parameters
+    ----------
+    directory
+        The folder.
+    listing
+        :func:`list_folder` of it, taken when the engine was handed its files; listed
+        now when omitted.
+
+    Returns
+    -------
+    dict
+        ``{name, media_type: "inode/directory", size_bytes, sha256, files}``; ``sha256``
+        is :func:`manifest_digest` of ``[{path, sha256}]`` over every listed file.
+
+    Raises
+    ------
+    respai.errors.InputError
+        When a file's size is not the size it had when it was listed.
+    """
+    directory = Path(directory)
+    entries = []
+    total = 0
+    for relative, state in list_folder(directory) if listing is None else listing:
+        digest, size = _sha256_file(directory / relative)
+        if size != state[2]:
+            raise InputError(
+                f"{directory / relative} changed while respai read it (size {state[2]} -> "
+                f"{size} bytes); run again when nothing is writing the folder.",
+                "Wait until the export that writes the folder has finished, then run again.",
+            )
+        entries.append({"path": relative, "sha256": digest})
+        total += size
+    return {
+        "name": directory.name,
+        "media_type": "inode/directory",
+        "size_bytes": total,
+        "sha256": manifest_digest(entries),
+        "files": len(entries),
+    }
 
 
 def file_fingerprint(path: Path) -> dict[str, Any]:
@@ -100,9 +249,9 @@ def file_fingerprint(path: Path) -> dict[str, Any]:
     ----------
     path
         A file, read in 1 MiB chunks, or a directory, fingerprinted as the manifest of
-        its files (``media_type`` ``inode/directory``, ``size_bytes`` the total, an
-        extra ``files`` count, and ``sha256`` over the sorted ``[{path, sha256}]`` as
-        in :func:`manifest_digest`).
+        every file under it (:func:`folder_fingerprint`: ``media_type``
+        ``inode/directory``, ``size_bytes`` the total, an extra ``files`` count, and
+        ``sha256`` over the sorted ``[{path, sha256}]`` as in :func:`manifest_digest`).
 
     Returns
     -------
@@ -111,14 +260,7 @@ def file_fingerprint(path: Path) -> dict[str, Any]:
     """
     path = Path(path)
     if path.is_dir():
-        entries, total = _manifest(path)
-        return {
-            "name": path.name,
-            "media_type": "inode/directory",
-            "size_bytes": total,
-            "sha256": manifest_digest(entries),
-            "files": len(entries),
-        }
+        return folder_fingerprint(path)
     digest, size = _sha256_file(path)
     return {
         "name": path.name,
