@@ -4,9 +4,12 @@ file is refused at once (exit 2), never waited on."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
@@ -130,6 +133,17 @@ def test_read_bounded_refuses_what_is_no_regular_file(tmp_path: Path, kind: str)
     assert caught.value.strerror == "not a regular file (a pipe, a device or a socket)"
     assert str(caught.value) == f"{target} is not a regular file (a pipe, a device or a socket)"
     assert not is_pickle_file(target)
+
+
+def test_a_socket_is_no_regular_file() -> None:
+    folder = Path(tempfile.mkdtemp(prefix="rs", dir="/tmp"))  # a socket path is short
+    try:
+        with socket.socket(socket.AF_UNIX) as server:
+            server.bind(str(folder / "s"))
+            with pytest.raises(NotARegularFile):
+                read_bounded(folder / "s", 100)
+    finally:
+        shutil.rmtree(folder)
 
 
 @pytest.mark.usefixtures("_no_hang")

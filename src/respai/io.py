@@ -150,7 +150,13 @@ def open_regular(path: Path | str) -> int:
     FileNotFoundError, IsADirectoryError, NotARegularFile, OSError
         When the path is missing, a folder, not a regular file, or cannot be opened.
     """
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        # a socket (ENXIO), or a device with no driver behind it: no plain file either
+        if exc.errno in (errno.ENXIO, errno.ENODEV, errno.EOPNOTSUPP):
+            raise NotARegularFile(path) from None
+        raise
     try:
         st = os.fstat(fd)
         if stat.S_ISDIR(st.st_mode):
