@@ -96,9 +96,7 @@ def _read(record: Path) -> bytes | str:
             f"{record} is a directory; pass the record.json inside it, or "
             "--ledger for a ledger folder."
         ) from None
-    except NotARegularFile as exc:
-        return f"{record} is {exc.strerror}; it was not read, so it is no record"
-    except FileTooLarge as exc:
+    except (NotARegularFile, FileTooLarge) as exc:
         return f"{record} is {exc.strerror}; it was not read, so it is no record"
     except OSError as exc:
         raise InputError(
@@ -120,7 +118,7 @@ def _data_fingerprint(data: Path) -> dict[str, Any] | str:
     if not data.exists() and not data.is_symlink():
         raise InputError(
             f"--data {data} does not exist.",
-            "Pass the cases file (or folder) the run read.",
+            "Pass the cases file (or folder) the record's run read.",
         )
     try:
         if data.is_dir():
@@ -147,9 +145,8 @@ def _check_data(
 ) -> tuple[str, dict[str, Any], bool]:
     """Whether the verified record's dataset fingerprint is the SHA-256 of ``data``."""
     if isinstance(found, str):  # not read: a FIFO, a device or a socket
-        out0: dict[str, Any] = {"file": str(data), "sha256": None, "record_sha256": None}
-        out0["matches"] = False
-        return f"FAIL  data: {found}", out0, False
+        unread = {"file": str(data), "sha256": None, "record_sha256": None, "matches": False}
+        return f"FAIL  data: {found}", unread, False
     digest = found["sha256"]
     out: dict[str, Any] = {"file": str(data), "sha256": digest, "record_sha256": None}
     if statement is None:

@@ -190,7 +190,7 @@ def _read_keys_json(path: Path) -> dict[str, Any]:
     except (NotARegularFile, FileTooLarge) as exc:
         raise KeyMaterialError(
             f"{path} is {exc.strerror}; it is not a keys.json.",
-            "Pass the keys.json the signer published.",
+            "Restore keys.json from its published copy (a small JSON file).",
         ) from None
     except OSError as exc:
         raise KeyMaterialError(f"Cannot read {path}: {exc.strerror or exc}.") from None
