@@ -10,7 +10,11 @@ that pass :data:`~respai.limits.MAX_PACK_MEMBERS`, :data:`~respai.limits.MAX_PAC
 or :data:`~respai.limits.MAX_PACK_UNPACKED_BYTES`, before anything is unpacked), and
 parses the manifest and the sums file, refusing any path that is absolute or climbs out
 with ``..`` and any listed file that is a symbolic link. JSON is read with
-:func:`respai.record.loads_strict`, within its limits.
+:func:`respai.record.loads_strict`, within its limits. Every file is read as a regular
+file only (:func:`respai.io.open_regular`: a FIFO, a device or a socket, or a link to
+one, as the pack or in it, is refused before any byte is read), and a file read whole
+within a bound (:data:`~respai.limits.MAX_JSON_BYTES`,
+:data:`~respai.limits.MAX_PACK_TEXT_BYTES`).
 """
 
 from __future__ import annotations
@@ -405,7 +409,8 @@ def opened(pack: Path) -> Iterator[Path]:
     Raises
     ------
     InputError
-        When ``pack`` does not exist, is neither a folder nor a zip, holds a member
+        When ``pack`` does not exist, is not a regular file (a FIFO, a device: never
+        read) nor a folder, is neither a folder nor a zip, holds a member
         outside its folder or a symbolic link, passes a limit of :mod:`respai.limits`
         (checked before anything is unpacked), or holds no single pack.
     """
