@@ -9,8 +9,9 @@ exit 1 from ``respai verify`` (the record or ledger does not verify), exit 2 els
 with a message naming the file and, for a file too large, the limit.
 
 Each command runs in a subprocess under an address-space cap of about 2 GiB
-(``RLIMIT_AS``) and a timeout, so a read without a bound fails its test (exit 70, ``MemoryError``) and a hang
-fails it by the timeout: neither can take the machine or CI with it.
+(``RLIMIT_AS``) and a timeout, so a read without a bound fails its test (exit 70,
+``MemoryError``) and a hang fails it by the timeout: neither can take the machine or CI
+with it.
 """
 
 from __future__ import annotations
