@@ -165,6 +165,13 @@ def make_csv_too_many_columns(folder: Path) -> None:
     (folder / "cases.csv").write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
 
 
+def make_csv_header_field_over_limit(folder: Path) -> None:
+    """A quoted header field of 131,073 characters: Python's csv module reads no longer."""
+    header = HEADER + ',"' + "x" * 131_073 + '"'
+    rows = [row + ",x" for row in SMALL]
+    (folder / "cases.csv").write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
+
+
 def make_cases_fifo(folder: Path) -> None:
     os.mkfifo(folder / "cases.csv")  # a reader that opened it would wait for a writer
 
@@ -264,6 +271,13 @@ CASES: dict[str, Case] = {
         ("cases.csv has 50,006 columns", "4,096", "MAX_CSV_COLUMNS", "Export only the columns"),
         make=make_csv_too_many_columns,
     ),
+    "csv_header_field_over_limit": Case(
+        (
+            "cases.csv: a column name in the header (line 1) is longer than 131,072",
+            "MAX_CSV_NAME_CHARS",
+        ),
+        make=make_csv_header_field_over_limit,
+    ),
     "cases_fifo": Case(("cases.csv is not a regular file",), make=make_cases_fifo),
     "cases_dev_zero": Case(("/dev/zero is not a regular file",)),
     "cases_symlink_device": Case(
@@ -358,6 +372,10 @@ VERIFY: dict[str, VerifyCase] = {
     "verify_record_deep_json": VerifyCase(1, ("MAX_JSON_DEPTH", "NOT verified")),
     "verify_record_huge_integer": VerifyCase(1, ("MAX_JSON_INTEGER_DIGITS", "NOT verified")),
     "verify_record_control_characters": VerifyCase(1, ("NOT verified", "\\x1b")),
+    "verify_record_fifo": VerifyCase(1, ("record.json is not a regular file", "NOT verified")),
+    "verify_record_dev_zero_link": VerifyCase(
+        1, ("record.json is not a regular file", "NOT verified")
+    ),
 }
 
 #: Also run as a real subprocess: the proof that no traceback reaches the user.
@@ -558,8 +576,20 @@ def _make_huge_integer_record(folder: Path) -> None:
     (folder / "record.json").write_text('{"payload": ' + "9" * 4400 + "}\n", encoding="utf-8")
 
 
+def _make_fifo_record(folder: Path) -> None:
+    (folder / "record.json").unlink()
+    os.mkfifo(folder / "record.json")  # a reader that opened it would wait for a writer
+
+
+def _make_dev_zero_record(folder: Path) -> None:
+    (folder / "record.json").unlink()
+    (folder / "record.json").symlink_to("/dev/zero")  # endless bytes
+
+
 VERIFY_MAKE: dict[str, Callable[[Path], None]] = {
     "verify_record_huge_integer": _make_huge_integer_record,
+    "verify_record_fifo": _make_fifo_record,
+    "verify_record_dev_zero_link": _make_dev_zero_record,
 }
 
 

@@ -316,3 +316,34 @@ def test_a_repeated_id_is_not_the_unit(tmp_path: Path) -> None:
     data.write_text("\n".join(lines) + "\n", encoding="utf-8")
     d = draft_spec(data, tmp_path / "spec.yaml")
     assert d.unit is None  # ten ids repeat: declaring it would refuse the file
+
+
+#: Characters an editor does not show as themselves: a bidi override, a zero-width
+#: space, a byte-order mark, a line separator, a no-break space.
+HIDDEN = ("\u202e", "\u200b", "\ufeff", "\u2028", "\u00a0")
+
+
+def test_bidi_and_zero_width_characters_are_written_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    group = "k\u202ez\u200b"
+    values = ["a\u200bb", "c\u202ed", "pl\u00a0ain"]
+    rng = random.Random(3)
+    data = tmp_path / "cases.csv"
+    with data.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["label", "prediction", group])
+        for i in range(90):
+            w.writerow([rng.randint(0, 1), rng.randint(0, 1), values[i % 3]])
+    out = tmp_path / "spec.yaml"
+    assert main(["init", str(data), "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert not any(ch in text for ch in HIDDEN), [c for c in HIDDEN if c in text]
+    assert '"k\\u202Ez\\u200B"' in text and '"a\\u200Bb"' in text
+    # the escapes read back as the real column and values
+    f = load_spec(out).fairness
+    assert f is not None
+    assert list(f.attributes) == [group]
+    assert sorted(f.attributes[group]) == sorted(values)
+    capsys.readouterr()
+    assert main(["fairness", str(out)]) == 3  # it runs on the real column (no rule: 3)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import zipfile
@@ -12,7 +13,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from respai.cli import main
-from respai.limits import MAX_JSON_DEPTH
+from respai.limits import MAX_CSV_NAME_CHARS, MAX_JSON_DEPTH
 from respai.record import RecordError, loads_strict
 
 DEEP = "[" * 1000 + "]" * 1000
@@ -165,3 +166,24 @@ def test_deep_json_in_a_jsonl_cases_file_is_bad_input(
     )
     assert main(["fairness", str(tmp_path / "spec.yaml")]) == 2
     assert "cases.jsonl" in capsys.readouterr().err
+
+
+def test_a_csv_header_field_past_the_field_limit_is_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Python's csv module reads no field longer than its limit, which is ours
+    assert csv.field_size_limit() == MAX_CSV_NAME_CHARS
+    long_name = "x" * (MAX_CSV_NAME_CHARS + 1)
+    rows = "".join(f"{i % 2},{i % 3 % 2},{'fm'[i % 2]},1\n" for i in range(20))
+    (tmp_path / "cases.csv").write_text(
+        f'label,prediction,sex,"{long_name}"\n' + rows, encoding="utf-8"
+    )
+    (tmp_path / "spec.yaml").write_text(
+        "fairness:\n  cases: cases.csv\n  label: label\n  prediction: prediction\n"
+        "  attributes: {sex: [f, m]}\n"
+        "  rules:\n    - {id: r, rate: error, attribute: sex, worst_group: {max: 0.5}}\n",
+        encoding="utf-8",
+    )
+    assert main(["fairness", str(tmp_path / "spec.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert "cases.csv" in err and "MAX_CSV_NAME_CHARS" in err and "131,072" in err

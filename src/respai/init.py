@@ -1,4 +1,4 @@
-"""``respai init``: draft a spec from a data file, ready to edit.
+r"""``respai init``: draft a spec from a data file, ready to edit.
 
 The drafting is a pure function of the file's column summaries
 (:func:`draft_from_summary`): which 0/1 columns are likely the label and the prediction
@@ -11,7 +11,12 @@ queries (:mod:`respai.engine.summary`); nothing but aggregates reaches Python.
 
 Every value from the file goes into the YAML through :func:`yaml.safe_dump`, so a value
 YAML would read as something else (``yes``, ``007``, ``1.0``) is quoted, and a name with
-quotes, colons or control characters is escaped; comments carry no raw data.
+quotes, colons or control characters is escaped; comments carry no raw data. A name or
+value holding a character that is not printable (a control character, a bidi override
+such as U+202E, a zero-width space U+200B, a line separator) is written double-quoted
+with that character as a YAML escape (``"k\u202Ez"``), so an editor shows the spec as it
+reads, and the spec still names the real column: YAML reads the escape back as the
+character.
 """
 
 from __future__ import annotations
@@ -173,6 +178,41 @@ def _comment_text(text: str) -> str:
     return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode() for ch in text)
 
 
+def _hidden(text: str) -> bool:
+    """Whether ``text`` holds a character an editor would not show as itself."""
+    return not text.replace(" ", "").isprintable()
+
+
+class _Dumper(yaml.SafeDumper):
+    r"""The safe dumper, writing a string that holds a hidden character with YAML escapes.
+
+    Such a string is double-quoted (:func:`_str`), and its characters beyond ASCII are
+    written as ``\uXXXX`` escapes, bidi and zero-width characters included (PyYAML writes
+    them raw when ``allow_unicode`` is set).
+    """
+
+    def write_double_quoted(self, text: str, split: bool = True) -> None:
+        if not _hidden(text):
+            super().write_double_quoted(text, split)
+            return
+        keep = self.allow_unicode
+        self.allow_unicode = False
+        try:
+            super().write_double_quoted(text, split)
+        finally:
+            self.allow_unicode = keep
+
+
+def _str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
+    node = dumper.represent_str(text)
+    if _hidden(text):
+        node.style = '"'
+    return node
+
+
+_Dumper.add_representer(str, _str)
+
+
 def _dump(key: str, value: Any, indent: int) -> list[str]:
     """``key: value`` as YAML lines (every scalar quoted as YAML needs), indented.
 
@@ -180,8 +220,9 @@ def _dump(key: str, value: Any, indent: int) -> list[str]:
     mappings is a block list with its small mappings inline.
     """
     flow = None if isinstance(value, list) else False
-    text = yaml.safe_dump(
+    text = yaml.dump(
         {key: value},
+        Dumper=_Dumper,
         sort_keys=False,
         allow_unicode=True,
         default_flow_style=flow,

@@ -27,6 +27,7 @@ each other.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import stat
@@ -39,12 +40,14 @@ from respai.errors import InputError
 
 __all__ = [
     "Content",
+    "FileTooLarge",
     "NotARegularFile",
     "StagedFolder",
     "atomic_write",
     "fsync_dir",
     "make_folder",
     "open_regular",
+    "read_bounded",
     "read_regular",
     "refuse_overlaps",
     "shared_mode",
@@ -119,7 +122,58 @@ def _write_new(path: Path, data: bytes, mode: int) -> None:
 
 
 class NotARegularFile(OSError):
-    """The path names a FIFO, a device, a socket or something else that is no plain file."""
+    """The path names a FIFO, a device, a socket or something else that is no plain file.
+
+    Its ``strerror`` says so in words (``"not a regular file (a pipe, a device or a
+    socket)"``), so a handler that words an :class:`OSError` by its ``strerror`` needs
+    nothing more.
+    """
+
+    def __init__(self, path: Path | str) -> None:
+        super().__init__(
+            errno.EINVAL, "not a regular file (a pipe, a device or a socket)", str(path)
+        )
+
+    def __str__(self) -> str:
+        return f"{self.filename} is {self.strerror}"
+
+
+def _bytes(n: int) -> str:
+    """``n`` bytes in words: ``64 MiB``, ``128 KiB`` or ``1,000 bytes``."""
+    for unit, size in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if n >= size and n % size == 0:
+            return f"{n // size:,} {unit}"
+    return f"{n:,} bytes"
+
+
+class FileTooLarge(OSError):
+    """A regular file holds more bytes than respai reads of a file of its kind.
+
+    Parameters
+    ----------
+    path
+        The file.
+    limit
+        The most bytes read of it.
+    name
+        The limit's name in :mod:`respai.limits` (``"MAX_JSON_BYTES"``), or ``None``.
+
+    Its ``strerror`` names the limit (``"larger than 64 MiB (MAX_JSON_BYTES), the most
+    respai reads of such a file"``).
+    """
+
+    def __init__(self, path: Path | str, limit: int, name: str | None = None) -> None:
+        named = f" ({name})" if name else ""
+        super().__init__(
+            errno.EFBIG,
+            f"larger than {_bytes(limit)}{named}, the most respai reads of such a file",
+            str(path),
+        )
+        self.limit = limit
+        self.limit_name = name
+
+    def __str__(self) -> str:
+        return f"{self.filename} is {self.strerror}"
 
 
 def open_regular(path: Path | str) -> int:
@@ -134,13 +188,19 @@ def open_regular(path: Path | str) -> int:
     FileNotFoundError, IsADirectoryError, NotARegularFile, OSError
         When the path is missing, a folder, not a regular file, or cannot be opened.
     """
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        # a socket (ENXIO), or a device with no driver behind it: no plain file either
+        if exc.errno in (errno.ENXIO, errno.ENODEV, errno.EOPNOTSUPP):
+            raise NotARegularFile(path) from None
+        raise
     try:
         st = os.fstat(fd)
         if stat.S_ISDIR(st.st_mode):
-            raise IsADirectoryError(21, "Is a directory", str(path))
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
         if not stat.S_ISREG(st.st_mode):
-            raise NotARegularFile(f"{path} is not a regular file")
+            raise NotARegularFile(path)
         os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
@@ -153,6 +213,46 @@ def read_regular(path: Path | str, limit: int) -> bytes:
     fd = open_regular(path)
     with os.fdopen(fd, "rb") as fh:
         return fh.read(limit)
+
+
+def read_bounded(path: Path | str, limit: int, name: str | None = None) -> bytes:
+    """All of a regular file, refused when it holds more than ``limit`` bytes.
+
+    The one way respai reads a whole file that a user or another file names (a record,
+    a ledger's files, a pack's files, a key): a FIFO, a device or a socket, or a link to
+    one, is refused before any byte is read (:func:`open_regular`), and a file larger
+    than ``limit`` is refused by its size, or, should it grow while read, after
+    ``limit + 1`` bytes. Nothing is read without a bound.
+
+    Parameters
+    ----------
+    path
+        The file.
+    limit
+        The most bytes the file may hold.
+    name
+        The limit's name in :mod:`respai.limits`, for the message (``"MAX_JSON_BYTES"``).
+
+    Returns
+    -------
+    bytes
+        The file's bytes.
+
+    Raises
+    ------
+    FileNotFoundError, IsADirectoryError, NotARegularFile, OSError
+        As :func:`open_regular`.
+    FileTooLarge
+        When the file holds more than ``limit`` bytes.
+    """
+    fd = open_regular(path)
+    with os.fdopen(fd, "rb") as fh:
+        if os.fstat(fd).st_size > limit:
+            raise FileTooLarge(path, limit, name)
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise FileTooLarge(path, limit, name)
+    return data
 
 
 def atomic_write(

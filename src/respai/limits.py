@@ -1,4 +1,9 @@
-"""The limits on what respai reads: one set, for every JSON file, YAML file and pack.
+"""The limits on what respai reads: one set, for every file it reads whole, and packs.
+
+Every file respai reads whole (a record, a ledger's files, a pack's files, a key,
+``keys.json``, a spec) must be a regular file: a FIFO, a device or a socket, or a link to
+one, is refused before any byte is read, and no file is read past its limit
+(:func:`respai.io.read_bounded`).
 
 Input that passes a limit is refused with an error naming the limit and the file (exit 2,
 or exit 1 from ``respai verify`` for a record or ledger that does not verify), never a
@@ -19,6 +24,11 @@ limit                         value            applies to
 ``MAX_YAML_BYTES``            4 MiB            spec and policy files
 ``MAX_YAML_NODES``            1,000,000 nodes  spec and policy files, aliases expanded
 ``MAX_CSV_COLUMNS``           4,096 columns    a CSV cases or self-identification file
+``MAX_CSV_NAME_CHARS``        131,072 chars    one column name of a CSV header
+``MAX_CHECKPOINT_BYTES``      1 MiB            a ledger checkpoint
+``MAX_KEY_FILE_BYTES``        16 MiB           a key file, ``keys.json``
+``MAX_PACK_TEXT_BYTES``       64 MiB           a pack's ``SHA256SUMS``,
+                                               ``environment.lock`` and CSV tables
 ``MAX_PACK_MEMBERS``          10,000 members   a pack's zip archive
 ``MAX_PACK_UNPACKED_BYTES``   16 GiB           a pack's zip archive, all members
 ``MAX_PACK_RATIO``            200 times        a pack's zip archive: unpacked size
@@ -34,15 +44,20 @@ from respai.record.canonical import (
     MAX_JSON_INTEGER_DIGITS,
     MAX_JSON_STRING_CHARS,
 )
+from respai.record.keys import MAX_KEY_FILE_BYTES
 
 __all__ = [
+    "MAX_CHECKPOINT_BYTES",
     "MAX_CSV_COLUMNS",
+    "MAX_CSV_NAME_CHARS",
     "MAX_JSON_BYTES",
     "MAX_JSON_DEPTH",
     "MAX_JSON_INTEGER_DIGITS",
     "MAX_JSON_STRING_CHARS",
+    "MAX_KEY_FILE_BYTES",
     "MAX_PACK_MEMBERS",
     "MAX_PACK_RATIO",
+    "MAX_PACK_TEXT_BYTES",
     "MAX_PACK_UNPACKED_BYTES",
     "MAX_YAML_BYTES",
     "MAX_YAML_DEPTH",
@@ -70,6 +85,16 @@ MAX_CSV_COLUMNS = 4096
 """The most columns a CSV file of cases may have. DuckDB's reader holds a buffer per
 column, so a file ten times wider fails inside the engine for lack of memory, and one
 of this width already takes seconds per scan; an evaluation reads a few columns."""
+
+MAX_CSV_NAME_CHARS = 131_072
+"""The longest column name of a CSV header, in characters (Python's ``csv`` module
+reads no longer field by default); a header field this long is no column name."""
+
+MAX_CHECKPOINT_BYTES = 1024 * 1024
+"""The largest ledger checkpoint file (a few lines and signatures, under a kilobyte)."""
+
+MAX_PACK_TEXT_BYTES = 64 * 1024 * 1024
+"""The largest ``SHA256SUMS``, ``environment.lock`` or CSV table read from a pack."""
 
 MAX_PACK_MEMBERS = 10_000
 """The most members a pack's zip archive may hold (a pack has about twenty)."""

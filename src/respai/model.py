@@ -40,7 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 from respai.errors import Error, InputError
-from respai.io import NotARegularFile, open_regular
+from respai.io import NotARegularFile, open_regular, read_regular
 from respai.record.fingerprint import file_fingerprint
 
 __all__ = [
@@ -307,8 +307,7 @@ def feature_matrix(columns: Mapping[str, Array], features: Sequence[str]) -> Arr
 def is_pickle_file(path: Path) -> bool:
     """Whether ``path`` starts with a pickle protocol 2-5 header (``0x80 0x02..0x05``)."""
     try:
-        with Path(path).open("rb") as fh:
-            head = fh.read(2)
+        head = read_regular(path, 2)  # a FIFO or a device is no pickle, and not waited on
     except OSError:
         return False
     return len(head) == 2 and head[0] == 0x80 and 2 <= head[1] <= 5

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from respai.errors import InputError
-from respai.io import Content, Named, StagedFolder, refuse_overlaps
+from respai.io import Content, Named, StagedFolder, read_regular, refuse_overlaps
 from respai.record import (
     KeyMaterialError,
     default_key_dir,
@@ -69,7 +69,10 @@ class _KeyUndo:
 
 
 def _load(path: Path) -> Ed25519PrivateKey:
-    encrypted = b"ENCRYPTED" in path.read_bytes()[:200] if path.is_file() else False
+    try:  # the first bytes only; load_private_key reads (and refuses) the file itself
+        encrypted = b"ENCRYPTED" in read_regular(path, 200)
+    except OSError:
+        encrypted = False
     passphrase = passphrase_from_env_or_prompt(prompt=encrypted)
     return load_private_key(path, passphrase)
 
@@ -188,9 +191,11 @@ def discard_created_key(sk: SigningKey) -> None:
     with key_folder_lock(undo.folder):
         marker = _pending_marker(sk.path)
         try:
-            adopted = marker.read_bytes().startswith(b"adopted")
+            adopted = read_regular(marker, 64).startswith(b"adopted")
         except FileNotFoundError:
             return  # settled: its run succeeded, the key is kept
+        except OSError:  # not a regular file: cannot tell, so the key stays listed
+            adopted = True
         marker.unlink(missing_ok=True)
         if adopted:  # another run signed with it meanwhile: it stays listed
             return

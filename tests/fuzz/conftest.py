@@ -8,6 +8,10 @@ Every test in ``tests/fuzz/`` feeds mutated bytes to a command, in-process throu
   exception escapes :func:`~respai.cli.main` and fails the example with its traceback,
   which hypothesis then shrinks to a minimal input;
 * no hang: each run has a hard time limit (:data:`RUN_SECONDS`, by ``SIGALRM``);
+* no unbounded read: each run has a memory cap (:func:`memory_cap`: the address space the
+  test process holds when the command starts, plus :data:`MEMORY_HEADROOM`, about 1 GiB,
+  set with ``setrlimit(RLIMIT_AS)``), so a read without a bound (``/dev/zero`` as a
+  record) fails the example with a ``MemoryError`` instead of taking the machine's memory;
 * on exit 2 nothing is written: stdout is empty and the working folder is unchanged.
 
 The budget is fixed: the ``respai-fuzz`` hypothesis profile runs a fixed number of
@@ -20,8 +24,10 @@ tries the same inputs every time, and takes the same time: about 1,000 examples,
 from __future__ import annotations
 
 import os
+import resource
 import signal
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -34,6 +40,41 @@ from respai.cli import main
 
 #: The longest one command may take before the example fails as a hang (seconds).
 RUN_SECONDS = 30
+
+#: How much address space one command may map beyond what the test process held when it
+#: started (bytes): 1 GiB, and 64 MiB per core for the engine's threads (a stack and an
+#: allocator arena each). The commands fuzzed here read inputs of kilobytes; DuckDB's
+#: buffer pool is capped at 512 MB (``RESPAI_MEMORY_LIMIT``).
+MEMORY_HEADROOM = (1 << 30) + (64 << 20) * (os.cpu_count() or 1)
+
+
+def address_space() -> int:
+    """The address space this process maps now, in bytes (``VmSize``; Linux only)."""
+    with open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError("/proc/self/status has no VmSize line")  # pragma: no cover
+
+
+@contextmanager
+def memory_cap(headroom: int = MEMORY_HEADROOM) -> Iterator[int]:
+    """Cap this process's address space at what it maps now plus ``headroom``.
+
+    Only the soft limit is lowered (the hard one stays), so it is raised back on exit.
+    Yields the cap in bytes. An allocation past it raises ``MemoryError``: a command that
+    reads without a bound fails its test, never the machine.
+    """
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    cap = address_space() + headroom
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    try:
+        yield cap
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
 
 #: The profile every fuzz test starts from, ``@settings(settings.get_profile("respai-fuzz"),
 #: max_examples=N)`` (importlib mode cannot import this module): ``derandomize`` makes
@@ -50,6 +91,17 @@ settings.register_profile(
         HealthCheck.data_too_large,
     ],
 )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _engine_started() -> None:
+    """Start DuckDB once before any capped command: its first connection maps some
+    600 MB of address space for good (its allocator's reservations), which would
+    otherwise count against the first command's headroom."""
+    import duckdb
+
+    with duckdb.connect() as con:
+        con.execute("SELECT sum(i) FROM range(1000000) t(i)").fetchall()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -89,7 +141,8 @@ class Runner:
         previous = signal.signal(signal.SIGALRM, _alarm)
         signal.alarm(RUN_SECONDS)
         try:
-            code = main(list(argv))
+            with memory_cap():
+                code = main(list(argv))
         finally:
             signal.alarm(0)
             signal.signal(signal.SIGALRM, previous)
@@ -126,6 +179,12 @@ class Runner:
             assert run.out == "", f"stdout is not empty on exit 2: {run.out[:300]!r}"
             assert run.err.startswith(("respai: error: ", "Usage:")), run.err[:500]
             assert self.snapshot(folder) == before, "a run that exited 2 wrote files"
+
+
+@pytest.fixture
+def capped() -> Callable[[], AbstractContextManager[int]]:
+    """:func:`memory_cap` (the runner's cap), for a test that checks the cap itself."""
+    return memory_cap
 
 
 @pytest.fixture

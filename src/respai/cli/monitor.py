@@ -168,7 +168,7 @@ def _ring(found: SigningKey | None) -> KeyRing:
     rings = []
     folder = default_key_dir() if found is None else found.path.parent
     listed = folder / "keys.json"
-    if listed.is_file():
+    if listed.exists() or listed.is_symlink():  # a FIFO or a device is refused by load
         rings.append(KeyRing.load(listed))
     if found is not None:
         rings.append(KeyRing.from_public_key(found.key.public_key()))

@@ -12,6 +12,7 @@ with the record's (:mod:`respai.recount`).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -76,9 +77,18 @@ def key_ring(pub: Path | None, keys_json: Sequence[Path] = ()) -> tuple[KeyRing,
     )
 
 
-def _read(record: Path) -> bytes:
+def _read(record: Path) -> bytes | str:
+    """The record's bytes, or why they were not read (a record that does not verify).
+
+    Only a regular file is read, and at most :data:`~respai.limits.MAX_JSON_BYTES` bytes
+    of it: a FIFO, a device or a socket (or a link to one) is not read at all, and a
+    larger file cannot be a record. Both are a failed ``envelope`` check (exit 1).
+    """
+    from respai.io import FileTooLarge, NotARegularFile, read_bounded
+    from respai.limits import MAX_JSON_BYTES
+
     try:
-        return record.read_bytes()
+        return read_bounded(record, MAX_JSON_BYTES, "MAX_JSON_BYTES")
     except FileNotFoundError:
         raise InputError(f"the record {record} does not exist.") from None
     except IsADirectoryError:
@@ -86,19 +96,40 @@ def _read(record: Path) -> bytes:
             f"{record} is a directory; pass the record.json inside it, or "
             "--ledger for a ledger folder."
         ) from None
+    except (NotARegularFile, FileTooLarge) as exc:
+        return f"{record} is {exc.strerror}; it was not read, so it is no record"
+    except OSError as exc:
+        raise InputError(
+            f"cannot read the record {record}: {exc.strerror or exc}.",
+            "Check the path and its permissions.",
+        ) from None
 
 
-def _data_fingerprint(data: Path) -> dict[str, Any]:
-    """The fingerprint of ``--data`` as a run takes it (a file's bytes, a folder's manifest)."""
-    from respai.record.fingerprint import file_fingerprint
+def _data_fingerprint(data: Path) -> dict[str, Any] | str:
+    """The fingerprint of ``--data`` as a run takes it (a file's bytes, a folder's manifest).
 
-    if not data.exists():
+    A file is opened once, as a regular file, and hashed from that descriptor; a folder's
+    files likewise. A FIFO, a device or a socket (or a link to one), as ``--data`` or
+    in its folder, is not read: the reason is returned instead, a failed ``data`` check.
+    """
+    from respai.io import NotARegularFile, open_regular
+    from respai.record.fingerprint import descriptor_fingerprint, file_fingerprint
+
+    if not data.exists() and not data.is_symlink():
         raise InputError(
             f"--data {data} does not exist.",
             "Pass the cases file (or folder) the record's run read.",
         )
     try:
-        return file_fingerprint(data)
+        if data.is_dir():
+            return file_fingerprint(data)
+        fd = open_regular(data)
+        try:
+            return descriptor_fingerprint(fd, data.name)
+        finally:
+            os.close(fd)
+    except NotARegularFile as exc:
+        return f"{exc.filename} is {exc.strerror}; it was not read, so it is no dataset"
     except OSError as err:
         raise InputError(
             f"--data {data} cannot be read ({err.strerror or err}).",
@@ -107,9 +138,15 @@ def _data_fingerprint(data: Path) -> dict[str, Any]:
 
 
 def _check_data(
-    data: Path, found: dict[str, Any], statement: dict[str, Any] | None, recount: bool = False
+    data: Path,
+    found: dict[str, Any] | str,
+    statement: dict[str, Any] | None,
+    recount: bool = False,
 ) -> tuple[str, dict[str, Any], bool]:
     """Whether the verified record's dataset fingerprint is the SHA-256 of ``data``."""
+    if isinstance(found, str):  # not read: a FIFO, a device or a socket
+        unread = {"file": str(data), "sha256": None, "record_sha256": None, "matches": False}
+        return f"FAIL  data: {found}", unread, False
     digest = found["sha256"]
     out: dict[str, Any] = {"file": str(data), "sha256": digest, "record_sha256": None}
     if statement is None:
@@ -186,13 +223,19 @@ def _check_record(
 ) -> tuple[list[str], dict[str, Any], bool]:
     """Verify one record file (and ``--data``): lines for people, a JSON payload, the outcome."""
     from respai.record import verify_envelope
+    from respai.record.verify import Check, VerificationReport
 
     found = None if data is None else _data_fingerprint(data)  # bad input before any output
     if spec is not None and not spec.is_file():
         raise InputError(
             f"--spec {spec} is not a file.", "Pass the spec file the record's run used."
         )
-    report = verify_envelope(_read(record), ring)
+    read = _read(record)
+    report = (
+        verify_envelope(read, ring)
+        if isinstance(read, bytes)
+        else VerificationReport((Check("envelope", False, read),))
+    )
     lines = [f"{'ok  ' if c.ok else 'FAIL'}  {c.name}: {c.detail}" for c in report.checks]
     failed = list(report.failed)
     payload: dict[str, Any] = {
@@ -210,7 +253,12 @@ def _check_record(
         if not data_ok:
             failed.append("data")
         ok = ok and data_ok
-        if spec is not None:
+        if spec is not None and isinstance(found, str):
+            lines.append(f"FAIL  counts: {data} not recounted: it was not read")
+            payload["counts"] = None
+            failed.append("counts")
+            ok = False
+        elif spec is not None:
             # recounted even when the bytes differ: a re-export may still hold the same cases
             more, payload["counts"], counts_ok = _check_counts(
                 spec, data, report.statement if report.ok else None

@@ -19,7 +19,7 @@ from typing import IO
 
 from respai.engine.files import LocalFile
 from respai.errors import InputError
-from respai.limits import MAX_CSV_COLUMNS, MEMORY_ENV, MEMORY_LIMIT
+from respai.limits import MAX_CSV_COLUMNS, MAX_CSV_NAME_CHARS, MEMORY_ENV, MEMORY_LIMIT
 
 __all__ = ["check_header", "check_text_start", "named", "read_error", "safe", "shorten"]
 
@@ -88,12 +88,27 @@ def check_header(file: LocalFile, delimiter: str, wanted: Sequence[str] | None =
     Raises
     ------
     InputError
-        When a column in ``wanted`` is named twice, or there are too many columns.
+        When a column in ``wanted`` is named twice, there are too many columns, or a
+        column name is longer than :data:`~respai.limits.MAX_CSV_NAME_CHARS`.
     """
     path = file.path
     with file.open_text() as fh:
         first = fh.readline(1 << 20)
-    names = next(csv.reader([first], delimiter=delimiter), [])
+    try:
+        names = next(csv.reader([first], delimiter=delimiter), [])
+    except csv.Error as exc:
+        if "field limit" not in str(exc):
+            raise InputError(
+                f"{path}: the header (line 1) is not valid CSV ({shorten(str(exc))}).",
+                "Check the quoting there: every opening double quote needs a closing one.",
+            ) from None
+        raise InputError(
+            f"{path}: a column name in the header (line 1) is longer than "
+            f"{MAX_CSV_NAME_CHARS:,} characters (MAX_CSV_NAME_CHARS), so the first line "
+            "is no header of column names.",
+            "Check that line 1 holds the column names (a title or a value above the "
+            "header is read as the header), and give each column a short name.",
+        ) from None
     if len(names) > MAX_CSV_COLUMNS:
         more = "" if first.endswith("\n") else " or more"  # a header longer than 1 MiB
         raise InputError(

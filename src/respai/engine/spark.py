@@ -276,11 +276,15 @@ def _first_json_keys(path: str) -> list[str]:
     """The keys of the first object in a local JSONL file, in order (else empty)."""
     import json
 
+    from respai.limits import MAX_JSON_BYTES
+
     if is_remote(path) or not Path(path).is_file():
         return []
     try:
         with open(path, encoding="utf-8-sig") as fh:
-            for line in fh:
+            # one line at a time, each within the JSON limit: a file with no line break
+            # is not read whole
+            while line := fh.readline(MAX_JSON_BYTES):
                 if line.strip():
                     value = json.loads(line)
                     return list(value) if isinstance(value, dict) else []

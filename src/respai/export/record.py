@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from respai.errors import InputError
-from respai.io import NotARegularFile, read_regular
+from respai.io import FileTooLarge, NotARegularFile, read_bounded
 from respai.limits import MAX_JSON_BYTES
 from respai.record import KeyRing, VerificationReport, loads_strict, verify_envelope
 
@@ -52,13 +52,17 @@ class VerifiedRecord:
 
 def _read(path: Path) -> bytes:
     try:
-        return read_regular(path, MAX_JSON_BYTES + 1)
+        return read_bounded(path, MAX_JSON_BYTES, "MAX_JSON_BYTES")
     except FileNotFoundError:
         raise InputError(f"the record {path} does not exist.") from None
     except IsADirectoryError:
         raise InputError(f"{path} is a directory; pass the record.json inside it.") from None
     except NotARegularFile:
         raise InputError(f"{path} is not a regular file (a pipe, a device or a socket).") from None
+    except FileTooLarge as exc:
+        raise InputError(
+            f"the record {path} is {exc.strerror}; it is not a respai record."
+        ) from None
     except OSError as exc:
         raise InputError(f"cannot read the record {path}: {exc.strerror or exc}.") from None
 
@@ -85,10 +89,6 @@ def read_verified(path: Path, ring: KeyRing) -> tuple[VerificationReport, Verifi
         When the file cannot be read or is larger than a record can be.
     """
     data = _read(path)
-    if len(data) > MAX_JSON_BYTES:
-        raise InputError(
-            f"the record {path} is larger than {MAX_JSON_BYTES} bytes; it is not a respai record."
-        )
     report = verify_envelope(data, ring)
     if not report.ok or report.statement is None:
         return report, None

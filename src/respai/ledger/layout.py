@@ -21,6 +21,7 @@ from typing import Any
 from respai import io
 from respai.ledger.checkpoint import check_origin
 from respai.ledger.errors import CheckpointError, LedgerError, LedgerFormatError
+from respai.limits import MAX_JSON_BYTES
 from respai.record import RecordError, envelope_payload, loads_strict
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "RunInfo",
     "atomic_write",
     "checkpoint_files",
+    "read_ledger_file",
     "read_ledger_json",
     "read_run",
     "rel",
@@ -124,7 +126,9 @@ def _numbered_files(
         match = pattern.match(path.name)
         if path.name.startswith(TMP_PREFIX):
             strays.append(path)
-        elif match and path.is_file():
+        elif match and not path.is_dir():
+            # a FIFO or a device under a run's name is listed too: reading it is refused
+            # (see read_ledger_file), and the refusal names it as what it is
             found.append((int(match.group(1)), path))
         else:
             others.append(path)
@@ -142,6 +146,23 @@ def checkpoint_files(
 ) -> tuple[list[tuple[int, Path]], list[Path], list[Path]]:
     """Return the checkpoint files by size, the stray temporary files, and other files."""
     return _numbered_files(directory / CHECKPOINTS, _CHECKPOINT_NAME)
+
+
+def read_ledger_file(path: Path) -> bytes:
+    """The bytes of a ledger's JSON file (``ledger.json``, a run), read with a bound.
+
+    Only a regular file is read (a FIFO, a device or a socket, or a link to one, is
+    refused before any byte is read), and at most
+    :data:`~respai.limits.MAX_JSON_BYTES` bytes: no respai reader accepts a larger JSON
+    document.
+
+    Raises
+    ------
+    OSError
+        When the file cannot be read; :class:`respai.io.NotARegularFile` and
+        :class:`respai.io.FileTooLarge` (whose ``strerror`` says why in words) included.
+    """
+    return io.read_bounded(path, MAX_JSON_BYTES, "MAX_JSON_BYTES")
 
 
 def read_run(path: Path | str) -> dict[str, Any]:
@@ -164,7 +185,7 @@ def read_run(path: Path | str) -> dict[str, Any]:
     """
     path = Path(path)
     try:
-        data = path.read_bytes()
+        data = read_ledger_file(path)
     except OSError as exc:
         raise LedgerError(f"Cannot read the run file {path}: {exc.strerror}.") from None
     try:
@@ -220,7 +241,7 @@ def run_info(name_seq: int, path: Path) -> RunInfo:
     match = _RUN_NAME.match(path.name)
     name_run = match.group(2) if match else ""
     try:
-        data = path.read_bytes()
+        data = read_ledger_file(path)
     except OSError as exc:
         return _unreadable(path, name_seq, name_run, b"", f"cannot be read: {exc.strerror}")
     try:
@@ -269,7 +290,7 @@ def read_ledger_json(directory: Path) -> tuple[str, str | None]:
     """
     path = directory / LEDGER_JSON
     try:
-        data = loads_strict(path.read_bytes())
+        data = loads_strict(read_ledger_file(path))
     except OSError as exc:
         raise LedgerError(f"Cannot read {path}: {exc.strerror}.") from None
     except RecordError as exc:

@@ -19,6 +19,7 @@ import contextlib
 import dataclasses
 import fcntl
 import os
+import stat
 import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
@@ -27,7 +28,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from respai.io import make_folder
+from respai.io import NotARegularFile, make_folder, read_bounded
 from respai.ledger.checkpoint import sign_checkpoint, verify_checkpoint
 from respai.ledger.errors import CheckpointError, LedgerError
 from respai.ledger.layout import (
@@ -38,6 +39,7 @@ from respai.ledger.layout import (
     RUNS,
     atomic_write,
     checkpoint_files,
+    read_ledger_file,
     read_ledger_json,
     rel,
     run_file_name,
@@ -45,6 +47,7 @@ from respai.ledger.layout import (
     run_info,
 )
 from respai.ledger.merkle import Frontier, run_leaf
+from respai.limits import MAX_CHECKPOINT_BYTES
 from respai.record import (
     GENESIS,
     KeyRing,
@@ -78,10 +81,17 @@ def _write_checkpoint(directory: Path, size: int, text: str) -> Path:
 def _locked(directory: Path, timeout: float) -> Iterator[None]:
     path = directory / _LOCK
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        # non-blocking: a FIFO put in the lock's place is refused, never waited on
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK, 0o644)
     except OSError as exc:
         raise LedgerError(f"Cannot open the ledger lock {path}: {exc.strerror}.") from None
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise LedgerError(
+                f"The ledger lock {path} is {NotARegularFile(path).strerror}; nothing was "
+                "appended.",
+                f"Remove {path}: respai creates it again as an empty file.",
+            )
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -207,6 +217,8 @@ class Ledger:
         path = DEFAULT_DIRECTORY if directory is None else Path(directory)
         if (path / LEDGER_JSON).is_file():
             return cls(path, *read_ledger_json(path))
+        if (path / LEDGER_JSON).exists() or (path / LEDGER_JSON).is_symlink():
+            read_ledger_json(path)  # a FIFO, a device or a dangling link: says which
         if not create:
             if path.is_dir() and (path / RUNS).is_dir():
                 raise LedgerError(
@@ -529,7 +541,7 @@ def _frontier_for(ledger: Ledger, key: Ed25519PrivateKey) -> Frontier:
     frontier = Frontier()
     for _, path in runs:
         try:
-            data = path.read_bytes()
+            data = read_ledger_file(path)
         except OSError as exc:
             raise LedgerError(
                 f"Cannot checkpoint the ledger {directory}: the run file "
@@ -558,7 +570,7 @@ def _own_newest_checkpoint(
         return None
     size, path = checkpoints[-1]
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_bounded(path, MAX_CHECKPOINT_BYTES, "MAX_CHECKPOINT_BYTES").decode("utf-8")
         checkpoint = verify_checkpoint(text, [key.public_key()], origin=ledger.origin)
     except (OSError, UnicodeDecodeError, CheckpointError):
         return None  # signed by another key, or damaged: verification reports it

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from respai.io import read_bounded
 from respai.ledger.checkpoint import verify_checkpoint
 from respai.ledger.errors import CheckpointError, LedgerError, LedgerFormatError
 from respai.ledger.layout import (
@@ -33,6 +34,7 @@ from respai.ledger.layout import (
 )
 from respai.ledger.merkle import MerkleTree, run_leaf
 from respai.ledger.order import OrderFinding, check_order
+from respai.limits import MAX_CHECKPOINT_BYTES
 from respai.record import GENESIS, KeyRing, VerificationReport, verify_envelope
 from respai.record.chain import is_digest_id
 
@@ -566,8 +568,10 @@ def _check_checkpoint(
     stop: str | None,
 ) -> CheckpointCheck:
     try:
-        text = path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_bounded(path, MAX_CHECKPOINT_BYTES, "MAX_CHECKPOINT_BYTES").decode("utf-8")
+    except OSError as exc:
+        return CheckpointCheck(path, name_size, False, f"cannot be read: {exc.strerror or exc}.")
+    except UnicodeDecodeError as exc:
         return CheckpointCheck(path, name_size, False, f"cannot be read as UTF-8 text: {exc}.")
     try:
         checkpoint = verify_checkpoint(text, keys, origin=origin, source="the checkpoint")

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from respai.io import Content, StagedFolder
+from respai.io import Content, StagedFolder, read_bounded
 from respai.ll144.audit import KIND, LL144Result
 from respai.ll144.summary import summary_csv, summary_html, summary_markdown, tables_csv
-from respai.record.canonical import loads_strict
+from respai.record.canonical import MAX_JSON_BYTES, loads_strict
 from respai.record.errors import RecordError
 from respai.sealing import SigningKey
 
@@ -51,7 +51,7 @@ def _earlier_output(folder: Path) -> bool:
     if "ll144.json" not in names or not names <= set(OUTPUT_FILES):
         return False
     try:
-        doc = loads_strict((folder / "ll144.json").read_bytes())
+        doc = loads_strict(read_bounded(folder / "ll144.json", MAX_JSON_BYTES))
     except (OSError, ValueError, RecordError):
         return False
     return isinstance(doc, dict) and doc.get("kind") == KIND

@@ -10,7 +10,11 @@ that pass :data:`~respai.limits.MAX_PACK_MEMBERS`, :data:`~respai.limits.MAX_PAC
 or :data:`~respai.limits.MAX_PACK_UNPACKED_BYTES`, before anything is unpacked), and
 parses the manifest and the sums file, refusing any path that is absolute or climbs out
 with ``..`` and any listed file that is a symbolic link. JSON is read with
-:func:`respai.record.loads_strict`, within its limits.
+:func:`respai.record.loads_strict`, within its limits. Every file is read as a regular
+file only (:func:`respai.io.open_regular`: a FIFO, a device or a socket, or a link to
+one, as the pack or in it, is refused before any byte is read), and a file read whole
+within a bound (:data:`~respai.limits.MAX_JSON_BYTES`,
+:data:`~respai.limits.MAX_PACK_TEXT_BYTES`).
 """
 
 from __future__ import annotations
@@ -26,11 +30,24 @@ import zipfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import IO, Any
 
 from respai.errors import InputError
-from respai.io import make_folder, shared_mode
-from respai.limits import MAX_PACK_MEMBERS, MAX_PACK_RATIO, MAX_PACK_UNPACKED_BYTES
+from respai.io import (
+    FileTooLarge,
+    NotARegularFile,
+    make_folder,
+    open_regular,
+    read_bounded,
+    shared_mode,
+)
+from respai.limits import (
+    MAX_JSON_BYTES,
+    MAX_PACK_MEMBERS,
+    MAX_PACK_RATIO,
+    MAX_PACK_TEXT_BYTES,
+    MAX_PACK_UNPACKED_BYTES,
+)
 from respai.record import RecordError, loads_strict
 
 __all__ = [
@@ -47,6 +64,7 @@ __all__ = [
     "parse_sums",
     "read_json",
     "read_manifest",
+    "read_pack_text",
     "safe_relative",
     "sha256_file",
     "umask_mode",
@@ -106,7 +124,7 @@ def sha256_file(path: Path) -> str:
         The digest as 64 lowercase hex digits.
     """
     digest = hashlib.sha256()
-    with path.open("rb") as fh:
+    with os.fdopen(open_regular(path), "rb") as fh:  # a FIFO or a device is refused
         while chunk := fh.read(1 << 20):
             digest.update(chunk)
     return digest.hexdigest()
@@ -178,7 +196,7 @@ def copy_file(src: Path, dest: Path) -> str:
     """
     make_folder(dest.parent, parents=True)
     digest = hashlib.sha256()
-    with src.open("rb") as fin, dest.open("wb") as fout:
+    with os.fdopen(open_regular(src), "rb") as fin, dest.open("wb") as fout:
         while chunk := fin.read(1 << 20):
             digest.update(chunk)
             fout.write(chunk)
@@ -262,7 +280,7 @@ def earlier_pack(folder: Path) -> bool:
     if not names:
         return True
     try:
-        doc = loads_strict((folder / MANIFEST).read_bytes())
+        doc = loads_strict(read_bounded(folder / MANIFEST, MAX_JSON_BYTES))
     except (OSError, RecordError):
         return False
     return isinstance(doc, dict) and doc.get("kind") == PACK_KIND
@@ -271,8 +289,11 @@ def earlier_pack(folder: Path) -> bool:
 def earlier_zip(path: Path, name: str) -> bool:
     """Whether the zip ``path`` holds an earlier pack under the folder ``name``."""
     try:
-        with zipfile.ZipFile(path) as zf:
-            doc = loads_strict(zf.read(f"{name}/{MANIFEST}"))
+        with os.fdopen(open_regular(path), "rb") as fh, zipfile.ZipFile(fh) as zf:
+            info = zf.getinfo(f"{name}/{MANIFEST}")
+            if info.file_size > MAX_JSON_BYTES:
+                return False
+            doc = loads_strict(zf.read(info))
     except (OSError, KeyError, RecordError, zipfile.BadZipFile):
         return False
     return isinstance(doc, dict) and doc.get("kind") == PACK_KIND
@@ -300,7 +321,7 @@ def read_json(path: Path, what: str) -> Any:
         :func:`respai.record.loads_strict` (the message names the limit).
     """
     try:
-        return loads_strict(path.read_bytes(), source=str(path))
+        return loads_strict(read_bounded(path, MAX_JSON_BYTES, "MAX_JSON_BYTES"), source=str(path))
     except FileNotFoundError:
         raise InputError(
             f"the pack has no {what} ({path}).",
@@ -308,13 +329,32 @@ def read_json(path: Path, what: str) -> Any:
         ) from None
     except OSError as exc:
         raise InputError(
-            f"cannot read {path}: {exc.strerror}.",
+            f"cannot read {path}: it is {exc.strerror}."
+            if isinstance(exc, NotARegularFile | FileTooLarge)
+            else f"cannot read {path}: {exc.strerror}.",
             "The pack is damaged; restore it from the archive.",
         ) from None
     except RecordError as exc:
         raise InputError(
             exc.message, "The pack is damaged; restore it from the archive."
         ) from None
+
+
+def read_pack_text(path: Path) -> str:
+    """The UTF-8 text of a pack's text file, read whole within a bound.
+
+    Only a regular file is read (a FIFO, a device or a socket, or a link to one, is
+    refused before any byte is read), of at most :data:`~respai.limits.MAX_PACK_TEXT_BYTES`.
+
+    Raises
+    ------
+    OSError
+        When the file cannot be read (:class:`respai.io.NotARegularFile` and
+        :class:`respai.io.FileTooLarge` included).
+    UnicodeDecodeError
+        When it is not UTF-8.
+    """
+    return read_bounded(path, MAX_PACK_TEXT_BYTES, "MAX_PACK_TEXT_BYTES").decode("utf-8")
 
 
 def parse_sums(path: Path) -> dict[str, str]:
@@ -337,8 +377,13 @@ def parse_sums(path: Path) -> dict[str, str]:
         not a path inside the pack.
     """
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_pack_text(path)
+    except OSError as exc:
+        raise InputError(
+            f"cannot read {path}: {exc.strerror or exc}.",
+            "The pack is damaged; restore it from the archive.",
+        ) from None
+    except UnicodeDecodeError as exc:
         raise InputError(f"cannot read {path}: {exc}.") from None
     out: dict[str, str] = {}
     for i, line in enumerate(text.splitlines(), 1):
@@ -373,7 +418,8 @@ def opened(pack: Path) -> Iterator[Path]:
     Raises
     ------
     InputError
-        When ``pack`` does not exist, is neither a folder nor a zip, holds a member
+        When ``pack`` does not exist, is not a regular file (a FIFO, a device: never
+        read) nor a folder, is neither a folder nor a zip, holds a member
         outside its folder or a symbolic link, passes a limit of :mod:`respai.limits`
         (checked before anything is unpacked), or holds no single pack.
     """
@@ -384,18 +430,39 @@ def opened(pack: Path) -> Iterator[Path]:
         raise InputError(
             f"the pack {pack} does not exist.", "Give the folder (or .zip) that respai pack wrote."
         )
-    if not zipfile.is_zipfile(pack):
+    try:  # opened once, as a regular file: a FIFO or a device is refused, never read
+        archive = os.fdopen(open_regular(pack), "rb")
+    except NotARegularFile as exc:
         raise InputError(
-            f"{pack} is neither a folder nor a zip archive.",
+            f"the pack {pack} is {exc.strerror}; it was not read.",
             "Give the folder (or .zip) that respai pack wrote.",
-        )
+        ) from None
+    except OSError as exc:
+        raise InputError(
+            f"cannot read the pack {pack}: {exc.strerror or exc}.",
+            "Give the folder (or .zip) that respai pack wrote.",
+        ) from None
+    with archive:
+        if not zipfile.is_zipfile(archive):
+            raise InputError(
+                f"{pack} is neither a folder nor a zip archive.",
+                "Give the folder (or .zip) that respai pack wrote.",
+            )
+        archive.seek(0)
+        with _unpacked(pack, archive) as folder:
+            yield folder
+
+
+@contextmanager
+def _unpacked(pack: Path, archive: IO[bytes]) -> Iterator[Path]:
+    """The zip ``archive`` (the file ``pack``) unpacked into a temporary folder."""
     with (
         tempfile.TemporaryDirectory(prefix="respai-reproduce-") as tmp,
-        zipfile.ZipFile(pack) as zf,
+        zipfile.ZipFile(archive) as zf,
     ):
         root = Path(tmp)
         members = zf.infolist()
-        _check_archive(pack, members)
+        _check_archive(pack, archive, members)
         for info in members:
             name = safe_relative(info.filename.rstrip("/") or ".", f"{pack}: member")
             if info.is_dir():
@@ -421,7 +488,7 @@ def opened(pack: Path) -> Iterator[Path]:
         yield tops[0]
 
 
-def _check_archive(pack: Path, members: Sequence[zipfile.ZipInfo]) -> None:
+def _check_archive(pack: Path, archive: IO[bytes], members: Sequence[zipfile.ZipInfo]) -> None:
     """Refuse an archive past the member count or unpacked size limits, or with a link."""
     if len(members) > MAX_PACK_MEMBERS:
         raise InputError(
@@ -437,7 +504,8 @@ def _check_archive(pack: Path, members: Sequence[zipfile.ZipInfo]) -> None:
                 "Give the .zip that respai pack wrote.",
             )
     total = sum(info.file_size for info in members)
-    bound = min(MAX_PACK_UNPACKED_BYTES, MAX_PACK_RATIO * max(pack.stat().st_size, 1))
+    size = os.fstat(archive.fileno()).st_size
+    bound = min(MAX_PACK_UNPACKED_BYTES, MAX_PACK_RATIO * max(size, 1))
     if total > bound:
         which = (
             f"{MAX_PACK_UNPACKED_BYTES:,} bytes (MAX_PACK_UNPACKED_BYTES)"

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from respai.errors import Error, InputError
+from respai.io import read_bounded
 from respai.pack.archive import (
     MANIFEST,
     PACK_FILES,
@@ -33,10 +34,11 @@ from respai.pack.archive import (
     parse_sums,
     read_json,
     read_manifest,
+    read_pack_text,
     sha256_file,
 )
 from respai.pack.documents import cells_csv, distributions, json_text, parse_lock
-from respai.record.canonical import loads_strict
+from respai.record.canonical import MAX_JSON_BYTES, loads_strict
 from respai.record.errors import RecordError
 
 if TYPE_CHECKING:
@@ -281,9 +283,12 @@ def _check_record(folder: Path) -> tuple[list[Difference], dict[str, Any] | None
             None,
         )
     kid = key_id(public)
-    report = verify_envelope(
-        (folder / "record.json").read_bytes(), KeyRing.from_public_key(public)
-    )
+    try:
+        data = read_bounded(folder / "record.json", MAX_JSON_BYTES, "MAX_JSON_BYTES")
+    except OSError as exc:
+        detail = f"the file cannot be read: {exc.strerror or exc}"
+        return [Difference("record", "record.json", "envelope", "passes", detail)], None, kid
+    report = verify_envelope(data, KeyRing.from_public_key(public))
     diffs = [
         Difference("record", "record.json", c.name, "passes", c.detail)
         for c in report.checks
@@ -344,7 +349,7 @@ def _packed_plan(folder: Path) -> dict[str, Any] | None:
     if not path.is_file():
         return None
     try:
-        envelope = loads_strict(path.read_bytes())
+        envelope = loads_strict(read_bounded(path, MAX_JSON_BYTES))
         pred = loads_strict(b64decode_any(envelope["payload"]))["predicate"]
         start = pred["records"][0]
         return {
@@ -399,7 +404,7 @@ def _environment_notes(folder: Path) -> list[str]:
 
     notes: list[str] = []
     try:
-        engine = loads_strict((folder / "engine.json").read_bytes())
+        engine = loads_strict(read_bounded(folder / "engine.json", MAX_JSON_BYTES))
     except (OSError, ValueError, RecordError):
         engine = {}
     then = engine.get("engine", {}).get("version") if isinstance(engine, dict) else None
@@ -420,7 +425,7 @@ def _environment_notes(folder: Path) -> list[str]:
     if python and python != platform.python_version():
         notes.append(f"python: {python} then, {platform.python_version()} now.")
     try:
-        old_lock = parse_lock((folder / "environment.lock").read_text(encoding="utf-8"))
+        old_lock = parse_lock(read_pack_text(folder / "environment.lock"))
     except (OSError, UnicodeDecodeError):
         old_lock = {}
     new_lock = {re.sub(r"[-_.]+", "-", n).lower(): v for n, v in distributions()}
@@ -569,7 +574,13 @@ def reproduce_pack(pack_dir: str | Path) -> ReproduceResult:
                 ("tables/tables.csv", tables_csv(new_res)),
                 ("tables/cells.csv", cells_csv(new, new_res.count_key)),
             ):
-                have = (folder / name).read_text(encoding="utf-8").splitlines()
+                try:
+                    have = read_pack_text(folder / name).splitlines()
+                except (OSError, UnicodeDecodeError) as exc:
+                    raise InputError(
+                        f"cannot read {folder / name}: {getattr(exc, 'strerror', None) or exc}.",
+                        "The pack is damaged; restore it from the archive.",
+                    ) from None
                 want = text.splitlines()
                 for i in range(max(len(have), len(want))):
                     a = have[i] if i < len(have) else _MISSING

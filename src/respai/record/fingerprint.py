@@ -53,13 +53,14 @@ MEDIA_TYPES = {
 
 
 def _sha256_file(path: Path) -> tuple[str, int]:
-    digest = hashlib.sha256()
-    size = 0
-    with path.open("rb") as fh:
-        while chunk := fh.read(CHUNK):
-            digest.update(chunk)
-            size += len(chunk)
-    return digest.hexdigest(), size
+    """The SHA-256 and size of a regular file (a FIFO or a device raises NotARegularFile)."""
+    from respai.io import open_regular
+
+    fd = open_regular(path)
+    try:
+        return _sha256_descriptor(fd)
+    finally:
+        os.close(fd)
 
 
 def _sha256_descriptor(fd: int) -> tuple[str, int]:
@@ -257,6 +258,14 @@ def file_fingerprint(path: Path) -> dict[str, Any]:
     -------
     dict
         The fingerprint; ``name`` is the file's base name.
+
+    Raises
+    ------
+    respai.io.NotARegularFile
+        When the file, or a file in the directory, is a FIFO, a device or a socket (or a
+        link to one): it is not read.
+    OSError
+        When a file cannot be read.
     """
     path = Path(path)
     if path.is_dir():

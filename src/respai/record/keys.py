@@ -40,7 +40,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PublicKey,
 )
 
-from respai.io import NotARegularFile, atomic_write, read_regular
+from respai.io import FileTooLarge, NotARegularFile, atomic_write, read_bounded
 from respai.record.canonical import loads_strict
 from respai.record.chain import digest_id, is_digest_id
 from respai.record.errors import KeyMaterialError, RecordError
@@ -182,17 +182,18 @@ def _entry_json(public_key: Ed25519PublicKey, not_before: dt.datetime) -> dict[s
 
 def _read_keys_json(path: Path) -> dict[str, Any]:
     try:
-        text = read_regular(path, MAX_KEY_FILE_BYTES + 1)
+        text = read_bounded(path, MAX_KEY_FILE_BYTES, "MAX_KEY_FILE_BYTES")
     except FileNotFoundError:
         raise KeyMaterialError(
             f"{path} does not exist.", "Create a key with 'respai keys new'."
         ) from None
-    except NotARegularFile:
+    except (NotARegularFile, FileTooLarge) as exc:
         raise KeyMaterialError(
-            f"{path} is not a regular file (a pipe, a device or a socket)."
+            f"{path} is {exc.strerror}; it is not a keys.json.",
+            "Restore keys.json from its published copy (a small JSON file).",
         ) from None
     except OSError as exc:
-        raise KeyMaterialError(f"Cannot read {path}: {exc}.") from None
+        raise KeyMaterialError(f"Cannot read {path}: {exc.strerror or exc}.") from None
     try:
         # Refuses a repeated field in any object: readers disagree on which copy wins, so
         # ``"revoked_at": "...", "revoked_at": null`` could hide a revocation.
@@ -531,7 +532,7 @@ def load_private_key(path: Path, passphrase: bytes | None) -> Ed25519PrivateKey:
         )
     _refuse_loose_mode(path)
     try:
-        data = path.read_bytes()
+        data = read_bounded(path, MAX_KEY_FILE_BYTES, "MAX_KEY_FILE_BYTES")
     except OSError as exc:
         raise KeyMaterialError(f"Cannot read the private key {path}: {exc.strerror}.") from None
     encrypted = b"-----BEGIN ENCRYPTED PRIVATE KEY-----" in data
@@ -573,11 +574,9 @@ def load_public_key(path: Path) -> Ed25519PublicKey:
     """
     path = Path(path)
     try:
-        data = read_regular(path, MAX_KEY_FILE_BYTES + 1)
-    except NotARegularFile:
-        raise KeyMaterialError(
-            f"The public key {path} is not a regular file (a pipe, a device or a socket)."
-        ) from None
+        data = read_bounded(path, MAX_KEY_FILE_BYTES, "MAX_KEY_FILE_BYTES")
+    except (NotARegularFile, FileTooLarge) as exc:
+        raise KeyMaterialError(f"The public key {path} is {exc.strerror}.") from None
     except OSError as exc:
         raise KeyMaterialError(f"Cannot read the public key {path}: {exc.strerror}.") from None
     try:

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from respai.battery import TEST_NAMES
-from respai.record.canonical import loads_strict
+from respai.io import read_bounded
+from respai.record.canonical import MAX_JSON_BYTES, loads_strict
 from respai.record.dsse import b64decode_any
 from respai.record.errors import RecordError
 from respai.record.keys import load_public_key, public_key_raw
@@ -148,7 +149,7 @@ def render_report_file(
     """
     path = Path(record)
     try:
-        envelope = loads_strict(path.read_bytes())
+        envelope = loads_strict(read_bounded(path, MAX_JSON_BYTES, "MAX_JSON_BYTES"))
     except OSError as exc:
         raise RecordError(f"Cannot read the record {path}: {exc.strerror or exc}.") from None
     if not isinstance(envelope, dict):
