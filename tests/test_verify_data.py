@@ -107,17 +107,18 @@ def test_a_changed_file_names_both_digests_and_exits_1(signed: Path) -> None:
     assert all(c["ok"] for c in doc["checks"])
 
 
-def test_a_folder_holding_a_pipe_is_refused_before_any_check(signed: Path) -> None:
+def test_a_folder_holding_a_pipe_fails_the_data_check_unread(signed: Path) -> None:
     # a folder's fingerprint covers every file in it: one that cannot be read as a file
-    # (here a pipe named like a part file) is refused, named, and never waited on
+    # (here a pipe named like a part file) is named, never waited on, and the record
+    # does not describe that folder (exit 1 under verify)
     folder = signed / "parts"
     folder.mkdir()
     (folder / "part-0.csv").write_bytes((signed / "cases.csv").read_bytes())
     os.mkfifo(folder / "part-1.pyc")
-    proc = _run(signed, "verify", "ev/record.json", "--data", "parts", "--json")
-    assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert proc.stdout == ""
+    proc = _run(signed, "verify", "ev/record.json", "--data", "parts")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "holds part-1.pyc, which is not a regular file" in proc.stderr
+    assert "FAIL  data:" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 

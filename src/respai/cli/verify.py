@@ -110,7 +110,8 @@ def _data_fingerprint(data: Path) -> dict[str, Any] | str:
 
     A file is opened once, as a regular file, and hashed from that descriptor; a folder's
     files likewise. A FIFO, a device or a socket (or a link to one), as ``--data`` or
-    in its folder, is not read: the reason is returned instead, a failed ``data`` check.
+    in its folder, is not read, nor is a folder a run would refuse: the reason is returned
+    instead, a failed ``data`` check.
     """
     from respai.io import NotARegularFile, open_regular
     from respai.record.fingerprint import descriptor_fingerprint, file_fingerprint
@@ -122,7 +123,10 @@ def _data_fingerprint(data: Path) -> dict[str, Any] | str:
         )
     try:
         if data.is_dir():
-            return file_fingerprint(data)
+            try:
+                return file_fingerprint(data)
+            except InputError as exc:  # a pipe, a device or a stray link in the folder
+                return f"{exc.message} It was not read, so it is no dataset"
         fd = open_regular(data)
         try:
             return descriptor_fingerprint(fd, data.name)
