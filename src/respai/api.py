@@ -10,8 +10,6 @@ stream of the columns read (:mod:`respai.engine.frame_fingerprint`).
 
 from __future__ import annotations
 
-import dataclasses
-import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -79,63 +77,34 @@ def evaluate(
     respai.errors.SpecError, respai.errors.InputError
         For a bad spec, policy, key, output folder or data; nothing is written then.
     """
-    from respai.render.terminal import render_evaluation, terminal_console
-    from respai.run.seal import evaluate_output
-    from respai.sealing import create_signing_key, find_signing_key
-
-    if key is not None and out is None:
-        raise InputError(
-            f"a signing key was given ({key}) but no output folder.",
-            "Pass out= (the folder for record.json); a record is signed only when written.",
+    if out is None:
+        if key is not None:
+            raise InputError(
+                f"a signing key was given ({key}) but no output folder.",
+                "Pass out= (the folder for record.json); a record is signed only when written.",
+            )
+        if plan is not None:
+            raise InputError("a plan was given but no output folder.", "Pass out= and ledger=.")
+        return run_evaluation(
+            spec_of(spec),
+            data=data,
+            policy=policy if isinstance(policy, Policy) or policy is None else load_policy(policy),
+            trust_model_code=trust_model_code,
+            trusted_types=trusted_types,
+            engine=engine,
         )
-    found = None
-    staged = None
-    if out is not None:
-        found = find_signing_key(None if key is None else Path(key))  # before the data
-        staged = evaluate_output(Path(out))
-    parsed = spec_of(spec)
-    if out is not None:
-        from respai.io import refuse_overlaps
-        from respai.sealing import key_inputs, spec_inputs
+    from respai.run.seal import sealed_evaluation
 
-        refuse_overlaps(
-            [("out", out)],
-            [*spec_inputs(parsed), *key_inputs(None if key is None else Path(key))],
-            ledger=None if ledger is None else ("ledger", ledger),
-        )
-    pol = policy if isinstance(policy, Policy) or policy is None else load_policy(policy)
-    book = None if ledger is None else Path(ledger)
-    planned = plan_check = None
-    if out is not None:
-        from respai.plan.seal import registered
-
-        planned, plan_check = registered(parsed, pol, ledger=book, sk=found, wanted=plan)
-    elif plan is not None:
-        raise InputError("a plan was given but no output folder.", "Pass out= and ledger=.")
-    result = run_evaluation(
-        parsed,
+    return sealed_evaluation(
+        spec,
+        out=Path(out),
+        ledger=None if ledger is None else Path(ledger),
+        key=None if key is None else Path(key),
         data=data,
-        policy=pol,
+        policy=policy,
+        plan=plan,
+        names=("out", "ledger"),
         trust_model_code=trust_model_code,
         trusted_types=trusted_types,
         engine=engine,
     )
-    result = dataclasses.replace(
-        result,
-        plan=None if planned is None else planned.reference(),
-        plan_check=None if plan_check is None else plan_check.to_record(),
-    )
-    if staged is None or out is None:
-        return result
-    from respai.run.seal import seal_evaluation
-
-    sk = found or create_signing_key()  # created only once the evaluation succeeded
-    buffer = io.StringIO()
-    render_evaluation(
-        result,
-        terminal_console(file=buffer, width=120),
-        record_path=str(Path(out).resolve() / "record.json"),
-        key_id=sk.key_id,
-    )
-    sealed = seal_evaluation(result, sk, out=staged, summary=buffer.getvalue(), ledger=book)
-    return dataclasses.replace(result, sealed=sealed)

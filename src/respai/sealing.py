@@ -1,4 +1,12 @@
-"""Sign an evaluation: find or create the key, seal the record, append it to the ledger.
+"""Sign a run: find or create the key, seal the record, write the outputs, append to the ledger.
+
+Every command that signs (``evaluate`` and :func:`respai.evaluate`, ``ll144 --out``,
+``plan``, ``monitor``, ``pack``) goes through one sequence, :class:`Signing`:
+:func:`begin_signing` refuses output paths that touch an input or the ledger, finds the
+key and checks the output folder, all before any data is read; the command runs; then
+:meth:`Signing.seal` creates the key if there was none (only now that the run
+succeeded) and hands the run to :func:`seal_run`, which signs, writes and appends all or
+nothing.
 
 The signing key is the one given with ``--key``, else the newest key in the default key
 folder (``$RESPAI_HOME``, else ``$XDG_CONFIG_HOME/respai/keys``, else
@@ -11,10 +19,10 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -34,8 +42,11 @@ if TYPE_CHECKING:
     from respai.spec.model import Spec
 
 __all__ = [
+    "Companion",
     "Sealed",
+    "Signing",
     "SigningKey",
+    "begin_signing",
     "create_signing_key",
     "discard_created_key",
     "earlier_output",
@@ -291,6 +302,8 @@ class Sealed:
     key_id: str
     #: A sentence for the user when the ledger took the run short of a checkpoint.
     note: str | None = None
+    #: The key file, when this run created the key it was signed with (else ``None``).
+    key_created: Path | None = None
 
     def summary_json(self) -> dict[str, Any]:
         """What ``respai evaluate --json`` prints: verdict, tests, where the record is."""
@@ -335,6 +348,7 @@ def seal_run(
     *,
     staged: StagedFolder | None,
     ledger: Path | None,
+    companion: Companion | None = None,
 ) -> tuple[Mapping[str, Any], Path | None, str | None]:
     """Sign a run, write its outputs and append it to the ledger: all of it, or none.
 
@@ -351,6 +365,9 @@ def seal_run(
         The output folder, checked before the run started; ``None`` writes none.
     ledger
         The ledger folder to append to, or ``None``.
+    companion
+        An output beside the folder that is put in place with it, or taken back with it
+        (the evidence pack's archive): made from the staged folder once it is written.
 
     Returns
     -------
@@ -369,39 +386,154 @@ def seal_run(
     from respai.record import GENESIS
 
     created_ledger = ledger is not None and not ledger.exists()
+
+    def put_in_place(envelope: Mapping[str, Any]) -> None:
+        if staged is not None:
+            staged.write_all(files(envelope))
+            if companion is not None:
+                companion.prepare(staged)
+            staged.commit()
+            if companion is not None:
+                companion.commit()
+
+    def take_back() -> None:
+        if companion is not None:
+            companion.rollback()
+        if staged is not None:
+            staged.rollback()
+
     try:
         if staged is not None and ledger is not None:  # the CLI checked; the API too
             refuse_overlaps([("the output folder", staged.out)], ledger=("ledger", ledger))
         if ledger is None:
             envelope = build(GENESIS, 0)
-            if staged is not None:
-                staged.write_all(files(envelope))
-                staged.commit()
-                staged.finish()
-            settle_created_key(sk)
-            return envelope, None, None
-        from respai.ledger import Ledger
+            put_in_place(envelope)
+            book_path, note = None, None
+        else:
+            from respai.ledger import Ledger
 
-        book = Ledger.open(ledger)
-        with book.append_lock() as head:
-            envelope = build(head.last_record_id, head.next_seq)
-            if staged is not None:
-                staged.write_all(files(envelope))
-                staged.commit()
-            try:
-                appended = head.append(envelope, sk.key)
-            except BaseException:
-                if staged is not None:
-                    staged.rollback()
-                raise
-        if staged is not None:
-            staged.finish()
-        settle_created_key(sk)
-        return envelope, ledger.resolve(), appended.note
+            with Ledger.open(ledger).append_lock() as head:
+                envelope = build(head.last_record_id, head.next_seq)
+                put_in_place(envelope)
+                note = head.append(envelope, sk.key).note  # last: a failure takes all back
+            book_path = ledger.resolve()
     except BaseException:
-        if staged is not None:
-            staged.rollback()
+        take_back()
         if created_ledger and ledger is not None:
             shutil.rmtree(ledger, ignore_errors=True)
         discard_created_key(sk)
         raise
+    if staged is not None:
+        staged.finish()
+    if companion is not None:
+        companion.finish()
+    settle_created_key(sk)
+    return envelope, book_path, note
+
+
+class Companion(Protocol):
+    """An output beside a run's folder, put in place and taken back with it.
+
+    :func:`seal_run` calls :meth:`prepare` once the staged folder is written (to build it
+    aside), :meth:`commit` right after the folder is put in place, :meth:`rollback` when
+    anything fails (the folder is taken back too) and :meth:`finish` once the run is in.
+    """
+
+    def prepare(self, staged: StagedFolder) -> None:
+        """Build the companion aside from the written staged folder."""
+
+    def commit(self) -> None:
+        """Put it in place (keeping any earlier one until :meth:`finish`)."""
+
+    def rollback(self) -> None:
+        """Remove it, and put an earlier one back."""
+
+    def finish(self) -> None:
+        """Drop what was kept for a rollback."""
+
+
+@dataclass
+class Signing:
+    """The signing side of one command's run, checked before the run reads any data.
+
+    Made by :func:`begin_signing`. The key is created, when none was found, only by
+    :meth:`seal`, once the run has succeeded; :attr:`key` then says whether it was.
+    """
+
+    found: SigningKey | None
+    staged: StagedFolder | None
+    ledger: Path | None
+    outputs: tuple[Named, ...]
+    key: SigningKey | None = None
+
+    def refuse_inputs(self, inputs: Iterable[Named]) -> None:
+        """Refuse outputs that touch inputs known only once the spec is read (its data)."""
+        refuse_overlaps(self.outputs, inputs)
+
+    def signing_key(self) -> SigningKey:
+        """The key the run is signed with: the one found, else one created now."""
+        if self.key is None:
+            self.key = self.found or create_signing_key()
+        return self.key
+
+    def seal(
+        self,
+        build: Callable[[SigningKey, str, int], Mapping[str, Any]],
+        files: Callable[[SigningKey, Mapping[str, Any]], Mapping[str, Content]],
+        companion: Companion | None = None,
+    ) -> tuple[Mapping[str, Any], Path | None, str | None]:
+        """Sign with :meth:`signing_key` and write and append through :func:`seal_run`.
+
+        ``build(key, prev_record_id, start_seq)`` seals the run's records and
+        ``files(key, envelope)`` gives the output folder's files.
+        """
+        sk = self.signing_key()
+        return seal_run(
+            lambda prev, start: build(sk, prev, start),
+            lambda envelope: files(sk, envelope),
+            sk,
+            staged=self.staged,
+            ledger=self.ledger,
+            companion=companion,
+        )
+
+
+def begin_signing(
+    outputs: Iterable[Named],
+    inputs: Iterable[Named],
+    *,
+    key: Path | None,
+    ledger: Path | None,
+    stage: Callable[[Path], StagedFolder] | None = None,
+    out: Path | None = None,
+    ledger_name: str = "--ledger",
+) -> Signing:
+    """Start a signed run: every check that needs no data, in the one order every command uses.
+
+    Refuses an output that is, holds or lies inside an input or the ledger; reports a bad
+    key; checks the output folder ``out`` with ``stage`` (it may be replaced only when it
+    is an earlier output of the same command). Nothing is written.
+
+    Parameters
+    ----------
+    outputs, inputs
+        What the command writes and what it reads, each with the option that named it.
+    key
+        ``--key``, or ``None`` for the key folder's newest key (created at :meth:`Signing.seal`
+        when there is none).
+    ledger
+        The ledger folder the run is appended to, or ``None``.
+    stage, out
+        How the output folder is checked and staged, and the folder (``None``: none).
+    ledger_name
+        How the ledger was named, for the messages.
+    """
+    outputs = tuple(outputs)
+    refuse_overlaps(
+        outputs,
+        [*inputs, *key_inputs(key)],
+        ledger=None if ledger is None else (ledger_name, ledger),
+    )
+    found = find_signing_key(key)
+    staged = None if out is None or stage is None else stage(out)
+    return Signing(found, staged, None if ledger is None else Path(ledger), outputs)

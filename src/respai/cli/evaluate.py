@@ -84,71 +84,34 @@ def evaluate(
     plan_id: str | None,
 ) -> None:
     """Run the RESPAI battery and the group rules of SPEC and write a signed record."""
-    import io
-
-    from respai.io import refuse_overlaps
-    from respai.render.terminal import render_evaluation
-    from respai.run.evaluation import evaluate as run_evaluation
-    from respai.run.seal import evaluate_output, seal_evaluation
-    from respai.sealing import create_signing_key, find_signing_key, key_inputs, spec_inputs
-
-    outputs = [("--out", out), ("--junit", junit)]
-    refuse_overlaps(  # before anything is read or written
-        outputs,
-        [("the spec", spec), ("--policy", policy), *key_inputs(key)],
-        ledger=None if no_ledger else ("--ledger", ledger),
-    )
-    found = find_signing_key(key)  # a bad key is reported before the data is read
-    staged = evaluate_output(out)  # so is an --out that may not be replaced
-    check_junit_path(junit)
     from respai.cli.preload import EVALUATE, preload
+    from respai.render.terminal import render_evaluation
+    from respai.run.seal import sealed_evaluation
 
-    preload(EVALUATE)  # scipy, rich, jsonschema, pyarrow import while DuckDB counts
-    import dataclasses
+    def checked() -> None:  # after the key and --out, before the spec is read
+        check_junit_path(junit)
+        preload(EVALUATE)  # scipy, rich, jsonschema, pyarrow import while DuckDB counts
 
-    from respai.plan.seal import registered
-    from respai.spec import load_policy, load_spec
-
-    parsed = load_spec(spec)  # read once: the criteria checked are the criteria run
-    refuse_overlaps(outputs, spec_inputs(parsed))  # its data and model files
-    pol = None if policy is None else load_policy(policy)
-    planned, plan_check = registered(
-        parsed, pol, ledger=None if no_ledger else ledger, sk=found, wanted=plan_id
-    )  # a changed criterion is refused before the data is read
-    from respai.progress import progress
-
-    with progress("evaluating", quiet=quiet) as bar:
-        result = run_evaluation(
-            parsed,
-            policy=pol,
-            trust_model_code=trust_model_code,
-            trusted_types=trust_types,
-            on_batch=lambda done, total: bar.update(done, total),
-            engine=engine,
-        )
-    result = dataclasses.replace(
-        result,
-        plan=None if planned is None else planned.reference(),
-        plan_check=None if plan_check is None else plan_check.to_record(),
+    result = sealed_evaluation(
+        spec,
+        out=out,
+        ledger=None if no_ledger else ledger,
+        key=key,
+        policy=policy,
+        plan=plan_id,
+        outputs=[("--junit", junit)],
+        checked=checked,
+        trust_model_code=trust_model_code,
+        trusted_types=trust_types,
+        engine=engine,
+        quiet=quiet,
     )
-    sk = found or create_signing_key()  # created only once the evaluation succeeded
-    if sk.created:
-        output.key_created(sk.path, sk.key_id)
-    from respai.render.terminal import terminal_console
-
-    buffer = io.StringIO()
-    record_file = out.resolve() / "record.json"
+    sealed = result.sealed
+    assert sealed is not None  # sealed_evaluation seals
+    if sealed.key_created is not None:
+        output.key_created(sealed.key_created, sealed.key_id)
     render_evaluation(
-        result,
-        terminal_console(file=buffer, width=120),
-        record_path=str(record_file),
-        key_id=sk.key_id,
-    )
-    sealed = seal_evaluation(
-        result, sk, out=staged, summary=buffer.getvalue(), ledger=None if no_ledger else ledger
-    )
-    render_evaluation(
-        result, output.console(), record_path=str(sealed.record_path), key_id=sk.key_id
+        result, output.console(), record_path=str(sealed.record_path), key_id=sealed.key_id
     )
     if junit is not None:  # after the record is sealed: a refused run writes none
         from respai.export import record_junit
@@ -157,13 +120,15 @@ def evaluate(
         write_file(junit, record_junit(sealed.predicate))
     if sealed.note:
         output.echo(f"respai: warning: {sealed.note}")
+    planned, check = result.plan, result.plan_check
     if planned is not None:
-        output.echo(f"criteria as planned: {planned.plan_id}, registered {planned.timestamp}")
-    elif plan_check is not None and not plan_check.matches:
+        output.echo(
+            f"criteria as planned: {planned['plan_id']}, registered {planned['timestamp']}"
+        )
+    elif check is not None and not check["matches"]:
         output.echo(
             f"respai: note: the criteria differ from the newest plan for this system, "
-            f"{plan_check.plan.plan_id} (registered {plan_check.plan.timestamp}): "
-            + "; ".join(plan_check.changed)
+            f"{check['plan_id']} (registered {check['timestamp']}): " + "; ".join(check["changed"])
         )
     if as_json:
         from respai.render.evaluation_json import evaluation_json

@@ -1,21 +1,142 @@
 """The sealed run of ``respai evaluate`` and :func:`respai.evaluate`: an evaluation's record.
 
-:func:`seal_evaluation` builds the record of an :class:`~respai.results.Evaluation`
-(:mod:`respai.run.evidence`), signs it and writes it with its page through the one
-all-or-nothing sequence of :func:`respai.sealing.seal_run`.
+:func:`sealed_evaluation` is the one sequence both run: the signing checks of
+:func:`respai.sealing.begin_signing` (output paths, key, output folder), the spec read
+once, the plan check, the evaluation, then :func:`seal_evaluation`, which builds the
+record of an :class:`~respai.results.Evaluation` (:mod:`respai.run.evidence`), signs it
+and writes it with its page through the all-or-nothing :func:`respai.sealing.seal_run`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+import io
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from respai.io import Content, StagedFolder
+from respai.io import Content, Named, StagedFolder
 from respai.results import Evaluation
-from respai.sealing import Sealed, SigningKey, earlier_output, envelope_bytes, seal_run
+from respai.sealing import (
+    Sealed,
+    SigningKey,
+    begin_signing,
+    earlier_output,
+    envelope_bytes,
+    seal_run,
+    spec_inputs,
+)
+from respai.spec import Policy, Spec
 
-__all__ = ["evaluate_output", "seal_evaluation"]
+__all__ = ["evaluate_output", "seal_evaluation", "sealed_evaluation"]
+
+
+def sealed_evaluation(
+    spec: Spec | Mapping[str, Any] | str | Path,
+    *,
+    out: Path,
+    ledger: Path | None,
+    key: Path | None = None,
+    data: Any = None,
+    policy: Policy | str | Path | None = None,
+    plan: str | None = None,
+    outputs: Sequence[Named] = (),
+    names: tuple[str, str] = ("--out", "--ledger"),
+    checked: Callable[[], None] | None = None,
+    trust_model_code: bool = False,
+    trusted_types: Sequence[str] = (),
+    engine: str = "duckdb",
+    quiet: bool = True,
+) -> Evaluation:
+    """Evaluate ``spec`` and seal the run into ``out`` (and ``ledger``): all or nothing.
+
+    The order is the contract of every signed run: output paths that touch an input or
+    the ledger, the key and the output folder are checked first; then ``checked`` runs
+    (the caller's own checks); the spec is read once and its data and model files are
+    checked against the outputs; the plan (``--plan``) is checked, all before any data is
+    read. Only then is the data counted, and the key created when there was none.
+
+    Parameters
+    ----------
+    spec
+        A spec file path, a parsed spec or a dict (as :func:`respai.evaluate` takes).
+    out, ledger, key
+        The output folder, the ledger (``None``: none) and ``--key``.
+    data, policy, plan
+        A DataFrame instead of the cases file, the policy, and the plan id the run is
+        held to.
+    outputs
+        Other files the command writes (``--junit``), checked like ``out``.
+    names
+        How the output folder and the ledger are named in messages.
+    checked
+        Called once the signing checks passed, before the spec is read.
+    trust_model_code, trusted_types, engine
+        As :func:`respai.run.evaluation.evaluate` takes them.
+    quiet
+        ``False`` draws a progress display on standard error while the data is counted,
+        when that is a terminal (:func:`respai.progress.progress`).
+
+    Returns
+    -------
+    Evaluation
+        The result, with ``sealed`` set; ``sealed.key`` tells whether the key was created.
+    """
+    from respai.plan.seal import registered
+    from respai.render.terminal import render_evaluation, terminal_console
+    from respai.run.evaluation import evaluate as run_evaluation
+    from respai.run.fairness import spec_of
+    from respai.spec import load_policy
+
+    spec_files = [("the spec", spec)] if isinstance(spec, str | Path) else []
+    policy_file = [("--policy", policy)] if isinstance(policy, str | Path) else []
+    signing = begin_signing(
+        [(names[0], out), *outputs],
+        [*spec_files, *policy_file],
+        key=key,
+        ledger=ledger,
+        stage=evaluate_output,
+        out=out,
+        ledger_name=names[1],
+    )
+    if checked is not None:
+        checked()
+    parsed = spec_of(spec)  # read once: the criteria checked are the criteria run
+    signing.refuse_inputs(spec_inputs(parsed))  # its data and model files
+    pol = policy if isinstance(policy, Policy) or policy is None else load_policy(policy)
+    planned, plan_check = registered(
+        parsed, pol, ledger=signing.ledger, sk=signing.found, wanted=plan
+    )  # a changed criterion is refused before the data is read
+    from respai.progress import progress
+
+    with progress("evaluating", quiet=quiet) as bar:
+        result = run_evaluation(
+            parsed,
+            data=data,
+            policy=pol,
+            trust_model_code=trust_model_code,
+            trusted_types=trusted_types,
+            on_batch=lambda done, total: bar.update(done, total),
+            engine=engine,
+        )
+    result = dataclasses.replace(
+        result,
+        plan=None if planned is None else planned.reference(),
+        plan_check=None if plan_check is None else plan_check.to_record(),
+    )
+    sk = signing.signing_key()  # created only once the evaluation succeeded
+    buffer = io.StringIO()
+    render_evaluation(
+        result,
+        terminal_console(file=buffer, width=120),
+        record_path=str(out.resolve() / "record.json"),
+        key_id=sk.key_id,
+    )
+    assert signing.staged is not None  # begin_signing staged out
+    sealed = seal_evaluation(
+        result, sk, out=signing.staged, summary=buffer.getvalue(), ledger=signing.ledger
+    )
+    return dataclasses.replace(result, sealed=sealed)
 
 
 def seal_evaluation(
@@ -65,7 +186,9 @@ def seal_evaluation(
         }
 
     envelope, book, note = seal_run(build, files, sk, staged=staged, ledger=ledger)
-    return Sealed(envelope, made["predicate"], staged.out / "record.json", book, sk.key_id, note)
+    record = staged.out / "record.json"
+    created = sk.path if sk.created else None
+    return Sealed(envelope, made["predicate"], record, book, sk.key_id, note, created)
 
 
 def evaluate_output(out: Path) -> StagedFolder:
