@@ -60,34 +60,34 @@ def ll144_command(
     from respai.ll144.audit import run_ll144
     from respai.ll144.output import ll144_output, seal_ll144
     from respai.ll144.terminal import render_ll144
-    from respai.sealing import create_signing_key, find_signing_key
+    from respai.sealing import Signing, begin_signing
     from respai.spec import load_policy
 
-    staged = found = None
+    signing: Signing | None = None
     parsed: Spec | None = None
     if out is not None:  # a bad key or --out is reported before the data is read
-        from respai.io import refuse_overlaps
-        from respai.sealing import key_inputs, spec_inputs
+        from respai.sealing import spec_inputs
         from respai.spec import load_spec
 
-        refuse_overlaps(
+        signing = begin_signing(
             [("--out", out)],
-            [("the spec", spec), ("--policy", policy), *key_inputs(key)],
-            ledger=None if no_ledger else ("--ledger", ledger),
+            [("the spec", spec), ("--policy", policy)],
+            key=key,
+            ledger=None if no_ledger else ledger,
+            stage=ll144_output,
+            out=out,
         )
-        found = find_signing_key(key)
-        staged = ll144_output(out)
         parsed = load_spec(spec)  # read once: the spec checked is the spec run
-        refuse_overlaps([("--out", out)], spec_inputs(parsed))
+        signing.refuse_inputs(spec_inputs(parsed))
     result = run_ll144(
         spec if parsed is None else parsed,
         policy=None if policy is None else load_policy(policy),
     )
     console = output.console()
     sealed = None
-    if staged is not None:
-        sk = found or create_signing_key()
-        sealed = seal_ll144(result, sk, staged=staged, ledger=None if no_ledger else ledger)
+    if signing is not None:
+        sealed = seal_ll144(result, signing)
+        sk = signing.signing_key()
         if sk.created:
             output.key_created(sk.path, sk.key_id)
     render_ll144(result, console)

@@ -7,9 +7,8 @@ look's verdicts and the changes, and exit with the latest look's worst verdict.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -64,64 +63,30 @@ def monitor_command(
     verify with your key; a batch already in the stream is refused. Exit code: the latest
     look's worst verdict (0, 1, 3), or 2 for a bad spec or batch (nothing is written).
     """
-    from respai.io import refuse_overlaps
-    from respai.monitor.report import monitor_html
     from respai.monitor.run import run_monitor
-    from respai.monitor.seal import monitor_predicate
-    from respai.record import engine_code_fingerprint, format_timestamp, now_utc, seal
-    from respai.sealing import (
-        create_signing_key,
-        earlier_output,
-        envelope_bytes,
-        find_signing_key,
-        key_inputs,
-        seal_run,
-    )
+    from respai.monitor.seal import monitor_output, seal_monitor
+    from respai.sealing import begin_signing
 
     _check_new_stream(new_stream, no_ledger)
-    refuse_overlaps(
-        [("--out", out)],
-        [
-            ("the spec", spec),
-            ("--policy", policy),
-            *(("the batch", b) for b in batches),
-            *key_inputs(key),
-        ],
-        ledger=None if no_ledger else ("--ledger", ledger),
-    )
-    found = find_signing_key(key)
-    staged = None
-    if out is not None:
-        from respai.io import StagedFolder
-
-        staged = StagedFolder(out, earlier_output("record.json"), what="respai monitor output")
-    ring = _ring(found)
     book = None if no_ledger else ledger
-    result = run_monitor(
-        spec, list(batches), policy=policy, ledger=book, ring=ring, new_stream=new_stream
+    signing = begin_signing(
+        [("--out", out)],
+        [("the spec", spec), ("--policy", policy), *(("the batch", b) for b in batches)],
+        key=key,
+        ledger=book,
+        stage=monitor_output,
+        out=out,
     )
-    sk = found or create_signing_key()
-    prints = list(result.fingerprints)
-    fingerprints = {
-        "dataset": dict(prints[-1]),
-        "model": None,
-        "engine_code": engine_code_fingerprint(),
-        "batches": [dict(p) for p in prints],
-    }
-
-    def build(prev: str, start: int) -> Mapping[str, Any]:
-        predicate = monitor_predicate(
-            result,
-            key_id=sk.key_id,
-            fingerprints=fingerprints,
-            timestamp=format_timestamp(now_utc()),
-        )
-        return seal(predicate, None, sk.key, sk.key_id, prev_record_id=prev, start_seq=start)
-
-    def files(envelope: Mapping[str, Any]) -> dict[str, str | bytes]:
-        return {"record.json": envelope_bytes(envelope), "report.html": monitor_html(result)}
-
-    _, appended, note = seal_run(build, files, sk, staged=staged, ledger=book)
+    result = run_monitor(
+        spec,
+        list(batches),
+        policy=policy,
+        ledger=book,
+        ring=_ring(signing.found),
+        new_stream=new_stream,
+    )
+    _, appended, note = seal_monitor(result, signing)
+    sk = signing.signing_key()
     if sk.created:
         output.key_created(sk.path, sk.key_id)
     _print(result)

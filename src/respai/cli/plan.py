@@ -51,24 +51,24 @@ def plan_command(
     refuses the run (exit 2) if any criterion changed. Exit code 0 when sealed, 2 for a
     bad spec, policy, key or --out (nothing is written then).
     """
-    from respai.io import refuse_overlaps
     from respai.plan.criteria import criteria
     from respai.plan.seal import plan_output, seal_plan
-    from respai.sealing import create_signing_key, find_signing_key, key_inputs
+    from respai.sealing import begin_signing
     from respai.spec import load_policy, load_spec
 
-    refuse_overlaps(
+    signing = begin_signing(
         [("--out", out)],
-        [("the spec", spec), ("--policy", policy), *key_inputs(key)],
-        ledger=None if no_ledger else ("--ledger", ledger),
+        [("the spec", spec), ("--policy", policy)],
+        key=key,
+        ledger=None if no_ledger else ledger,
+        stage=plan_output,
+        out=out,
     )
     parsed = load_spec(spec)
     pol = None if policy is None else load_policy(policy)
     criteria(parsed, pol)  # a policy that does not fit the spec is refused first
-    found = find_signing_key(key)
-    staged = None if out is None else plan_output(out)
-    sk = found or create_signing_key()
-    sealed = seal_plan(parsed, pol, sk, staged=staged, ledger=None if no_ledger else ledger)
+    sealed = seal_plan(parsed, pol, signing)
+    sk = signing.signing_key()
     if sk.created:
         output.key_created(sk.path, sk.key_id)
     start = sealed.predicate["records"][0]

@@ -26,7 +26,7 @@ from respai.ll144.audit import KIND, LL144Result
 from respai.ll144.summary import summary_csv, summary_html, summary_markdown, tables_csv
 from respai.record.canonical import MAX_JSON_BYTES, loads_strict
 from respai.record.errors import RecordError
-from respai.sealing import SigningKey
+from respai.sealing import Signing, SigningKey
 
 __all__ = [
     "OUTPUT_FILES",
@@ -93,10 +93,8 @@ class LL144Sealed:
     note: str | None = None
 
 
-def seal_ll144(
-    res: LL144Result, sk: SigningKey, *, staged: StagedFolder, ledger: Path | None
-) -> LL144Sealed:
-    """Sign the audit's record, write every output file and append the run to ``ledger``.
+def seal_ll144(res: LL144Result, signing: Signing) -> LL144Sealed:
+    """Sign the audit's record, write every output file and append the run to the ledger.
 
     Raises
     ------
@@ -110,18 +108,18 @@ def seal_ll144(
     from respai.record import engine_code_fingerprint, format_timestamp, now_utc, seal
     from respai.record.keys import public_key_raw
     from respai.render.report import render_report
-    from respai.sealing import envelope_bytes, seal_run
+    from respai.sealing import envelope_bytes
 
     fingerprints = ll144_fingerprints(res, engine_code_fingerprint())
     own = summary_files(res)
 
-    def build(prev: str, start: int) -> Mapping[str, Any]:
+    def build(sk: SigningKey, prev: str, start: int) -> Mapping[str, Any]:
         predicate = ll144_predicate(
             res, key_id=sk.key_id, fingerprints=fingerprints, timestamp=format_timestamp(now_utc())
         )
         return seal(predicate, None, sk.key, sk.key_id, prev_record_id=prev, start_seq=start)
 
-    def files(envelope: Mapping[str, Any]) -> dict[str, Content]:
+    def files(sk: SigningKey, envelope: Mapping[str, Any]) -> dict[str, Content]:
         public = sk.key.public_key()
         return {  # the record and its page are made when written, one at a time
             **own,
@@ -132,7 +130,7 @@ def seal_ll144(
             "report.html": lambda: render_report(envelope, public_key_raw(public)),
         }
 
-    envelope, book, note = seal_run(build, files, sk, staged=staged, ledger=ledger)
-    return LL144Sealed(
-        envelope, tuple(staged.out / n for n in OUTPUT_FILES), book, sk.key_id, note
-    )
+    envelope, book, note = signing.seal(build, files)
+    assert signing.staged is not None  # an LL144 run is signed only with --out
+    written = tuple(signing.staged.out / n for n in OUTPUT_FILES)
+    return LL144Sealed(envelope, written, book, signing.signing_key().key_id, note)

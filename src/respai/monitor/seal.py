@@ -12,7 +12,8 @@ from __future__ import annotations
 import platform
 import uuid
 from collections.abc import Mapping
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from respai.monitor.looks import RuleLook
 from respai.monitor.run import MonitorResult
@@ -22,7 +23,11 @@ from respai.record.model import Predicate, TestRecord, test_record
 from respai.record.model import build_predicate as build_record
 from respai.version import __version__
 
-__all__ = ["monitor_predicate"]
+if TYPE_CHECKING:
+    from respai.io import StagedFolder
+    from respai.sealing import Signing, SigningKey
+
+__all__ = ["monitor_output", "monitor_predicate", "seal_monitor"]
 
 TEST_ID = "monitor_rule"
 
@@ -134,3 +139,46 @@ def monitor_predicate(
             "the stream in the ledger.",
         ],
     )
+
+
+def monitor_output(out: Path) -> StagedFolder:
+    """The ``--out`` folder of ``respai monitor``, checked before any batch is read."""
+    from respai.io import StagedFolder
+    from respai.sealing import earlier_output
+
+    return StagedFolder(out, earlier_output("record.json"), what="respai monitor output")
+
+
+def seal_monitor(
+    result: MonitorResult, signing: Signing
+) -> tuple[Mapping[str, Any], Path | None, str | None]:
+    """Sign the looks of one ``respai monitor`` call, write ``--out`` and append the run.
+
+    Returns the envelope, the ledger it joined (``None``: none) and a note when the
+    ledger took the run short of a checkpoint (see :func:`respai.sealing.seal_run`).
+    """
+    from respai.monitor.report import monitor_html
+    from respai.record import engine_code_fingerprint, format_timestamp, now_utc, seal
+    from respai.sealing import envelope_bytes
+
+    prints = list(result.fingerprints)
+    fingerprints = {
+        "dataset": dict(prints[-1]),
+        "model": None,
+        "engine_code": engine_code_fingerprint(),
+        "batches": [dict(p) for p in prints],
+    }
+
+    def build(sk: SigningKey, prev: str, start: int) -> Mapping[str, Any]:
+        predicate = monitor_predicate(
+            result,
+            key_id=sk.key_id,
+            fingerprints=fingerprints,
+            timestamp=format_timestamp(now_utc()),
+        )
+        return seal(predicate, None, sk.key, sk.key_id, prev_record_id=prev, start_seq=start)
+
+    def files(sk: SigningKey, envelope: Mapping[str, Any]) -> dict[str, str | bytes]:
+        return {"record.json": envelope_bytes(envelope), "report.html": monitor_html(result)}
+
+    return signing.seal(build, files)

@@ -31,7 +31,7 @@ from respai.version import __version__
 if TYPE_CHECKING:
     from respai.io import StagedFolder
     from respai.record import KeyRing
-    from respai.sealing import SigningKey
+    from respai.sealing import Signing, SigningKey
     from respai.spec.model import Policy, Spec
 
 __all__ = [
@@ -197,28 +197,21 @@ def plan_output(out: Path) -> StagedFolder:
     return StagedFolder(out, _earlier_plan, what="respai plan output")
 
 
-def seal_plan(
-    spec: Spec,
-    policy: Policy | None,
-    sk: SigningKey,
-    *,
-    staged: StagedFolder | None,
-    ledger: Path | None,
-) -> SealedPlan:
-    """Sign the plan of ``spec`` under ``policy`` and append it to ``ledger``.
+def seal_plan(spec: Spec, policy: Policy | None, signing: Signing) -> SealedPlan:
+    """Sign the plan of ``spec`` under ``policy`` and append it to the signing's ledger.
 
-    The ``--out`` folder (``staged``), when given, receives ``plan.json`` (the signed
-    record) and ``criteria.json`` (the canonical criteria, its subject). Nothing is left
-    behind when anything fails (see :func:`respai.sealing.seal_run`).
+    The ``--out`` folder (``signing.staged``), when given, receives ``plan.json`` (the
+    signed record) and ``criteria.json`` (the canonical criteria, its subject). Nothing is
+    left behind when anything fails (see :func:`respai.sealing.seal_run`).
     """
     from respai.record import engine_code_fingerprint, format_timestamp, now_utc, seal
-    from respai.sealing import envelope_bytes, seal_run
+    from respai.sealing import envelope_bytes
 
     engine_code = engine_code_fingerprint()
     made: dict[str, Any] = {}
     criteria(spec, policy)  # a policy that does not fit is refused before the ledger is locked
 
-    def build(prev: str, start: int) -> Mapping[str, Any]:
+    def build(sk: SigningKey, prev: str, start: int) -> Mapping[str, Any]:
         predicate = plan_predicate(
             spec,
             policy,
@@ -230,16 +223,16 @@ def seal_plan(
         made["predicate"] = _statement(envelope)["predicate"]
         return envelope
 
-    def files(envelope: Mapping[str, Any]) -> dict[str, str | bytes]:
+    def files(sk: SigningKey, envelope: Mapping[str, Any]) -> dict[str, str | bytes]:
         doc = made["predicate"]["records"][0]["criteria"]
         return {PLAN_FILE: envelope_bytes(envelope), CRITERIA_FILE: criteria_bytes(doc)}
 
-    envelope, book, note = seal_run(build, files, sk, staged=staged, ledger=ledger)
+    envelope, book, note = signing.seal(build, files)
+    staged = signing.staged
     written = () if staged is None else (staged.out / PLAN_FILE, staged.out / CRITERIA_FILE)
     start = made["predicate"]["records"][0]
-    return SealedPlan(
-        envelope, made["predicate"], start["plan_id"], book, sk.key_id, written, note
-    )
+    key_id = signing.signing_key().key_id
+    return SealedPlan(envelope, made["predicate"], start["plan_id"], book, key_id, written, note)
 
 
 def _statement(envelope: Mapping[str, Any]) -> dict[str, Any]:
