@@ -8,26 +8,27 @@ the auditor's independence statement (or a blank one to sign), the dates, a sign
 evidence record, the public key, the published summary and a ``MANIFEST.json`` listing
 every file with its SHA-256.
 
-The pack is written the way every respai output is: into a temporary folder next to the
-target, renamed into place only when everything succeeded. An existing target is
-replaced only when it is empty or an earlier pack. With a ledger, the record is chained
-to the ledger's head under the ledger's lock and appended last; a failed append takes
-the pack, its zip, a ledger created for it and a key created for it back out.
+The pack is written the way every signed respai run is (:class:`respai.sealing.Signing`):
+into a temporary folder next to the target, renamed into place only when everything
+succeeded, with its ``.zip`` put in place beside it (a companion of the folder). An
+existing target is replaced only when it is empty or an earlier pack. With a ledger, the
+record is chained to the ledger's head under the ledger's lock and appended last; a
+failed append takes the pack, its zip, a ledger created for it and a key created for it
+back out.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import datetime as dt
 import hashlib
 import os
-import shutil
+from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from respai.errors import InputError
-from respai.io import StagedFolder, refuse_overlaps
+from respai.io import StagedFolder
 from respai.pack.archive import (
     MANIFEST,
     PACK_FORMAT,
@@ -54,6 +55,7 @@ from respai.pack.documents import (
 
 if TYPE_CHECKING:
     from respai.ll144.audit import LL144Result
+    from respai.sealing import SigningKey
 
 __all__ = ["PackResult", "build_pack"]
 
@@ -119,6 +121,52 @@ def _check_target(out: Path, zip_path: Path) -> StagedFolder:
     return staged
 
 
+class _Archive:
+    """The pack's ``.zip`` beside its folder, put in place and taken back with it.
+
+    A :class:`respai.sealing.Companion`: made from the staged folder once it is written.
+    """
+
+    def __init__(
+        self,
+        out: Path,
+        zip_path: Path,
+        contents: Callable[[], tuple[list[str], dt.datetime]],
+    ) -> None:
+        self.out = out
+        self.zip_path = zip_path
+        self.contents = contents
+        self.tmp_zip = out.parent / f".{out.name}.zip.tmp-{os.getpid()}"
+        self.backup: Path | None = None
+        self.placed = False
+
+    def prepare(self, staged: StagedFolder) -> None:
+        files, when = self.contents()
+        tmp = staged.staging
+        for folder in {tmp, *((tmp / f).parent for f in files)}:
+            os.chmod(folder, umask_mode(0o777))
+        zip_folder(tmp, files, self.tmp_zip, self.out.name, when)
+        os.chmod(self.tmp_zip, umask_mode(0o666))
+
+    def commit(self) -> None:
+        if self.zip_path.exists():
+            self.backup = self.out.parent / f".{self.out.name}.zip.old-{os.getpid()}"
+            os.replace(self.zip_path, self.backup)
+        os.replace(self.tmp_zip, self.zip_path)
+        self.placed = True
+
+    def rollback(self) -> None:
+        if self.backup is not None and self.backup.exists():  # the earlier zip goes back
+            os.replace(self.backup, self.zip_path)
+        elif self.placed:  # the new zip is in place but the run is not
+            self.zip_path.unlink(missing_ok=True)
+        self.tmp_zip.unlink(missing_ok=True)
+
+    def finish(self) -> None:
+        if self.backup is not None:
+            self.backup.unlink(missing_ok=True)
+
+
 def build_pack(
     spec_path: str | Path,
     out_dir: str | Path,
@@ -168,41 +216,30 @@ def build_pack(
     from respai.ll144.audit import run_ll144
     from respai.ll144.seal import independence_status, ll144_fingerprints, ll144_predicate
     from respai.ll144.summary import summary_csv, summary_html, summary_markdown, tables_csv
-    from respai.record import GENESIS, engine_code_fingerprint, format_timestamp, now_utc, seal
-    from respai.sealing import (
-        create_signing_key,
-        discard_created_key,
-        envelope_bytes,
-        find_signing_key,
-        key_inputs,
-        settle_created_key,
-        spec_inputs,
-    )
+    from respai.record import engine_code_fingerprint, format_timestamp, now_utc, seal
+    from respai.sealing import begin_signing, envelope_bytes, spec_inputs
     from respai.spec import load_policy, load_spec
 
     out = Path(out_dir)
     zip_path = out.with_name(out.name + ".zip")
-    outputs = [("--out", out), ("the archive", zip_path)]
-    refuse_overlaps(
-        outputs,
-        [
-            ("the spec", spec_path),
-            ("--policy", policy),
-            *key_inputs(None if key_path is None else Path(key_path)),
-        ],
-        ledger=None if ledger is None else ("--ledger", ledger),
+    signing = begin_signing(
+        [("--out", out), ("the archive", zip_path)],
+        [("the spec", spec_path), ("--policy", policy)],
+        key=None if key_path is None else Path(key_path),
+        ledger=None if ledger is None else Path(ledger),
+        stage=lambda folder: _check_target(folder, zip_path),
+        out=out,
     )
-    staged = _check_target(out, zip_path)
-    found = find_signing_key(None if key_path is None else Path(key_path))
+    staged = signing.staged
+    assert staged is not None  # a pack always has its folder
     spec = load_spec(spec_path)
-    refuse_overlaps(outputs, spec_inputs(spec))  # the decisions and self-ID files
+    signing.refuse_inputs(spec_inputs(spec))  # the decisions and self-ID files
     pol = None if policy is None else load_policy(policy)
     planned = None
     if plan is not None:  # checked before the data is read
         from respai.plan.seal import registered
 
-        book = None if ledger is None else Path(ledger)
-        planned, _ = registered(spec, pol, ledger=book, sk=found, wanted=plan)
+        planned, _ = registered(spec, pol, ledger=signing.ledger, sk=signing.found, wanted=plan)
     result = run_ll144(spec, today=today, policy=pol)
     assert spec.path is not None
     sources: list[tuple[str, Path]] = [("spec", Path(spec.path))]
@@ -242,30 +279,17 @@ def build_pack(
     if planned is not None:  # the signed plan the audit was held to, as the ledger holds it
         generated["plan.json"] = planned.data.decode("utf-8")
     tmp = staged.staging
-    parent = staged.out.parent
-    tmp_zip = parent / f".{out.name}.zip.tmp-{os.getpid()}"
-    zip_backup: Path | None = None
-    note: str | None = None
-    book_path = None if ledger is None else Path(ledger)
-    created_ledger = book_path is not None and not book_path.exists()
-    stack = contextlib.ExitStack()
-    sk = None
-    try:
-        sk = found or create_signing_key()
-        prev, start = GENESIS, 0
-        head = None
-        if book_path is not None:
-            from respai.ledger import Ledger
+    hashes: dict[str, str] = {}
+    made: dict[str, Any] = {}
 
-            head = stack.enter_context(Ledger.open(book_path).append_lock())
-            prev, start = head.last_record_id, head.next_seq
+    def build(sk: SigningKey, prev: str, start: int) -> Mapping[str, Any]:
         # the time is read once the key exists (a key made for this pack lists the second
         # it was made as its not_before, and the record may not predate it) and under the
         # ledger's lock, so runs appended one after another have times in that order
         now = now_utc().replace(microsecond=0)
         created = format_timestamp(now)
+        made["now"] = now
         generated["dates.json"] = json_text(dates_json(result, created))
-        hashes: dict[str, str] = {}
         for role, src in sources:
             digest = copy_file(src, tmp / names[role])
             if expected.get(role) and digest != expected[role]:
@@ -275,26 +299,27 @@ def build_pack(
                     "Make sure nothing writes to the input files, then build the pack again.",
                 )
             hashes[names[role]] = digest
-        sums = "".join(
+        generated[SUMS] = "".join(
             f"{hashes[n]}  {PurePosixPath(n).relative_to('inputs').as_posix()}\n"
             for n in sorted(hashes)
         )
-        generated[SUMS] = sums
         for name, text in generated.items():
             data = text.encode("utf-8")
             write_synced(tmp / name, data)
             hashes[name] = hashlib.sha256(data).hexdigest()
-        signed_list = [{"path": n, "sha256": hashes[n]} for n in sorted(hashes)]
         predicate = ll144_predicate(
             result,
             key_id=sk.key_id,
             fingerprints=ll144_fingerprints(result, engine_code),
             timestamp=created,
-            pack_files=signed_list,
+            pack_files=[{"path": n, "sha256": hashes[n]} for n in sorted(hashes)],
         )
         if planned is not None:
             predicate["records"][0]["plan"] = planned.reference()
-        envelope = seal(predicate, None, sk.key, sk.key_id, prev_record_id=prev, start_seq=start)
+        made["run_id"] = predicate["run_id"]
+        return seal(predicate, None, sk.key, sk.key_id, prev_record_id=prev, start_seq=start)
+
+    def files(sk: SigningKey, envelope: Mapping[str, Any]) -> dict[str, bytes]:
         from respai.record.keys import public_key_raw
         from respai.render.report import render_report
 
@@ -308,69 +333,45 @@ def build_pack(
                 "utf-8"
             ),
         }
+        sizes = {n: (tmp / n).stat().st_size for n in hashes}
         for name, data in last.items():
-            write_synced(tmp / name, data)
             hashes[name] = hashlib.sha256(data).hexdigest()
+            sizes[name] = len(data)
         manifest = {
             "kind": PACK_KIND,
             "format": PACK_FORMAT,
-            "created": created,
+            "created": format_timestamp(made["now"]),
             "engine": body["engine"],
-            "run_id": predicate["run_id"],
+            "run_id": made["run_id"],
             "key_id": sk.key_id,
             "inputs": {role: names.get(role) for role in ("spec", "decisions", "demographics")},
             "files": [
-                {"path": n, "sha256": hashes[n], "size_bytes": (tmp / n).stat().st_size}
-                for n in sorted(hashes)
+                {"path": n, "sha256": hashes[n], "size_bytes": sizes[n]} for n in sorted(hashes)
             ],
         }
-        manifest_bytes = json_text(manifest).encode("utf-8")
-        write_synced(tmp / MANIFEST, manifest_bytes)
-        files = sorted([*hashes, MANIFEST])
-        for folder in {tmp, *((tmp / f).parent for f in files)}:
-            os.chmod(folder, umask_mode(0o777))
-        zip_folder(tmp, files, tmp_zip, out.name, now)
-        os.chmod(tmp_zip, umask_mode(0o666))
-        staged.commit()
-        if zip_path.exists():
-            zip_backup = parent / f".{out.name}.zip.old-{os.getpid()}"
-            os.replace(zip_path, zip_backup)
-        os.replace(tmp_zip, zip_path)
-        if head is not None:  # last: a failed append takes the pack back out
-            note = head.append(envelope, sk.key).note
-        stack.close()
-    except BaseException as exc:
-        stack.close()
-        if zip_backup is not None and zip_backup.exists():  # the earlier zip goes back
-            os.replace(zip_backup, zip_path)
-        elif staged.committed:  # the new folder is in place but its zip or entry is not
-            zip_path.unlink(missing_ok=True)
-        staged.rollback()  # the new folder goes, an earlier one comes back
-        tmp_zip.unlink(missing_ok=True)
-        if created_ledger and book_path is not None:
-            shutil.rmtree(book_path, ignore_errors=True)
-        if sk is not None:
-            discard_created_key(sk)
-        if isinstance(exc, OSError):
-            raise InputError(
-                f"cannot write the evidence pack into {out}: {exc.strerror or exc}.",
-                "Check the folder's permissions and free space.",
-            ) from None
-        raise
-    staged.finish()
-    settle_created_key(sk)
-    if zip_backup is not None:
-        zip_backup.unlink(missing_ok=True)
+        made["manifest"] = json_text(manifest).encode("utf-8")
+        made["files"] = sorted([*hashes, MANIFEST])
+        return {**last, MANIFEST: made["manifest"]}
+
+    archive = _Archive(out, zip_path, lambda: (made["files"], made["now"]))
+    try:
+        _, book, note = signing.seal(build, files, companion=archive)
+    except OSError as exc:
+        raise InputError(
+            f"cannot write the evidence pack into {out}: {exc.strerror or exc}.",
+            "Check the folder's permissions and free space.",
+        ) from None
+    sk = signing.signing_key()
     return PackResult(
         out_dir=out,
         zip_path=zip_path,
-        manifest_sha256=hashlib.sha256(manifest_bytes).hexdigest(),
-        files=tuple(files),
+        manifest_sha256=hashlib.sha256(made["manifest"]).hexdigest(),
+        files=tuple(made["files"]),
         key_id=sk.key_id,
         key_path=sk.path,
         key_created=sk.created,
         independence=independence_status(result),
         result=result,
-        ledger=None if book_path is None else book_path.resolve(),
+        ledger=book,
         note=note,
     )
