@@ -219,3 +219,26 @@ def test_no_module_shares_a_name_with_a_public_function_of_the_package() -> None
 
     clashes = [n for n in respai.__all__ if f"respai.{n}" in MODULES]
     assert clashes == []
+
+
+#: Who may call the steps of the signing sequence directly (everyone else goes through
+#: respai.sealing.begin_signing and Signing.seal): sealing.py itself; run/seal.py, whose
+#: seal_evaluation writes an evaluation's record through seal_run; and cli/export.py,
+#: which signs an in-toto export of a record (no run, no output folder, no ledger).
+SEQUENCE_STEPS = ("find_signing_key", "create_signing_key", "seal_run")
+SEQUENCE_OWNERS = {"respai.sealing", "respai.run.seal", "respai.cli.export"}
+
+
+def test_the_signing_sequence_is_written_once() -> None:
+    offenders = {}
+    for module, path in MODULES.items():
+        if module in SEQUENCE_OWNERS:
+            continue
+        called = {
+            node.func.id if isinstance(node.func, ast.Name) else node.func.attr
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute)
+        }
+        if found := sorted(called & set(SEQUENCE_STEPS)):
+            offenders[module] = found
+    assert offenders == {}
