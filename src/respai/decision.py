@@ -56,7 +56,11 @@ exact behaviour (the golden records are byte-identical); the differences are:
 6. *Ties.* The rules name the worst group as the first with the extreme end; the battery
    takes the first group with the extreme float end for each of its four ends; the
    equalized-odds rule reports the false-positive part on a tie.
-7. *The alpha that reaches the group rules and the battery* is the fairness block's with
+7. *The screening line.* The LL144 findings and the record's ``below_screening_line``
+   compare the exact impact ratio with the line (:func:`below_line`); the funnel's
+   ``first_below`` (:func:`respai.ll144.diagnosis.funnel`) compares the float worst
+   ratio with the float line.
+8. *The alpha that reaches the group rules and the battery* is the fairness block's with
    the policy applied (:func:`respai.spec.policy.apply_policy`); LL144 and paired read
    :func:`resolve_alpha`. They give the same value.
 
