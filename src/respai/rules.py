@@ -275,12 +275,12 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
             f"with a prediction ({', '.join(small[:5])}"
             f"{', ...' if len(small) > 5 else ''}); the largest gap could be there"
         )
+    elif code == "ratio_undefined" and undefined is not None:
+        reason = undefined
     else:
-        reason = {
-            "threshold_exceeded": broken_text,
-            "ratio_undefined": undefined or "",
-            "within_threshold": held_text,
-        }.get(code, open_text)
+        reason = {"threshold_exceeded": broken_text, "within_threshold": held_text}.get(
+            code, open_text
+        )
 
     return RuleResult(
         rule=rule,
