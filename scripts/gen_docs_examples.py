@@ -311,7 +311,7 @@ def python_api(work: Path) -> None:
 
 def worked_gap(full: dict[str, Any]) -> None:
     """Recompute the first rule of the demo by hand from its counts, with respai.stats."""
-    from respai import stats
+    from respai import decision, stats
 
     rule = full["rules"][0]
     if rule["rate"] != "false_negative" or len(rule["groups"]) != 2:
@@ -348,7 +348,7 @@ def worked_gap(full: dict[str, Any]) -> None:
             f"   (the {m} counted as events)",
             "",
         ]
-    lo, hi = stats.max_gap_bounds(intervals)
+    lo, hi = decision.max_gap_bounds(intervals)
     if (lo, hi) != (rule["gap_bounds"]["lo"], rule["gap_bounds"]["hi"]):
         sys.exit("gen_docs_examples: worked gap bounds differ from the command's")
     a, b = groups[0]["group"], groups[1]["group"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import math
 import subprocess
 import sys
@@ -20,7 +19,6 @@ from respai.stats import (
     clopper_pearson_interval,
     expected_calibration_error,
     gap_bounds,
-    max_gap_bounds,
     probability_bin,
     rate,
     widened_interval,
@@ -201,59 +199,11 @@ def test_widened_empty_group() -> None:
 # --- gaps ---------------------------------------------------------------------------------
 
 
-def brute_force_max_gap(intervals: list[Interval]) -> tuple[float, float]:
-    pairs = list(itertools.permutations(intervals, 2))  # ordered pairs of distinct groups
-    return (
-        max(a.lo - b.hi for a, b in pairs),
-        max(a.hi - b.lo for a, b in pairs),
-    )
-
-
-bounds = st.one_of(
-    st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]),  # ties
-    st.floats(min_value=0.0, max_value=1.0, allow_nan=False),
-)
-
-
-@st.composite
-def intervals(draw: st.DrawFn) -> Interval:
-    a, b = sorted((draw(bounds), draw(bounds)))
-    return Interval(a, b, "clopper-pearson", 0.95)
-
-
-@settings(max_examples=500, deadline=None)
-@given(ivs=st.lists(intervals(), min_size=2, max_size=12))
-def test_max_gap_bounds_equals_brute_force(ivs: list[Interval]) -> None:
-    assert max_gap_bounds(ivs) == brute_force_max_gap(ivs)
-
-
-@settings(max_examples=300, deadline=None)
-@given(ivs=st.lists(intervals(), min_size=2, max_size=12), data=st.data())
-def test_max_gap_bounds_when_one_group_holds_both_extremes(
-    ivs: list[Interval], data: st.DataObject
-) -> None:
-    # Force one group to hold both the largest hi and the smallest lo.
-    i = data.draw(st.integers(0, len(ivs) - 1))
-    ivs[i] = Interval(0.0, 1.0, "clopper-pearson", 0.95)
-    assert max_gap_bounds(ivs) == brute_force_max_gap(ivs)
-
-
-def test_max_gap_bounds_pairs_distinct_groups() -> None:
-    wide = Interval(0.0, 1.0, "wilson", 0.95)
-    narrow = Interval(0.4, 0.6, "wilson", 0.95)
-    # Pairing "wide" with itself would give (0 - 1, 1 - 0) = (-1, 1).
-    assert max_gap_bounds([wide, narrow]) == pytest.approx((-0.6, 0.6))
-    assert max_gap_bounds([narrow, wide]) == pytest.approx((-0.6, 0.6))
-    # Exact ties between distinct groups are legitimate pairs.
-    assert max_gap_bounds([wide, wide]) == (-1.0, 1.0)
-
-
 def test_gap_bounds() -> None:
     a = Interval(0.5, 0.75, "wilson", 0.95)
     b = Interval(0.25, 0.5, "wilson", 0.95)
     assert gap_bounds(a, b) == (0.0, 0.5)
     assert gap_bounds(b, a) == (-0.5, 0.0)
-    assert max_gap_bounds([a, b]) == (0.0, 0.5)
 
 
 def test_bonferroni_alpha() -> None:
@@ -363,8 +313,6 @@ def test_rate() -> None:
         lambda: bonferroni_alpha(0.05, 0),
         lambda: bonferroni_alpha(0.05, -2),
         lambda: bonferroni_alpha(0.0, 3),
-        lambda: max_gap_bounds([]),
-        lambda: max_gap_bounds([Interval(0.0, 1.0, "wilson", 0.95)]),
         lambda: probability_bin(-0.1, 10),
         lambda: probability_bin(1.1, 10),
         lambda: probability_bin(math.nan, 10),

@@ -34,8 +34,9 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
-from respai import exact, metrics, stats
+from respai import decision, exact, metrics, stats
 from respai.counts import Cell, Counts, RankSums
+from respai.decision import GroupRate
 from respai.errors import SpecError
 from respai.metrics import RateDef
 from respai.spec.model import DEFAULT_MIN_CELL, Policy, Spec
@@ -255,12 +256,15 @@ def decide(
                 False,
                 "the interval decision needs an interval, and none is defined",
             )
-        if lo_holds and hi_holds:
-            return Verdict.PASS, False, f"the whole interval is {op} {limit}"
-        if not lo_holds and not hi_holds:
-            return Verdict.FAIL, False, f"the whole interval misses {op} {limit}"
+        verdict, _ = decision.verdict_table(
+            broken=not lo_holds and not hi_holds, held=lo_holds and hi_holds
+        )
+        if verdict is Verdict.PASS:
+            return verdict, False, f"the whole interval is {op} {limit}"
+        if verdict is Verdict.FAIL:
+            return verdict, False, f"the whole interval misses {op} {limit}"
         return (
-            Verdict.INSUFFICIENT_EVIDENCE,
+            verdict,
             True,
             f"the interval [{_fmt(bounds[0].value)}, {_fmt(bounds[1].value)}] crosses {limit}",
         )
@@ -515,120 +519,34 @@ def auc(counts: Counts, threshold: Threshold) -> TestResult:
     return _result(TestId.AUC, None, found[0], found[1], threshold, method, details)
 
 
-@dataclass(frozen=True, slots=True)
-class _GroupRate:
-    """One group's rate in a spread test, with everything its bounds are built from."""
-
-    label: str
-    cell: Cell
-    events: int  # counted among the cases with a decision
-    decided: int  # the rate's population with a decision (its denominator)
-    missing: int  # the rate's population without a decision
-    small: bool
-    lo: exact.ClopperPearson  # simultaneous, missing decisions as non-events
-    hi: exact.ClopperPearson  # simultaneous, missing decisions as events
-
-    @property
-    def population(self) -> int:
-        return self.decided + self.missing
-
-    @property
-    def worst_lo(self) -> Fraction:
-        """The lowest the rate can be: every missing decision a non-event."""
-        return Fraction(self.events, self.population)
-
-    @property
-    def worst_hi(self) -> Fraction:
-        """The highest the rate can be: every missing decision an event."""
-        return Fraction(self.events + self.missing, self.population)
-
-
 def _group_rates(
     counts: Counts, grouping: tuple[str, ...], rate: RateDef, alpha: float, min_cell: int
-) -> tuple[list[_GroupRate], list[dict[str, Any]], float]:
-    """Each declared group's rate, its rows for the record, and the per-group level."""
+) -> tuple[list[GroupRate], list[dict[str, Any]], Fraction]:
+    """Each declared group's rate, its rows for the record, and the exact per-group alpha."""
     g = counts.groupings[grouping]
     alpha_g = exact.decimal(alpha) / len(g.groups)
-    level = 1 - float(alpha_g)
-    found: list[_GroupRate] = []
+    found: list[GroupRate] = []
     rows = []
     for key, cell in g.groups.items():
         k, n = rate.fraction(cell)
         m = rate.missing_count(cell)
-        label = " × ".join(key)
-        small = n < max(min_cell, 1)
-        simultaneous = None
-        if n + m > 0:
-            iv = stats.widened_interval(k, m, n + m, float(alpha_g))
-            simultaneous = _iv(iv)
-        found.append(
-            _GroupRate(
-                label,
-                cell,
-                k,
-                n,
-                m,
-                small,
-                exact.ClopperPearson(k, n + m, alpha_g, "lo"),
-                exact.ClopperPearson(k + m, n + m, alpha_g, "hi"),
-            )
-        )
+        group = decision.group_rate(key, n + m, k, m, float(alpha_g), min_cell)
+        found.append(group)
         rows.append(
             {
-                "group": label,
+                "group": group.label,
                 "cases": cell.n,
                 "numerator": k,
                 "denominator": n,
                 "missing_decisions": m,
-                "rate": stats.rate(k, n),
+                "rate": group.rate,
                 "rate_range": None if n + m == 0 else {"lo": k / (n + m), "hi": (k + m) / (n + m)},
                 "interval_95": _iv(stats.wilson_interval(k, n)),
-                "interval_simultaneous": simultaneous,
-                "small_cell": small,
+                "interval_simultaneous": None if n + m == 0 else _iv(group.interval),
+                "small_cell": group.small,
             }
         )
-    return found, rows, level
-
-
-def _pair_min(
-    los: Sequence[Fraction],
-    his: Sequence[Fraction],
-    f: Callable[[Fraction, Fraction], Fraction | None],
-) -> Fraction | None:
-    """``min over i != j of f(los[i], his[j])``.
-
-    ``f`` rises in its first argument and falls in its second (``None`` skips a pair);
-    the candidates are the two lowest ``los`` against the two highest ``his``, so the
-    cost is linear in the groups.
-    """
-    low = sorted(range(len(los)), key=lambda i: los[i])[:2]
-    high = sorted(range(len(his)), key=lambda j: his[j], reverse=True)[:2]
-    found = [f(los[i], his[j]) for i in low for j in high if i != j]
-    values = [v for v in found if v is not None]
-    return min(values) if values else None
-
-
-def _ratio_range(groups: Sequence[_GroupRate]) -> tuple[Fraction, Fraction] | None:
-    """Worst and best ``min rate / max rate`` over the missing decisions (None: 0/0)."""
-    los = [g.worst_lo for g in groups]
-    his = [g.worst_hi for g in groups]
-    worst = _pair_min(los, his, lambda lo, hi: lo / hi if hi > 0 else None)
-    if worst is None:
-        return None
-    if max(los) > 0:
-        best = min(Fraction(1), min(his) / max(los))
-    else:  # every rate can be 0: they can all meet at any value up to min(his)
-        best = Fraction(1) if min(his) > 0 else Fraction(0)
-    return min(worst, Fraction(1)), best
-
-
-def _diff_range(groups: Sequence[_GroupRate]) -> tuple[Fraction, Fraction]:
-    """Worst (largest) and best (smallest) ``max rate - min rate`` over the missing ones."""
-    los = [g.worst_lo for g in groups]
-    his = [g.worst_hi for g in groups]
-    worst = _pair_min(los, his, lambda lo, hi: lo - hi)
-    assert worst is not None
-    return -worst, max(Fraction(0), max(los) - min(his))
+    return found, rows, alpha_g
 
 
 def _spread(entry: BatteryTest, scope: Scope, *, ratio: bool) -> TestResult:
@@ -644,7 +562,8 @@ def _spread(entry: BatteryTest, scope: Scope, *, ratio: bool) -> TestResult:
     grouping = scope.grouping
     rate = entry.metric
     assert grouping is not None and rate is not None
-    groups, rows, level = _group_rates(scope.counts, grouping, rate, alpha, scope.min_cell)
+    groups, rows, alpha_g = _group_rates(scope.counts, grouping, rate, alpha, scope.min_cell)
+    level = 1 - float(alpha_g)
     what = rate.name
     formula = f"min {what} / max {what}" if ratio else f"max {what} - min {what}"
     method = formula + (
@@ -670,7 +589,7 @@ def _spread(entry: BatteryTest, scope: Scope, *, ratio: bool) -> TestResult:
             method,
             details,
         )
-    empty = [g.label for g in groups if g.decided == 0]
+    empty = [g.label for g in groups if g.with_prediction == 0]
     if empty:
         return _undefined(
             test_id,
@@ -681,18 +600,12 @@ def _spread(entry: BatteryTest, scope: Scope, *, ratio: bool) -> TestResult:
             method,
             details,
         )
-    rates = [Fraction(g.events, g.decided) for g in groups]
-    floats = [g.events / g.decided for g in groups]  # what a reader recomputes
+    rates = [Fraction(g.events, g.with_prediction) for g in groups]
+    floats = [g.events / g.with_prediction for g in groups]  # what a reader recomputes
     details |= {
         "min_group": groups[rates.index(min(rates))].label,
         "max_group": groups[rates.index(max(rates))].label,
     }
-    lo_min = min(groups, key=lambda g: g.lo.value).lo
-    lo_max = max(groups, key=lambda g: g.lo.value).lo
-    hi_min = min(groups, key=lambda g: g.hi.value).hi
-    hi_max = max(groups, key=lambda g: g.hi.value).hi
-    lo: exact.Bound
-    hi: exact.Bound
     if ratio:
         if max(rates) == 0:
             return _undefined(
@@ -706,22 +619,14 @@ def _spread(entry: BatteryTest, scope: Scope, *, ratio: bool) -> TestResult:
             )
         value = min(rates) / max(rates)
         reported = min(floats) / max(floats)
-        found = _ratio_range(groups)
+        found = decision.ratio_range(groups)
         assert found is not None  # some group has an event, so some upper end is > 0
         worst, best = found
-        lo = exact.Quotient(lo_min, hi_max)  # hi_max > 0: a Clopper-Pearson upper end
-        hi = (
-            exact.Exact(Fraction(1))
-            if lo_max.value <= 0 or hi_min.value / lo_max.value >= 1
-            else exact.Quotient(hi_min, lo_max)
-        )
     else:
         value = max(rates) - min(rates)
         reported = max(floats) - min(floats)
-        worst, best = _diff_range(groups)
-        gap = exact.Difference(lo_max, hi_min)
-        lo = gap if gap.value > 0 else exact.Exact(Fraction(0))
-        hi = exact.Difference(hi_max, lo_min)
+        worst, best = decision.diff_range(groups)
+    lo, hi = decision.spread_bounds(*decision.exact_ends(groups, alpha_g), ratio=ratio)
     # the bounds hold whenever all G simultaneous intervals do: probability >= 1 - alpha
     interval = Interval(
         lo.value,
@@ -751,7 +656,7 @@ def _spread(entry: BatteryTest, scope: Scope, *, ratio: bool) -> TestResult:
 
 def _small_cells(
     result: TestResult,
-    groups: Sequence[_GroupRate],
+    groups: Sequence[GroupRate],
     small: Sequence[str],
     *,
     ratio: bool,
@@ -771,25 +676,26 @@ def _small_cells(
         f"{len(small)} group(s) have fewer than min_cell {min_cell} cases with a "
         f"prediction ({names})"
     )
-    verdict = result.verdict
-    if verdict is Verdict.FAIL and threshold.decision is Decision.ESTIMATE:
+    estimate_fail = result.verdict is Verdict.FAIL and threshold.decision is Decision.ESTIMATE
+    found = None
+    if estimate_fail:
         large = [g for g in groups if not g.small]
-        found = None
         if len(large) >= 2:
-            found = _ratio_range(large) if ratio else _diff_range(large)
-        if found is not None and not threshold.holds(found[0]):
-            reason = (
-                f"{result.reason}; the groups at or above min_cell fail on their own "
-                f"(worst case {_fmt(found[0])}); {under}"
-            )
-            return replace(result, reason=reason)
-        verdict = Verdict.INSUFFICIENT_EVIDENCE
+            found = decision.ratio_range(large) if ratio else decision.diff_range(large)
+    # under the interval rule the small cells' wide intervals only widen the bounds
+    fail_stands = not estimate_fail or (found is not None and not threshold.holds(found[0]))
+    verdict = decision.with_small_cells(result.verdict, fail_stands=fail_stands)
+    if estimate_fail and found is not None and fail_stands:
+        reason = (
+            f"{result.reason}; the groups at or above min_cell fail on their own "
+            f"(worst case {_fmt(found[0])}); {under}"
+        )
+    elif estimate_fail:
         reason = f"{under}, and the failure rests on them: {result.reason}"
-    elif verdict is Verdict.PASS:
-        verdict = Verdict.INSUFFICIENT_EVIDENCE
+    elif result.verdict is Verdict.PASS:
         reason = f"{under}, so the test cannot pass ({result.reason})"
     else:
-        return replace(result, reason=f"{result.reason}; {under}")
+        reason = f"{result.reason}; {under}"
     return replace(result, verdict=verdict, reason=reason)
 
 

@@ -29,7 +29,6 @@ __all__ = [
     "clopper_pearson_interval",
     "expected_calibration_error",
     "gap_bounds",
-    "max_gap_bounds",
     "probability_bin",
     "rate",
     "widened_interval",
@@ -316,71 +315,6 @@ def gap_bounds(a: Interval, b: Interval) -> tuple[float, float]:
     (0.0, 0.5)
     """
     return a.lo - b.hi, a.hi - b.lo
-
-
-def _top_two(values: Sequence[float]) -> tuple[int, float, float]:
-    """Return the index of the largest value, the largest, and the largest of the rest.
-
-    On ties the first index wins, and the "rest" still contains the tied copy.
-    """
-    best_i = 0
-    best = values[0]
-    second = -math.inf
-    for i in range(1, len(values)):
-        v = values[i]
-        if v > best:
-            best_i, best, second = i, v, best
-        elif v > second:
-            second = v
-    return best_i, best, second
-
-
-def _max_pairwise_difference(a: Sequence[float], b: Sequence[float]) -> float:
-    """Return ``max(a[i] - b[j] for i != j)`` in one pass; ``len(a) == len(b) >= 2``."""
-    ia, a1, a2 = _top_two(a)
-    ib, neg_b1, neg_b2 = _top_two([-x for x in b])  # negation is exact
-    b1, b2 = -neg_b1, -neg_b2
-    if ia != ib:
-        return a1 - b1
-    # The same group holds both extremes: pair it with the runner-up on the other side.
-    return max(a1 - b2, a2 - b1)
-
-
-def max_gap_bounds(intervals: Sequence[Interval]) -> tuple[float, float]:
-    """Return bounds on the largest gap ``rate_i - rate_j`` between two distinct groups.
-
-    With all intervals holding simultaneously, the largest gap over ordered pairs of
-    distinct groups ``i != j`` lies in ``[max lo_i - hi_j, max hi_i - lo_j]``: the first
-    number is a gap that some pair certainly reaches, the second one no pair can exceed.
-    Computed in linear time; equal to the brute-force maximum over all pairs.
-
-    Parameters
-    ----------
-    intervals
-        One jointly valid interval per group, at least two.
-
-    Returns
-    -------
-    tuple of float
-        ``(max_{i != j} lo_i - hi_j, max_{i != j} hi_i - lo_j)``.
-
-    Raises
-    ------
-    ValueError
-        If fewer than two intervals are given.
-
-    Examples
-    --------
-    >>> wide = Interval(0.0, 1.0, "clopper-pearson", 0.95)
-    >>> narrow = Interval(0.25, 0.75, "clopper-pearson", 0.95)
-    >>> max_gap_bounds([wide, narrow])
-    (-0.75, 0.75)
-    """
-    if len(intervals) < 2:
-        raise ValueError(f"a gap needs at least two groups, got {len(intervals)}")
-    los = [iv.lo for iv in intervals]
-    his = [iv.hi for iv in intervals]
-    return _max_pairwise_difference(los, his), _max_pairwise_difference(his, los)
 
 
 def probability_bin(p: float, bins: int) -> int:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from respai import decision
 from respai.errors import SpecError
 from respai.ll144.diagnosis import (
     CutoffSensitivity,
@@ -40,7 +41,6 @@ __all__ = [
     "KIND",
     "LL144Result",
     "family_note",
-    "ll144_alpha",
     "multiple_comparisons",
     "run_ll144",
 ]
@@ -134,16 +134,6 @@ class LL144Result:
         return body
 
 
-def ll144_alpha(spec: Spec, policy: Policy | None = None) -> tuple[float, str]:
-    """The significance level of the LL144 Fisher tests, and its source: the run's alpha.
-
-    See :func:`respai.spec.policy.run_alpha` (the policy's, else the spec's, else 0.05).
-    """
-    from respai.spec.policy import run_alpha
-
-    return run_alpha(spec, policy)
-
-
 def run_ll144(
     spec: Spec | str | Path,
     *,
@@ -166,7 +156,7 @@ def run_ll144(
         system date).
     policy
         A policy whose ``alpha`` sets the Fisher tests' significance level (see
-        :func:`ll144_alpha`).
+        :func:`respai.decision.resolve_alpha`).
     inputs
         The run's input files, already opened, when the audit is one block of a run
         (:func:`respai.run.evaluation.evaluate`): the tables count the files every block counts.
@@ -210,7 +200,7 @@ def run_ll144(
             sums[(c.sex, c.race)] = (n + c.n, k + (c.n if c.selected == 1 else 0))
         tally = sums
         rate_word = "selected"
-    alpha, alpha_source = ll144_alpha(parsed, policy)
+    alpha, alpha_source = decision.resolve_alpha(parsed, policy)
     tables = build_tables(
         tally, min_share=ll.min_share, margin=ll.margin, alpha=alpha, rate_word=rate_word
     )

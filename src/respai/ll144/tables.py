@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from respai import exact as _exact
+from respai.decision import below_line
 from respai.eeo1 import (
     AXIS_TITLES,
     RACE_CATEGORIES,
@@ -107,13 +108,10 @@ class CategoryRow:
         """Whether the impact ratio is under ``line``, decided exactly from the counts.
 
         A ratio exactly at the line is not under it (100/300 against 125/300 is 0.8, not
-        0.7999999999999999). ``None`` when the ratio is undefined.
+        0.7999999999999999). ``None`` when the ratio is undefined
+        (:func:`respai.decision.below_line`).
         """
-        from respai import exact
-
-        if self.ratio_exact is None:
-            return None
-        return exact.meets(self.ratio_exact, "<", exact.decimal(line))
+        return below_line(self.ratio_exact, line)
 
 
 @dataclass(frozen=True, slots=True)

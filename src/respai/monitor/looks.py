@@ -14,9 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from respai.decision import is_small, max_gap_bounds, verdict_table
 from respai.monitor.sequence import widened_sequence
 from respai.spec import FairnessSpec, Rule
-from respai.stats import bonferroni_alpha, max_gap_bounds
+from respai.stats import bonferroni_alpha
 from respai.types import Interval, Verdict, worst
 
 __all__ = ["BatchCounts", "GroupLook", "Look", "RuleLook", "decide_looks"]
@@ -134,7 +135,11 @@ class Look:
 def _decide(
     rule: Rule, spec: FairnessSpec, groups: Sequence[GroupLook], left: int, total: int
 ) -> tuple[Verdict, str, tuple[float, float] | None]:
-    """The group rules' decision table on the sequences' bounds."""
+    """The group rules' decision table (:func:`respai.decision.verdict_table`) on the bounds.
+
+    The comparisons are of floats, the sequences' ends and the left-out share against the
+    float threshold (the rules compare exactly; see :mod:`respai.decision`).
+    """
     intervals = [g.interval for g in groups]
     bounds = None
     if rule.max_group_gap is not None:
@@ -161,25 +166,25 @@ def _decide(
         held_text = f"every group is at or below the maximum {limit}"
         open_text = f"some group straddles the maximum {limit}"
     max_left = rule.max_left_out if rule.max_left_out is not None else spec.max_left_out
-    small = [g.group for g in groups if g.cases - g.missing < max(spec.min_cell, 1)]
-    if total and left / total > max_left:
-        return (
-            Verdict.INSUFFICIENT_EVIDENCE,
-            f"{left} of {total} cases so far are left out, more than max_left_out {max_left:.0%}",
-            bounds,
-        )
-    if broken:
-        return Verdict.FAIL, broken_text, bounds
-    if small:
-        return (
-            Verdict.INSUFFICIENT_EVIDENCE,
+    small = [g.group for g in groups if is_small(g.cases - g.missing, spec.min_cell)]
+    verdict, code = verdict_table(
+        broken=broken,
+        held=held,
+        left_out=bool(total) and left / total > max_left,
+        small=bool(small),
+    )
+    reason = {
+        "too_many_left_out": (
+            f"{left} of {total} cases so far are left out, more than max_left_out {max_left:.0%}"
+        ),
+        "threshold_exceeded": broken_text,
+        "small_cell": (
             f"{len(small)} group(s) have fewer than min_cell {spec.min_cell} decided cases so "
-            f"far ({', '.join(small[:5])})",
-            bounds,
-        )
-    if held:
-        return Verdict.PASS, held_text, bounds
-    return Verdict.INSUFFICIENT_EVIDENCE, open_text, bounds
+            f"far ({', '.join(small[:5])})"
+        ),
+        "within_threshold": held_text,
+    }.get(code, open_text)
+    return verdict, reason, bounds
 
 
 def decide_looks(

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from respai.decision import resolve_alpha, verdict_table
 from respai.engine.pairs import PairCounts, PairTallies, bad_outcomes, pair_tallies
 from respai.errors import InputError, did_you_mean
 from respai.paired.stats import (
@@ -25,7 +26,6 @@ from respai.paired.stats import (
     paired_difference_interval,
 )
 from respai.spec import PairedSpec, Policy, Spec, load_policy, load_spec
-from respai.spec.policy import run_alpha
 from respai.types import Interval, Verdict, worst
 
 __all__ = ["KIND", "PairedComparison", "PairedResult", "decide_paired", "run_paired"]
@@ -142,12 +142,13 @@ def decide_paired(interval: Interval | None, max_difference: float) -> tuple[Ver
     if interval is None:
         return Verdict.INSUFFICIENT_EVIDENCE, "no complete pair: the difference is undefined"
     lo, hi, m = interval.lo, interval.hi, max_difference
-    if -m <= lo and hi <= m:
-        return Verdict.PASS, f"the whole interval [{lo:.4f}, {hi:.4f}] is within +-{m:g}"
-    if lo > m or hi < -m:
-        return Verdict.FAIL, f"the whole interval [{lo:.4f}, {hi:.4f}] lies beyond +-{m:g}"
+    verdict, _ = verdict_table(broken=lo > m or hi < -m, held=-m <= lo and hi <= m)
+    if verdict is Verdict.PASS:
+        return verdict, f"the whole interval [{lo:.4f}, {hi:.4f}] is within +-{m:g}"
+    if verdict is Verdict.FAIL:
+        return verdict, f"the whole interval [{lo:.4f}, {hi:.4f}] lies beyond +-{m:g}"
     return (
-        Verdict.INSUFFICIENT_EVIDENCE,
+        verdict,
         f"the interval [{lo:.4f}, {hi:.4f}] crosses +-{m:g}: more pairs are needed to decide",
     )
 
@@ -247,7 +248,7 @@ def run_paired(
             f"{source.description} has a header but no rows.",
             "Export one row per submitted variant.",
         )
-    alpha, alpha_source = run_alpha(parsed, pol)
+    alpha, alpha_source = resolve_alpha(parsed, pol)
     comparisons, confidence = compare(block, tallies, alpha)
     fingerprint = source.fingerprint()
     source.check_unchanged()

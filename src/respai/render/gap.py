@@ -2,7 +2,7 @@
 
 A rule's ``gap_bounds`` (in the record and in ``--json``) are the bounds on the largest
 signed difference ``rate_i - rate_j`` over ordered pairs of distinct groups
-(:func:`respai.stats.max_gap_bounds`). The lower one can be negative: every interval
+(:func:`respai.decision.max_gap_bounds`). The lower one can be negative: every interval
 then overlaps, and the groups may all have the same rate. The largest gap between two
 groups, ``max rate - min rate``, is never negative, so every page and export shows its
 lower bound as ``max(lo, 0)``, as the rule's reason does; the record keeps the raw

@@ -17,11 +17,12 @@ from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.text import Text
 
+from respai.decision import GroupRate
 from respai.render.aligned import AlignedTable, Justify
 from respai.render.escape import terminal_text
 from respai.render.extremes import ALL_UP_TO, each_end, extremes
 from respai.results import Evaluation, FairnessResult
-from respai.rules import GroupRate, RuleResult
+from respai.rules import RuleResult
 from respai.tables import METRICS, GroupRow, Measure
 from respai.types import Interval, Verdict
 

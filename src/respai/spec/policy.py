@@ -24,10 +24,10 @@ from respai.spec.checks import (
     _text,
     _worst_group,
 )
-from respai.spec.model import DEFAULT_ALPHA, FairnessSpec, Policy, Spec
+from respai.spec.model import FairnessSpec, Policy
 from respai.spec.yaml_io import _read_yaml
 
-__all__ = ["apply_policy", "load_policy", "parse_policy", "run_alpha"]
+__all__ = ["apply_policy", "load_policy", "parse_policy"]
 
 _POLICY_KEYS = ("name", "description", "alpha", "max_left_out", "min_cell", "rules", "tests")
 _POLICY_TEST_KEYS = ("threshold", "decision")
@@ -184,19 +184,3 @@ def apply_policy(spec: FairnessSpec, policy: Policy | None) -> FairnessSpec:
             updates["max_left_out_source"] = policy.source
         new_rules.append(replace(rule, **updates))
     return replace(spec, rules=tuple(new_rules), sources=sources, **changes)
-
-
-def run_alpha(spec: Spec, policy: Policy | None = None) -> tuple[float, str]:
-    """One significance level for every block of a run, and where it came from.
-
-    The policy's ``alpha`` when it sets one, else the ``fairness:`` block's ``alpha`` when
-    the spec declares it, else the default 0.05. The LL144 Fisher tests and the paired
-    intervals read it; the group rules read the fairness block with the policy applied,
-    which gives the same value.
-    """
-    if policy is not None and policy.alpha is not None:
-        return policy.alpha, policy.source
-    block = spec.fairness_block
-    if block is not None and block.sources.get("alpha") == "spec":
-        return block.alpha, "spec"
-    return DEFAULT_ALPHA, "default"

@@ -1,0 +1,210 @@
+"""One group's rate: the run's alpha, small cells, the simultaneous interval, the worst case.
+
+Part of :mod:`respai.decision`; pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from respai import exact, stats
+from respai.spec.model import DEFAULT_ALPHA, Policy, Spec
+from respai.types import Interval
+
+__all__ = [
+    "GroupRate",
+    "diff_range",
+    "exact_ends",
+    "group_rate",
+    "is_small",
+    "ratio_range",
+    "resolve_alpha",
+]
+
+
+# -- the significance level -------------------------------------------------------------
+
+
+def resolve_alpha(spec: Spec, policy: Policy | None = None) -> tuple[float, str]:
+    """One significance level for every block of a run, and where it came from.
+
+    The policy's ``alpha`` when it sets one, else the ``fairness:`` block's ``alpha`` when
+    the spec declares it, else the default 0.05. The LL144 Fisher tests and the paired
+    intervals read it; the group rules and the battery read the fairness block with the
+    policy applied, which gives the same value.
+    """
+    if policy is not None and policy.alpha is not None:
+        return policy.alpha, policy.source
+    block = spec.fairness_block
+    if block is not None and block.sources.get("alpha") == "spec":
+        return block.alpha, "spec"
+    return DEFAULT_ALPHA, "default"
+
+
+# -- one group's rate -------------------------------------------------------------------
+
+
+def is_small(decided: int, min_cell: int) -> bool:
+    """Whether a group with ``decided`` cases with a decision is a small cell.
+
+    Small means fewer than ``max(min_cell, 1)``: a declared group without a decided case
+    is always small, even at ``min_cell: 0``.
+
+    Examples
+    --------
+    >>> is_small(4, 5), is_small(5, 5), is_small(0, 0)
+    (True, False, True)
+    """
+    return decided < max(min_cell, 1)
+
+
+@dataclass(frozen=True, slots=True)
+class GroupRate:
+    """One group's rate, with its simultaneous interval.
+
+    ``cases`` is the rate's population in the group (e.g. cases labelled 1 for
+    ``false_negative``), ``events`` those with the counted outcome, ``missing`` those
+    without a prediction. ``rate`` is ``events / (cases - missing)``, ``None`` when no
+    case has a prediction. ``interval`` is the Clopper-Pearson interval at the group's
+    share of alpha with the missing cases at their worst (``[0, 1]`` without a case).
+    ``small`` marks a cell below ``min_cell`` (:func:`is_small`).
+    """
+
+    key: tuple[str, ...]
+    cases: int
+    events: int
+    missing: int
+    rate: float | None
+    interval: Interval
+    small: bool
+
+    @property
+    def with_prediction(self) -> int:
+        """Cases in the population that have a prediction."""
+        return self.cases - self.missing
+
+    @property
+    def label(self) -> str:
+        """The group as text, e.g. ``female × over_60``."""
+        return " × ".join(self.key)
+
+    @property
+    def worst_lo(self) -> Fraction:
+        """The lowest the rate can be: every missing decision a non-event (``cases > 0``)."""
+        return Fraction(self.events, self.cases)
+
+    @property
+    def worst_hi(self) -> Fraction:
+        """The highest the rate can be: every missing decision an event (``cases > 0``)."""
+        return Fraction(self.events + self.missing, self.cases)
+
+
+def group_rate(
+    key: tuple[str, ...],
+    cases: int,
+    events: int,
+    missing: int,
+    alpha_share: float,
+    min_cell: int,
+) -> GroupRate:
+    """One group's :class:`GroupRate` from its counts.
+
+    Parameters
+    ----------
+    key
+        The group's declared values.
+    cases, events, missing
+        The rate's population (with and without a decision), its events among the
+        decided cases, and the cases without a decision.
+    alpha_share
+        The group's share of alpha for the simultaneous interval (e.g. ``alpha / G``).
+    min_cell
+        The fewest decided cases a group needs not to be a small cell.
+
+    Examples
+    --------
+    >>> g = group_rate(("a",), 10, 3, 2, 0.025, 5)
+    >>> g.rate, g.with_prediction, g.small
+    (0.375, 8, False)
+    """
+    return GroupRate(
+        key=key,
+        cases=cases,
+        events=events,
+        missing=missing,
+        rate=stats.rate(events, cases - missing),
+        interval=stats.widened_interval(events, missing, cases, alpha_share),
+        small=is_small(cases - missing, min_cell),
+    )
+
+
+def exact_ends(
+    groups: Sequence[GroupRate], alpha_share: Fraction
+) -> tuple[list[exact.Bound], list[exact.Bound]]:
+    """Each group's interval ends as exact bounds (Clopper-Pearson, missing at worst).
+
+    ``alpha_share`` is exact, e.g. ``decimal(alpha) / G``; an empty group's ends are
+    exactly 0 and 1.
+    """
+    los: list[exact.Bound] = []
+    his: list[exact.Bound] = []
+    for g in groups:
+        if g.cases == 0:  # an empty group's interval is [0, 1]
+            los.append(exact.Exact(Fraction(0)))
+            his.append(exact.Exact(Fraction(1)))
+        else:
+            los.append(exact.ClopperPearson(g.events, g.cases, alpha_share, "lo"))
+            his.append(exact.ClopperPearson(g.events + g.missing, g.cases, alpha_share, "hi"))
+    return los, his
+
+
+# -- the spread with the missing decisions at their worst -------------------------------
+
+
+def _pair_min(
+    los: Sequence[Fraction],
+    his: Sequence[Fraction],
+    f: Callable[[Fraction, Fraction], Fraction | None],
+) -> Fraction | None:
+    """``min over i != j of f(los[i], his[j])``.
+
+    ``f`` rises in its first argument and falls in its second (``None`` skips a pair);
+    the candidates are the two lowest ``los`` against the two highest ``his``, so the
+    cost is linear in the groups.
+    """
+    low = sorted(range(len(los)), key=lambda i: los[i])[:2]
+    high = sorted(range(len(his)), key=lambda j: his[j], reverse=True)[:2]
+    found = [f(los[i], his[j]) for i in low for j in high if i != j]
+    values = [v for v in found if v is not None]
+    return min(values) if values else None
+
+
+def ratio_range(groups: Sequence[GroupRate]) -> tuple[Fraction, Fraction] | None:
+    """Worst and best ``min rate / max rate`` over the missing decisions (None: 0/0).
+
+    Every group needs a case (``cases > 0``).
+    """
+    los = [g.worst_lo for g in groups]
+    his = [g.worst_hi for g in groups]
+    worst = _pair_min(los, his, lambda lo, hi: lo / hi if hi > 0 else None)
+    if worst is None:
+        return None
+    if max(los) > 0:
+        best = min(Fraction(1), min(his) / max(los))
+    else:  # every rate can be 0: they can all meet at any value up to min(his)
+        best = Fraction(1) if min(his) > 0 else Fraction(0)
+    return min(worst, Fraction(1)), best
+
+
+def diff_range(groups: Sequence[GroupRate]) -> tuple[Fraction, Fraction]:
+    """Worst (largest) and best (smallest) ``max rate - min rate`` over the missing ones.
+
+    Every group needs a case (``cases > 0``), and there are at least two groups.
+    """
+    los = [g.worst_lo for g in groups]
+    his = [g.worst_hi for g in groups]
+    worst = _pair_min(los, his, lambda lo, hi: lo - hi)
+    assert worst is not None
+    return -worst, max(Fraction(0), max(los) - min(his))

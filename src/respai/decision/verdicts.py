@@ -1,0 +1,88 @@
+"""The verdict table, what a small cell does to a spread verdict, the screening line.
+
+Part of :mod:`respai.decision`; pure.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from respai import exact
+from respai.types import Verdict
+
+__all__ = ["below_line", "verdict_table", "with_small_cells"]
+
+
+# -- verdicts ---------------------------------------------------------------------------
+
+
+def verdict_table(
+    *,
+    broken: bool,
+    held: bool,
+    left_out: bool = False,
+    small: bool = False,
+    undefined: bool = False,
+) -> tuple[Verdict, str]:
+    """The verdict of an interval against a threshold, and its reason code.
+
+    In order: too many cases left out -> INSUFFICIENT_EVIDENCE
+    (``too_many_left_out``); the interval proves the threshold broken -> FAIL
+    (``threshold_exceeded``); a small cell -> INSUFFICIENT_EVIDENCE (``small_cell``); an
+    undefined bound -> INSUFFICIENT_EVIDENCE (``ratio_undefined``); the interval proves the
+    threshold holds -> PASS (``within_threshold``); otherwise the interval straddles it ->
+    INSUFFICIENT_EVIDENCE (``interval_straddles``).
+
+    Examples
+    --------
+    >>> verdict_table(broken=False, held=True)
+    (<Verdict.PASS: 'PASS'>, 'within_threshold')
+    >>> verdict_table(broken=False, held=True, small=True)[1]
+    'small_cell'
+    """
+    if left_out:
+        return Verdict.INSUFFICIENT_EVIDENCE, "too_many_left_out"
+    if broken:
+        return Verdict.FAIL, "threshold_exceeded"
+    if small:
+        return Verdict.INSUFFICIENT_EVIDENCE, "small_cell"
+    if undefined:
+        return Verdict.INSUFFICIENT_EVIDENCE, "ratio_undefined"
+    if held:
+        return Verdict.PASS, "within_threshold"
+    return Verdict.INSUFFICIENT_EVIDENCE, "interval_straddles"
+
+
+def with_small_cells(verdict: Verdict, *, fail_stands: bool) -> Verdict:
+    """A spread verdict when some group is under ``min_cell``.
+
+    A small cell cannot decide a PASS: it becomes INSUFFICIENT_EVIDENCE. A FAIL stands
+    only when ``fail_stands`` (it does not rest on the small cells alone), else it is
+    INSUFFICIENT_EVIDENCE. Any other verdict is kept.
+
+    Examples
+    --------
+    >>> with_small_cells(Verdict.PASS, fail_stands=True)
+    <Verdict.INSUFFICIENT_EVIDENCE: 'INSUFFICIENT_EVIDENCE'>
+    """
+    if verdict is Verdict.FAIL:
+        return verdict if fail_stands else Verdict.INSUFFICIENT_EVIDENCE
+    if verdict is Verdict.PASS:
+        return Verdict.INSUFFICIENT_EVIDENCE
+    return verdict
+
+
+def below_line(value: Fraction | None, line: float | Fraction) -> bool | None:
+    """Whether an exact value is under a screening line (``None`` when undefined).
+
+    A value exactly at the line is not under it (100/300 against 125/300 is 0.8, not
+    0.7999999999999999); a float line is read as the decimal it spells.
+
+    Examples
+    --------
+    >>> below_line(Fraction(4, 5), 0.8), below_line(Fraction(79, 100), 0.8)
+    (False, True)
+    """
+    if value is None:
+        return None
+    return exact.meets(value, "<", exact.decimal(line))

@@ -1,0 +1,110 @@
+"""One group's rate (:mod:`respai.decision.groups`): small cells, the worst case, alpha.
+
+The spread with the missing decisions at their worst equals the brute force over every
+pair of groups; the small-cell rule is ``n < max(min_cell, 1)``; the run's alpha is the
+policy's, else the spec's, else the default.
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from respai import decision, exact
+from respai.spec.model import Policy
+from respai.types import Interval
+
+
+@st.composite
+def _rates(draw: st.DrawFn) -> list[decision.GroupRate]:
+    """Groups with a case each: (cases, events, missing) on small counts, ties included."""
+    out = []
+    for i in range(draw(st.integers(min_value=2, max_value=8))):
+        cases = draw(st.integers(min_value=1, max_value=6))
+        missing = draw(st.integers(min_value=0, max_value=cases))
+        events = draw(st.integers(min_value=0, max_value=cases - missing))
+        out.append(decision.group_rate((f"g{i}",), cases, events, missing, 0.01, 2))
+    return out
+
+
+@settings(max_examples=400, deadline=None)
+@given(_rates())
+def test_diff_range_equals_brute_force(groups: list[decision.GroupRate]) -> None:
+    pairs = list(itertools.permutations(groups, 2))
+    worst = max(a.worst_hi - b.worst_lo for a, b in pairs)
+    best = max(Fraction(0), max(a.worst_lo - b.worst_hi for a, b in pairs))
+    assert decision.diff_range(groups) == (worst, best)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_rates())
+def test_ratio_range_equals_brute_force(groups: list[decision.GroupRate]) -> None:
+    pairs = list(itertools.permutations(groups, 2))
+    worsts = [a.worst_lo / b.worst_hi for a, b in pairs if b.worst_hi > 0]
+    found = decision.ratio_range(groups)
+    if not worsts:
+        assert found is None
+        return
+    assert found is not None
+    assert found[0] == min(Fraction(1), min(worsts))
+    if any(g.worst_lo > 0 for g in groups):
+        bests = [a.worst_hi / b.worst_lo for a, b in pairs if b.worst_lo > 0]
+        assert found[1] == min(Fraction(1), min(bests))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_rates())
+def test_spread_bounds_are_the_extreme_ends(groups: list[decision.GroupRate]) -> None:
+    los, his = decision.exact_ends(groups, exact.decimal(0.05) / len(groups))
+    lo_values, hi_values = [b.value for b in los], [b.value for b in his]
+    lo, hi = decision.spread_bounds(los, his, ratio=False)
+    assert lo.value == max(0.0, max(lo_values) - min(hi_values))
+    assert hi.value == max(hi_values) - min(lo_values)
+    if max(hi_values) > 0:
+        lo, hi = decision.spread_bounds(los, his, ratio=True)
+        assert lo.value == min(lo_values) / max(hi_values)
+        top = min(hi_values) / max(lo_values) if max(lo_values) > 0 else 1.0
+        assert hi.value == min(1.0, top)
+
+
+def test_exact_ends_of_an_empty_group_are_0_and_1() -> None:
+    g = decision.group_rate(("a",), 0, 0, 0, 0.05, 1)
+    assert g.interval == Interval(0.0, 1.0, "clopper-pearson", 0.95)
+    los, his = decision.exact_ends([g], Fraction(1, 20))
+    assert (los[0].exact(), his[0].exact()) == (Fraction(0), Fraction(1))
+
+
+# --- small cells, the verdict table, alpha ---------------------------------------------
+
+
+@given(st.integers(min_value=0, max_value=50), st.integers(min_value=0, max_value=50))
+def test_small_means_under_min_cell_and_never_empty(decided: int, min_cell: int) -> None:
+    assert decision.is_small(decided, min_cell) == (decided < min_cell or decided == 0)
+
+
+@given(
+    st.integers(min_value=0, max_value=30),
+    st.integers(min_value=0, max_value=30),
+    st.integers(min_value=0, max_value=10),
+)
+def test_a_group_is_small_by_its_decided_cases(cases: int, missing: int, min_cell: int) -> None:
+    missing = min(missing, cases)
+    g = decision.group_rate(("a",), cases, 0, missing, 0.05, min_cell)
+    assert g.small == decision.is_small(cases - missing, min_cell)
+    assert g.with_prediction == cases - missing
+
+
+def test_alpha_the_policy_then_the_spec_then_the_default() -> None:
+    from respai.spec import load_spec
+
+    spec = load_spec(Path(decision.__file__).parents[1] / "samples" / "loan_screen.yaml")
+    alpha, source = decision.resolve_alpha(spec)
+    assert source in {"spec", "default"}
+    assert alpha == (spec.fairness.alpha if source == "spec" else 0.05)
+    policy = Policy(path=Path("p.yaml"), sha256="ab", alpha=0.01)
+    assert decision.resolve_alpha(spec, policy) == (0.01, policy.source)
+    assert decision.resolve_alpha(spec, Policy(path=None, sha256=None))[0] == alpha
