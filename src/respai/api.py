@@ -65,7 +65,8 @@ def evaluate(
     trust_model_code, trusted_types
         As the CLI's ``--trust-model-code`` and ``--trust-type``.
     engine
-        ``"duckdb"`` or ``"spark"``, for a cases file (a DataFrame is counted where it is).
+        A name in :data:`respai.engine.registry.ENGINES`, for a cases file (a DataFrame
+        is counted where it is).
 
     Returns
     -------

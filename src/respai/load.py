@@ -20,6 +20,7 @@ from typing import Any
 
 from respai import engine
 from respai.counts import Counts, RankSums, Row, build_counts
+from respai.engine.registry import ENGINES, engine_named
 from respai.errors import InputError, did_you_mean
 from respai.spec import FairnessSpec, Spec, SystemInfo
 from respai.spelling import BinaryValues, DeclaredValues
@@ -48,8 +49,6 @@ class Loaded:
     path: Path | None
     columns: tuple[str, ...]
 
-
-ENGINES = ("duckdb", "spark")
 
 CountPass = Callable[
     [engine.Source, Sequence[str], str | None, int, Sequence[str]], list[engine.CubeRow]
@@ -155,11 +154,12 @@ def open_inputs(
             "two files.",
             "Join the self-ID to the DataFrame yourself, or run on the files.",
         )
-    if ds.demographics is not None and engine_name == "spark":
+    named = ENGINES.get(engine_name)
+    if ds.demographics is not None and named is not None and not named.joins:
         raise InputError(
             "the spec joins data.demographics, and the self-identification join runs in "
             "DuckDB only.",
-            "Run without --engine spark, or join the two files before the run.",
+            f"Run without --engine {engine_name}, or join the two files before the run.",
         )
     if data is not None:
         return Inputs(engine.open_frame(data))
@@ -171,14 +171,9 @@ def open_inputs(
         )
     fmt = fb.format if fb is not None and ds.format is None else ds.format
     delimiter = fb.delimiter if fb is not None else ds.delimiter
-    if engine_name == "spark":
-        return Inputs(engine.open_spark_file(cases_path, fmt, delimiter, text))
-    if engine_name != "duckdb":
-        raise InputError(
-            f"'{engine_name}' is not an engine." + did_you_mean(engine_name, ENGINES),
-            f"Use one of {', '.join(ENGINES)}.",
-        )
-    cases = engine.open_file(cases_path, fmt, delimiter, text, [*text, *outputs])
+    cases = engine_named(engine_name).open_file(
+        cases_path, fmt, delimiter, text, [*text, *outputs]
+    )
     if ds.demographics is None:
         return Inputs(cases)
     assert ds.join_on is not None
@@ -262,7 +257,8 @@ def load_counts(
         A numeric score column for the rank AUC. When given, a second pass sorts the
         scored cases and gathers the AUC's rank sums per group (``Counts.ranks``).
     engine_name
-        ``"duckdb"`` or ``"spark"`` for a cases file (see :func:`open_inputs`).
+        A name in :data:`~respai.engine.registry.ENGINES`, for a cases file (see
+        :func:`open_inputs`).
     count
         The count pass to run once the columns are checked (default
         :func:`respai.engine.count_cube`): a run that also tallies the LL144 tables

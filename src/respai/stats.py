@@ -652,7 +652,7 @@ def auc_score_interval(
     In a fixed-seed binormal simulation this interval keeps 95% coverage within about
     two points from 4 cases of each label up, at true AUCs from 0.5 to 0.99, where
     DeLong's ``auc ± z·se`` covers 73% at 10 + 10 cases and AUC 0.95
-    (``tests/test_auc_interval.py``; the methods page gives the figures).
+    (``tests/stats/test_auc_interval.py``; the methods page gives the figures).
 
     Examples
     --------

@@ -3,7 +3,7 @@
 Each test runs on every engine of ``tests/conftest.py`` (DuckDB over CSV, JSONL and
 Parquet; pandas, polars and pyarrow frames) and compares with counts written out by
 hand. In CSV a column of ``1.0`` / ``0.0`` is text; in the other formats it is a float.
-Spark is checked in ``tests/test_spark.py`` (``-k spelling``).
+Spark is checked in ``tests/engine/test_spark.py`` (``-k spelling``).
 """
 
 from __future__ import annotations

@@ -215,7 +215,8 @@ def test_the_descriptor_stays_open_while_the_view_can_run(tmp_path: Path) -> Non
 
 @pytest.fixture(scope="module")
 def spark() -> Iterator[Any]:
-    """A local Spark session (skipped without pyspark; ``tests/test_spark.py`` makes CI run it)."""
+    """A local Spark session (skipped without pyspark; ``tests/engine/test_spark.py`` makes CI
+    run it)."""
     pytest.importorskip("pyspark")
     yield engine.spark_session("local[1]")
 

@@ -8,8 +8,9 @@ the group and turns whatever a command raises into an exit code: a
 finishes raises ``SystemExit`` with its verdict's exit code.
 
 The options several commands share (:data:`ENGINE_OPTION`, :data:`QUIET_OPTION`) are
-defined here once. Nothing heavy is imported at module level, so ``respai --help``
-starts fast.
+defined here once; ``--engine`` offers the names of the engine table
+(:data:`respai.engine.registry.ENGINES`). Nothing heavy is imported at module level, so
+``respai --help`` starts fast.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 import click
 
 from respai.cli.output import echo, flush_streams, silence_streams
+from respai.engine.registry import DEFAULT_ENGINE, ENGINES
 from respai.errors import Error
 from respai.render.escape import terminal_text
 from respai.version import __version__
@@ -53,11 +55,12 @@ verdict code, so a pipeline cannot read a cut-off run as PASS or FAIL.
 
 ENGINE_OPTION = click.option(
     "--engine",
-    type=click.Choice(["duckdb", "spark"]),
-    default="duckdb",
+    type=click.Choice(list(ENGINES)),
+    default=DEFAULT_ENGINE,
     show_default=True,
-    help="Where the count pass over the cases file runs: embedded DuckDB, or Spark "
-    "(local, or the cluster named by RESPAI_SPARK_MASTER).",
+    help="Where the count pass over the cases file runs: "
+    + ", or ".join(e.description for e in ENGINES.values())
+    + ".",
 )
 QUIET_OPTION = click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 JUNIT_OPTION = click.option(

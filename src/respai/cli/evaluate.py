@@ -114,7 +114,7 @@ def evaluate(
         result, output.console(), record_path=str(sealed.record_path), key_id=sealed.key_id
     )
     if junit is not None:  # after the record is sealed: a refused run writes none
-        from respai.export import record_junit
+        from respai.export.junit import record_junit
         from respai.io import write_file
 
         write_file(junit, record_junit(sealed.predicate))

@@ -4,8 +4,9 @@ The record is verified first with the checks of ``respai verify`` (the same keys
 ``--public-key``, else every ``--keys``, else the user's own keys.json); when any check
 fails, each failed check is named, nothing is written and the exit code is 1. The
 document goes to ``-o FILE`` (written atomically) or, without it, to standard output.
-``in-toto-test-result`` is signed with the user's key, found as ``respai evaluate``
-finds it (``--key``, else the newest key in the key folder, else a new one).
+``--format`` offers the names of :data:`respai.export.formats.FORMATS`; a format that
+signs (``in-toto-test-result``) is signed with the user's key, found as ``respai
+evaluate`` finds it (``--key``, else the newest key in the key folder, else a new one).
 """
 
 from __future__ import annotations
@@ -16,10 +17,9 @@ import click
 
 from respai.cli import output
 from respai.cli.app import KEY_OPTION, cli
+from respai.export.formats import FORMATS
 
 __all__ = ["export"]
-
-_FORMATS = ("cyclonedx", "in-toto-test-result", "junit")
 
 
 @cli.command()
@@ -27,10 +27,9 @@ _FORMATS = ("cyclonedx", "in-toto-test-result", "junit")
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(_FORMATS),
+    type=click.Choice(list(FORMATS)),
     required=True,
-    help="cyclonedx: CycloneDX 1.6 ML-BOM (JSON); in-toto-test-result: a signed in-toto "
-    "test-result attestation (DSSE); junit: JUnit XML for CI test reporters.",
+    help="; ".join(f"{f.name}: {f.description}" for f in FORMATS.values()) + ".",
 )
 @click.option(
     "-o",
@@ -69,7 +68,8 @@ def export(
 ) -> None:
     """Verify a signed RECORD, then export it as FORMAT."""
     from respai.cli.verify import key_ring
-    from respai.export import export_document, read_verified
+    from respai.export import export_document
+    from respai.export.record import read_verified
     from respai.io import refuse_overlaps
 
     refuse_overlaps(  # -o onto the record (or a key) would overwrite it
@@ -95,7 +95,7 @@ def export(
         raise SystemExit(1)
     signing = None
     sk = None
-    if fmt == "in-toto-test-result":
+    if FORMATS[fmt].signs:
         from respai.sealing import create_signing_key, find_signing_key
 
         sk = find_signing_key(key) or create_signing_key()

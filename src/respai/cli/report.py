@@ -45,7 +45,7 @@ __all__ = ["report", "sample_page"]
 def report(record: Path, output: Path, pub: Path | None, keys_json: tuple[Path, ...]) -> None:
     """Verify a signed RECORD, then render it as a self-contained HTML report."""
     from respai.cli.verify import key_ring
-    from respai.export import read_verified
+    from respai.export.record import read_verified
     from respai.io import refuse_overlaps, write_file
     from respai.record.keys import public_key_raw
     from respai.render.report import page_code_id, render_report

@@ -29,42 +29,85 @@ plain Python values. The modules, one concept each:
   of a canonical Arrow IPC stream of the columns read);
 - :mod:`~respai.engine.frames`: results as a DataFrame of the caller's library
   (``by_group()``);
-- :mod:`~respai.engine.spark`: the Spark session and reading a file with Spark.
+- :mod:`~respai.engine.spark`: the Spark session and reading a file with Spark;
+- :mod:`~respai.engine.registry`: :data:`~respai.engine.registry.ENGINES`, the one table
+  of engines (the name ``--engine`` takes, what opens a file on it, what it needs).
+
+Each name below is imported from its module on first use, so importing the package (or
+its engine table, for ``respai --help``) imports no engine.
 """
 
 from __future__ import annotations
 
-from respai.engine.batches import iter_batches
-from respai.engine.counts import count_cube, count_cube_and_groups, group_counts
-from respai.engine.files import LocalFile
-from respai.engine.lookups import (
-    all_null,
-    duplicate_unit,
-    first_non_number,
-    first_outside,
-    lines_of,
-    locate,
-    locate_where,
-)
-from respai.engine.opening import (
-    MEMORY_ENV,
-    MEMORY_LIMIT,
-    decided_rows,
-    open_file,
-    open_frame,
-    open_join,
-    open_spark_file,
-)
-from respai.engine.ranks import RankParts, rank_sums
-from respai.engine.source import (
-    JOINED_FLAGS,
-    MICRO,
-    CubeRow,
-    JoinedSource,
-    Source,
-    file_format,
-)
-from respai.engine.spark import is_remote, read_spark_file, spark_session
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from respai.engine.batches import iter_batches
+    from respai.engine.counts import count_cube, count_cube_and_groups, group_counts
+    from respai.engine.files import LocalFile
+    from respai.engine.lookups import (
+        all_null,
+        duplicate_unit,
+        first_non_number,
+        first_outside,
+        lines_of,
+        locate,
+        locate_where,
+    )
+    from respai.engine.opening import (
+        MEMORY_ENV,
+        MEMORY_LIMIT,
+        decided_rows,
+        open_file,
+        open_frame,
+        open_join,
+        open_spark_file,
+    )
+    from respai.engine.ranks import RankParts, rank_sums
+    from respai.engine.source import (
+        JOINED_FLAGS,
+        MICRO,
+        CubeRow,
+        JoinedSource,
+        Source,
+        file_format,
+    )
+    from respai.engine.spark import is_remote, read_spark_file, spark_session
+
+#: The module each public name is imported from on first use.
+_HOMES = {
+    "CubeRow": "respai.engine.source",
+    "JOINED_FLAGS": "respai.engine.source",
+    "JoinedSource": "respai.engine.source",
+    "LocalFile": "respai.engine.files",
+    "MEMORY_ENV": "respai.engine.opening",
+    "MEMORY_LIMIT": "respai.engine.opening",
+    "MICRO": "respai.engine.source",
+    "RankParts": "respai.engine.ranks",
+    "Source": "respai.engine.source",
+    "all_null": "respai.engine.lookups",
+    "count_cube": "respai.engine.counts",
+    "count_cube_and_groups": "respai.engine.counts",
+    "decided_rows": "respai.engine.opening",
+    "duplicate_unit": "respai.engine.lookups",
+    "file_format": "respai.engine.source",
+    "first_non_number": "respai.engine.lookups",
+    "first_outside": "respai.engine.lookups",
+    "group_counts": "respai.engine.counts",
+    "is_remote": "respai.engine.spark",
+    "iter_batches": "respai.engine.batches",
+    "lines_of": "respai.engine.lookups",
+    "locate": "respai.engine.lookups",
+    "locate_where": "respai.engine.lookups",
+    "open_file": "respai.engine.opening",
+    "open_frame": "respai.engine.opening",
+    "open_join": "respai.engine.opening",
+    "open_spark_file": "respai.engine.opening",
+    "rank_sums": "respai.engine.ranks",
+    "read_spark_file": "respai.engine.spark",
+    "spark_session": "respai.engine.spark",
+}
 
 __all__ = [
     "JOINED_FLAGS",
@@ -98,3 +141,13 @@ __all__ = [
     "read_spark_file",
     "spark_session",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """Import a public name from its module on first use (PEP 562)."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value

@@ -354,6 +354,7 @@ def open_spark_file(
     delimiter: str = ",",
     text_columns: Sequence[str] = (),
     session: Any = None,
+    check_columns: Sequence[str] | None = None,
 ) -> Source:
     """Open a CSV, JSONL or Parquet file as a Spark DataFrame, for the count pass on Spark.
 
@@ -365,6 +366,8 @@ def open_spark_file(
     path with its pattern characters escaped: it reads that one path, never a glob. A
     local folder is listed once (every file under it is fingerprinted) and Spark is
     handed the explicit list of its part files (:func:`respai.engine.spark.folder_parts`).
+    ``check_columns`` are the columns a CSV header must not name twice, as for
+    :func:`open_file` (``text_columns`` when omitted).
 
     Raises
     ------
@@ -397,7 +400,11 @@ def open_spark_file(
     if file is not None and fmt != "parquet":
         check_text_start(file)
         if fmt == "csv":
-            check_header(file, delimiter, text_columns or None)
+            check_header(
+                file,
+                delimiter,
+                check_columns if check_columns is not None else (text_columns or None),
+            )
     where = str(path) if remote else str(Path(path).resolve())
     try:
         native = spark.read_spark_file(where, fmt, delimiter, text_columns, session, parts)

@@ -2,7 +2,8 @@
 
 ``respai export RECORD --format FORMAT`` verifies the record first (the checks of
 ``respai verify``, :func:`~respai.export.record.read_verified`) and writes nothing when
-any check fails. Then one module per format turns the record into its document:
+any check fails. Then :func:`export_document` writes it through the one table of formats,
+:data:`~respai.export.formats.FORMATS`, one module per format:
 
 - :mod:`respai.export.cyclonedx`: ``cyclonedx``, a CycloneDX 1.6 ML-BOM (JSON);
 - :mod:`respai.export.intoto`: ``in-toto-test-result``, an in-toto test-result
@@ -11,57 +12,21 @@ any check fails. Then one module per format turns the record into its document:
   by ``respai evaluate --junit`` and ``respai fairness --junit``).
 
 Every format reads the verdicts through :mod:`respai.export.outcomes`, so they agree.
+Importing this package imports no format: each is imported when it writes.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from respai.export.formats import FORMATS
 
-from respai.export.record import VerifiedRecord, read_verified
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-__all__ = ["FORMATS", "VerifiedRecord", "export_document", "read_verified", "record_junit"]
+    from respai.export.record import VerifiedRecord
 
-FORMATS = ("cyclonedx", "in-toto-test-result", "junit")
-"""The formats ``respai export`` writes."""
-
-
-def _json(doc: Mapping[str, Any]) -> bytes:
-    return (json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode()
-
-
-def record_junit(predicate: Mapping[str, Any], *, record_sha256: str | None = None) -> bytes:
-    """The JUnit XML of a record's predicate (see :func:`respai.export.junit.junit_xml`).
-
-    Parameters
-    ----------
-    predicate
-        The record (verified, or just sealed by this run).
-    record_sha256
-        The record file's SHA-256, written as a suite property, when known.
-    """
-    from respai.export.junit import junit_xml
-    from respai.export.outcomes import record_outcomes
-
-    system = predicate.get("system")
-    name = system.get("name") if isinstance(system, Mapping) else None
-    facts = {
-        "verdict": predicate.get("verdict"),
-        "run_id": predicate.get("run_id"),
-        "key_id": predicate.get("key_id"),
-        "record_sha256": record_sha256,
-    }
-    return junit_xml(
-        record_outcomes(predicate),
-        name=f"respai: {name}" if isinstance(name, str) and name else "respai",
-        timestamp=predicate.get("timestamp")
-        if isinstance(predicate.get("timestamp"), str)
-        else None,
-        properties={k: v for k, v in facts.items() if isinstance(v, str)},
-    )
+__all__ = ["FORMATS", "export_document"]
 
 
 def export_document(
@@ -76,40 +41,26 @@ def export_document(
     Parameters
     ----------
     fmt
-        One of :data:`FORMATS`.
+        A name in :data:`~respai.export.formats.FORMATS`.
     record
         A record that verified.
     signing_key
-        ``(key, key_id)``; needed by ``in-toto-test-result`` only.
+        ``(key, key_id)``; needed by a format that signs (``in-toto-test-result``).
     url
         ``cyclonedx``: where the record is published; ``in-toto-test-result``: where
         the run can be seen. Ignored by ``junit``.
 
+    Returns
+    -------
+    bytes
+        The document.
+
     Raises
     ------
     ValueError
-        For an unknown format, or ``in-toto-test-result`` without a key.
+        For an unknown format, or a format that signs without a key.
     """
-    if fmt == "cyclonedx":
-        from respai.export.cyclonedx import cyclonedx_bom
-
-        return _json(
-            cyclonedx_bom(
-                record.predicate,
-                record_name=record.name,
-                record_sha256=record.sha256,
-                record_url=url,
-            )
-        )
-    if fmt == "in-toto-test-result":
-        from respai.export.intoto import signed_test_result, test_result_statement
-
-        if signing_key is None:
-            raise ValueError("in-toto-test-result needs a signing key")
-        statement = test_result_statement(
-            record.predicate, record_name=record.name, record_sha256=record.sha256, url=url
-        )
-        return _json(signed_test_result(statement, *signing_key))
-    if fmt == "junit":
-        return record_junit(record.predicate, record_sha256=record.sha256)
-    raise ValueError(f"unknown export format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    found = FORMATS.get(fmt)
+    if found is None:
+        raise ValueError(f"unknown export format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    return found.write(record, signing_key=signing_key, url=url)

@@ -34,12 +34,18 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from respai.export.formats import json_document
 from respai.export.outcomes import record_outcomes
 from respai.render.gap import shown_gap_bounds
 
-__all__ = ["SPEC_VERSION", "cyclonedx_bom"]
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from respai.export.record import VerifiedRecord
+
+__all__ = ["SPEC_VERSION", "cyclonedx_bom", "write_bom"]
 
 SPEC_VERSION = "1.6"
 """The CycloneDX specification version written."""
@@ -339,3 +345,35 @@ def cyclonedx_bom(
         },
         "components": [component],
     }
+
+
+def write_bom(
+    record: VerifiedRecord,
+    *,
+    signing_key: tuple[Ed25519PrivateKey, str] | None = None,
+    url: str | None = None,
+) -> bytes:
+    """The ``cyclonedx`` export: :func:`cyclonedx_bom` of a verified record, as JSON bytes.
+
+    Parameters
+    ----------
+    record
+        A record that verified.
+    signing_key
+        Not used: the BOM is not signed (it points at the record, which is).
+    url
+        Where the record is published; by default its file name.
+
+    Returns
+    -------
+    bytes
+        The BOM's JSON.
+    """
+    return json_document(
+        cyclonedx_bom(
+            record.predicate,
+            record_name=record.name,
+            record_sha256=record.sha256,
+            record_url=url,
+        )
+    )

@@ -22,14 +22,18 @@ records are (:func:`respai.record.sign_envelope`), so the same DSSE tools check 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from respai.export.formats import json_document
 from respai.export.outcomes import record_outcomes
 from respai.record import STATEMENT_TYPE, canonical_bytes, sign_envelope
 
-__all__ = ["TEST_RESULT_TYPE", "signed_test_result", "test_result_statement"]
+if TYPE_CHECKING:
+    from respai.export.record import VerifiedRecord
+
+__all__ = ["TEST_RESULT_TYPE", "signed_test_result", "test_result_statement", "write_test_result"]
 
 TEST_RESULT_TYPE = "https://in-toto.io/attestation/test-result/v0.1"
 """The predicate type of an in-toto test result."""
@@ -133,3 +137,38 @@ def signed_test_result(
         The DSSE envelope (payload type ``application/vnd.in-toto+json``).
     """
     return sign_envelope(canonical_bytes(statement), key, key_id)
+
+
+def write_test_result(
+    record: VerifiedRecord,
+    *,
+    signing_key: tuple[Ed25519PrivateKey, str] | None,
+    url: str | None = None,
+) -> bytes:
+    """The ``in-toto-test-result`` export: the record's signed test result, as JSON bytes.
+
+    Parameters
+    ----------
+    record
+        A record that verified.
+    signing_key
+        ``(key, key_id)`` that signs the attestation.
+    url
+        Where the run can be seen (the Statement's ``url``); left out when ``None``.
+
+    Returns
+    -------
+    bytes
+        The DSSE envelope's JSON.
+
+    Raises
+    ------
+    ValueError
+        Without a signing key.
+    """
+    if signing_key is None:
+        raise ValueError("in-toto-test-result needs a signing key")
+    statement = test_result_statement(
+        record.predicate, record_name=record.name, record_sha256=record.sha256, url=url
+    )
+    return json_document(signed_test_result(statement, *signing_key))

@@ -26,11 +26,17 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from respai.export.outcomes import KINDS, Outcome
+from respai.export.outcomes import KINDS, Outcome, record_outcomes
 from respai.render.escape import terminal_text
 
-__all__ = ["junit_xml"]
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from respai.export.record import VerifiedRecord
+
+__all__ = ["junit_xml", "record_junit", "write_junit"]
 
 #: What XML 1.0 cannot hold even as a character reference (after terminal_text has
 #: escaped the controls): the noncharacters U+FFFE and U+FFFF, and lone surrogates.
@@ -132,3 +138,61 @@ def junit_xml(
     ET.indent(root)
     body: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
     return body + b"\n"
+
+
+def record_junit(predicate: Mapping[str, Any], *, record_sha256: str | None = None) -> bytes:
+    """The JUnit XML of a record's predicate (see :func:`junit_xml`).
+
+    Parameters
+    ----------
+    predicate
+        The record (verified, or just sealed by this run).
+    record_sha256
+        The record file's SHA-256, written as a suite property, when known.
+
+    Returns
+    -------
+    bytes
+        The JUnit XML document.
+    """
+    system = predicate.get("system")
+    name = system.get("name") if isinstance(system, Mapping) else None
+    facts = {
+        "verdict": predicate.get("verdict"),
+        "run_id": predicate.get("run_id"),
+        "key_id": predicate.get("key_id"),
+        "record_sha256": record_sha256,
+    }
+    return junit_xml(
+        record_outcomes(predicate),
+        name=f"respai: {name}" if isinstance(name, str) and name else "respai",
+        timestamp=predicate.get("timestamp")
+        if isinstance(predicate.get("timestamp"), str)
+        else None,
+        properties={k: v for k, v in facts.items() if isinstance(v, str)},
+    )
+
+
+def write_junit(
+    record: VerifiedRecord,
+    *,
+    signing_key: tuple[Ed25519PrivateKey, str] | None = None,
+    url: str | None = None,
+) -> bytes:
+    """The ``junit`` export: :func:`record_junit` of a verified record, citing its digest.
+
+    Parameters
+    ----------
+    record
+        A record that verified.
+    signing_key
+        Not used: JUnit XML is not signed.
+    url
+        Not used: JUnit XML has no field for it.
+
+    Returns
+    -------
+    bytes
+        The JUnit XML document.
+    """
+    return record_junit(record.predicate, record_sha256=record.sha256)

@@ -59,7 +59,8 @@ def evaluate(
     on_batch
         Progress callback ``(done_rows, total_rows)`` for perturbation stability.
     engine
-        ``"duckdb"`` or ``"spark"``: where the count passes over the cases file run.
+        Where the count passes over the cases file run: a name in
+        :data:`respai.engine.registry.ENGINES`.
 
     Raises
     ------

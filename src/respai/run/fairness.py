@@ -72,8 +72,9 @@ def evaluate_fairness(
         A policy file path, a dict, or a :class:`~respai.spec.Policy` whose thresholds
         override the spec's.
     engine
-        Where the count pass over a cases file runs: ``"duckdb"`` (embedded, out of
-        core) or ``"spark"``. A DataFrame is always counted by its own engine.
+        Where the count pass over a cases file runs: a name in
+        :data:`respai.engine.registry.ENGINES` (``"duckdb"``, embedded and out of core, by
+        default). A DataFrame is always counted by its own engine.
 
     Returns
     -------
@@ -115,7 +116,8 @@ def run_rules(
     """Load, count and decide the declared rules of an already parsed spec.
 
     ``score`` asks the load for the AUC's rank sums too (used by the battery);
-    ``engine_name`` runs the count pass over a file on ``"duckdb"`` or ``"spark"``;
+    ``engine_name`` names the engine of the count pass over a file
+    (:data:`respai.engine.registry.ENGINES`);
     ``count`` replaces the count pass (see :func:`respai.load.load_counts`).
     """
     fairness = apply_policy(parsed.fairness, pol)

@@ -4,7 +4,7 @@ One file per command, ``<command>.schema.json`` (see :data:`COMMANDS`), with the
 definitions (verdicts, intervals, measures, per-group rows, rules) in
 ``defs.schema.json``. Their ``$id`` is ``https://respai.org/cli/v1/<file>``; the files
 reference one another by name. :func:`validate_output` checks a document against its
-command's schema; ``tests/test_json_schemas.py`` runs each command and checks its output.
+command's schema; ``tests/schemas/test_json_schemas.py`` runs each command and checks its output.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from respai import battery
 from respai.controls import Clause, ControlMapping, load_controls, parse_controls
 from respai.errors import Error
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: The mapping must name exactly the registry's test ids, in its order.
 TEST_IDS = tuple(t.value for t in battery.TestId)
 FRAMEWORKS = {

@@ -17,7 +17,7 @@ from sklearn.metrics import accuracy_score, roc_auc_score
 from respai.cli import main
 from respai.record import KeyRing, load_public_key, validate_predicate, verify_envelope
 
-SAMPLES = Path(__file__).resolve().parent.parent / "src" / "respai" / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "src" / "respai" / "samples"
 SPEC = SAMPLES / "loan_screen.yaml"
 
 

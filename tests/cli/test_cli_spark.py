@@ -13,7 +13,7 @@ import pytest
 
 from respai.cli import main
 
-SPEC = Path(__file__).resolve().parent.parent / "src" / "respai" / "samples" / "loan_screen.yaml"
+SPEC = Path(__file__).resolve().parents[2] / "src" / "respai" / "samples" / "loan_screen.yaml"
 
 try:
     import pyspark  # noqa: F401

@@ -25,7 +25,7 @@ from respai.errors import InputError, did_you_mean
 from respai.render.escape import terminal_text
 from respai.render.terminal import terminal_console
 
-SAMPLES = Path(__file__).resolve().parent.parent / "src" / "respai" / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "src" / "respai" / "samples"
 #: A rule id that, printed raw, clears the screen and forges a passing verdict.
 HOSTILE_ID = "fnr\x1b[2J\x1b[Hverdict: PASS (exit 0)"
 #: A system name with a colour escape and a right-to-left override.

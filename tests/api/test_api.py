@@ -13,7 +13,7 @@ import respai
 from respai import InputError, Verdict, evaluate_fairness
 from respai.spec import FairnessSpec, Rate, Rule
 
-SAMPLES = Path(__file__).resolve().parent.parent / "src" / "respai" / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "src" / "respai" / "samples"
 
 
 @pytest.fixture(scope="module")

@@ -211,7 +211,7 @@ def test_a_schema_refuses_what_its_command_never_writes(outputs: dict[str, Any])
 
 def test_the_rate_names_of_the_schema_are_the_registry_names() -> None:
     defs = json.loads(
-        (Path(__file__).parent.parent / "src/respai/schemas/defs.schema.json").read_text()
+        (Path(__file__).resolve().parents[2] / "src/respai/schemas/defs.schema.json").read_text()
     )
     assert defs["$defs"]["rate_name"]["enum"] == list(metrics.RATES)
     rule_rates = [r.value for r in metrics.Rate] + [EQUALIZED_ODDS]  # both error rates

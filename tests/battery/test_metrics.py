@@ -18,7 +18,7 @@ from respai.counts import Cell
 from respai.render.report import render_report
 from respai.rules import rate_counts
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 METRICS_PAGE = ROOT / "docs" / "methods" / "metrics.md"
 BATTERY_PAGE = ROOT / "docs" / "methods" / "battery.md"
 

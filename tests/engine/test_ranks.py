@@ -1,7 +1,7 @@
 """The AUC's rank sums: every engine path against a pairwise count, ties and batches included.
 
 DuckDB files stream sorted batches through numpy; DataFrames (and Spark, in
-tests/test_spark.py) run window functions. Both must give the integers a brute-force
+tests/engine/test_spark.py) run window functions. Both must give the integers a brute-force
 comparison of every positive with every negative gives, and the AUC and DeLong error
 that follow must equal scikit-learn's and the histogram formula's.
 """
