@@ -17,6 +17,7 @@ marks and texts share one line.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -24,7 +25,7 @@ from respai.render.escape import html_text
 from respai.render.report.bind import At, pointer
 from respai.render.report.fields import as_dict, is_number
 
-__all__ = ["TICK_LABELS", "ChartRow", "dot_chart", "interval_pair"]
+__all__ = ["LEGEND_ICONS", "TICK_LABELS", "ChartRow", "dot_chart", "interval_pair"]
 
 #: Every text an axis tick can have: the multiples of 0.01 in [0, 1] to two decimals and
 #: of 0.1 to one (the tick steps of :func:`_domain`).
@@ -102,6 +103,16 @@ _ICONS = {
     '<line class="outer" x1="2" y1="2" x2="2" y2="10"/>'
     '<line class="outer" x1="20" y1="2" x2="20" y2="10"/>',
     "limit": '<line class="limit" x1="11" y1="0" x2="11" y2="12"/>',
+}
+
+
+#: Each legend icon as the page's script checks it: its elements, each with its attributes.
+LEGEND_ICONS = {
+    kind: [
+        [tag, [list(a) for a in re.findall(r'([a-z0-9-]+)="([^"]*)"', attrs)]]
+        for tag, attrs in re.findall(r"<([a-z]+) ([^>]*?)/>", icon)
+    ]
+    for kind, icon in _ICONS.items()
 }
 
 

@@ -15,11 +15,12 @@ from functools import cache
 
 from respai.battery import TEST_NAMES, TestId
 from respai.render.inline import embed_json
+from respai.render.report.chart import LEGEND_ICONS
 from respai.render.report.formats import FORMATS, FRAMEWORK_NAMES
 from respai.render.report.labels import ATTRIBUTES, LABELS, TAGS, TICK_LABELS
 from respai.render.report.shell import shell_tables
-from respai.render.report.verdicts import VERDICT_SENTENCES, VERDICT_WORDS
-from respai.render.report.verification import SCRIPT_OWNED
+from respai.render.report.verdicts import VERDICT_SENTENCES, VERDICT_WORDS, VERDICTS
+from respai.render.report.verification import NOSCRIPT, SCRIPT_OWNED
 
 __all__ = ["script_tables"]
 
@@ -38,6 +39,8 @@ def script_tables() -> str:
             "impactRatio": TestId.IMPACT_RATIO.value,
         },
         "verdictWords": VERDICT_WORDS,
+        "verdicts": list(VERDICTS),
+        "legendIcons": LEGEND_ICONS,
         "verdictSentences": VERDICT_SENTENCES,
         "frameworkNames": FRAMEWORK_NAMES,
         "labels": sorted(LABELS),
@@ -45,6 +48,7 @@ def script_tables() -> str:
         "tags": sorted(TAGS),
         "attributes": sorted(ATTRIBUTES),
         "scriptOwned": {k: list(v) for k, v in SCRIPT_OWNED.items()},
+        "noscript": NOSCRIPT,
         "shell": shell_tables(),
         "aucCaption": [before, after],
     }

@@ -9,7 +9,13 @@ of its own in them, or a second element with one of their ids, reads "Not verifi
 
 from __future__ import annotations
 
-__all__ = ["SCRIPT_OWNED", "verification_box"]
+__all__ = ["NOSCRIPT", "SCRIPT_OWNED", "verification_box"]
+
+#: What the page shows where scripts do not run (its one ``<noscript>``, checked as is).
+NOSCRIPT = (
+    "<p>Verification needs JavaScript. Without it, check the record with "
+    "<code>respai verify record.json --key public_key.pem</code>.</p>"
+)
 
 #: The elements whose text the page's script writes: id -> (tag, the text the file holds).
 SCRIPT_OWNED: dict[str, tuple[str, str]] = {
@@ -62,8 +68,7 @@ def verification_box(has_key: bool) -> str:
         "sent anywhere.</p>"
         '<p class="small print-only">Printed copy: these checks ran in the browser when '
         "the page was printed. Paper cannot be verified; the signed record.json can.</p>"
-        "<noscript><p>Verification needs JavaScript. Without it, check the record with "
-        "<code>respai verify record.json --key public_key.pem</code>.</p></noscript>"
+        f"<noscript>{NOSCRIPT}</noscript>"
         '<div class="tamper-controls no-print">'
         '<button type="button" id="tamper">Tamper with a value</button>'
         '<button type="button" id="reset" disabled>Reset</button>'

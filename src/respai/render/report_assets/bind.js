@@ -546,6 +546,19 @@ var RespaiBind = (function () {
           !el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) {
         problems.push("the page hides " + quote(expected) + " (" + where(ptr) + ")");
       }
+      // inside a bound element the renderer writes only its text (the first word in <b>)
+      Array.prototype.forEach.call(el.querySelectorAll("*"), function (inner) {
+        var own = inner.tagName.toLowerCase();
+        if (own !== "b" || inner.attributes.length || inner.children.length || inner.parentNode !== el) {
+          problems.push("the page puts <" + own + "> inside the text of " + where(ptr) + ", where the report writes only the text");
+        }
+      });
+      if (Array.prototype.some.call(el.childNodes, function (n) { return n.nodeType !== 1 && n.nodeType !== 3; })) {
+        problems.push("the page puts something other than text inside " + where(ptr));
+      }
+      if (el.namespaceURI === SVG && el.tagName.toLowerCase() === "text" && !insideItsChart(el)) {
+        problems.push("the page draws " + quote(expected) + " (" + where(ptr) + ") outside its chart");
+      }
     }
     function checkElement(el, tag) {
       Array.prototype.forEach.call(el.attributes, function (a) {
@@ -583,7 +596,9 @@ var RespaiBind = (function () {
     }
     walk(main);
     Array.prototype.forEach.call(main.querySelectorAll("svg"), function (svg) {
-      if (!(svg.classList.contains("key") && svg.parentNode.closest(".legend"))) chartProblems(svg, statement, where, problems);
+      if (isLegendKey(svg)) legendProblems(svg, problems);
+      else if (isChart(svg)) chartProblems(svg, statement, where, problems);
+      else problems.push("the page draws an <svg> where the report draws none (only a chart and its legend keys)");
     });
     var predicate = asDict(asDict(statement).predicate);
     var banner = document.getElementById("verdict");
@@ -591,6 +606,7 @@ var RespaiBind = (function () {
       problems.push("the page colours the run's verdict as " + (vClasses(banner).join(" ") || "none") + " but the signed record says " + quote(FORMATS.verdict(predicate.verdict)));
     }
     verdictPlaceProblems(main, where, problems);
+    placementProblems(main, problems);
     var records = asList(predicate.records), wanted = [];
     records.forEach(function (r, i) { if (asDict(r).record_type === "test") wanted.push(i); });
     [["table.tests tbody tr", "row of the tests table", "row(s) in the tests table"], ["section.test-section", "test section", "test section(s)"]].forEach(function (kind) {
@@ -646,6 +662,105 @@ var RespaiBind = (function () {
     if (banner && (words !== 1 || sentences !== 1)) problems.push("the verdict banner does not show the run's verdict exactly once");
   }
 
+  // -- where the page's parts may be (the renderer's layout, beyond its text) ---------------
+
+  // a chart: the <svg> that opens a <figure class="chart">
+  function isChart(svg) {
+    var fig = svg.parentNode;
+    return !!fig && fig.tagName.toLowerCase() === "figure" && fig.classList.contains("chart") &&
+      fig.firstElementChild === svg && !svg.classList.contains("key");
+  }
+  // a legend key: <svg class="key"> opening a <span> of a chart's <div class="legend">
+  function isLegendKey(svg) {
+    var span = svg.parentNode, legend = span && span.parentNode, cap = legend && legend.parentNode;
+    return svg.classList.contains("key") && !!cap && span.tagName.toLowerCase() === "span" &&
+      span.firstElementChild === svg && legend.tagName.toLowerCase() === "div" &&
+      legend.classList.contains("legend") && cap.tagName.toLowerCase() === "figcaption" &&
+      !!cap.parentNode && isChart(cap.parentNode.firstElementChild || svg);
+  }
+  function attributePairs(el) {
+    return Array.prototype.map.call(el.attributes, function (a) { return [a.name, a.value]; });
+  }
+  // a legend key is exactly one of the renderer's icons: nothing in it is the record's
+  function legendProblems(svg, problems) {
+    var frame = [["class", "key"], ["viewBox", "0 0 22 12"], ["width", "22"], ["height", "12"]];
+    var marks = Array.prototype.map.call(svg.childNodes, function (n) {
+      return n.nodeType === 1 ? [n.tagName, attributePairs(n), n.childNodes.length] : [n.nodeType];
+    });
+    var known = Object.keys(T.legendIcons).some(function (kind) {
+      var icon = T.legendIcons[kind];
+      return JSON.stringify(marks) === JSON.stringify(icon.map(function (m) { return [m[0], m[1], 0]; }));
+    });
+    if (JSON.stringify(attributePairs(svg)) !== JSON.stringify(frame) || !known) {
+      problems.push("a chart's legend holds a key the report never draws");
+    }
+  }
+  // a text of a chart lies inside the chart's drawing area
+  function insideItsChart(el) {
+    var svg = el.ownerSVGElement;
+    if (!svg || !isChart(svg) || !svg.viewBox || !svg.viewBox.baseVal) return false;
+    var vb = svg.viewBox.baseVal, box;
+    try { box = el.getBBox(); } catch (e) { return false; }
+    // all of its height and most of its width (a long group name or note may run past
+    // an edge of the chart, as the renderer draws it; text moved away is not seen)
+    var shown = Math.min(box.x + box.width, vb.x + vb.width) - Math.max(box.x, vb.x);
+    return box.y >= vb.y - 1 && box.y + box.height <= vb.y + vb.height + 1 &&
+      shown >= 0.5 * box.width;
+  }
+
+  // classes and ARIA that give an element a meaning: only where the renderer puts them
+  var PLACED = {
+    banner: function (el) { return el.id === "verdict"; },
+    word: function (el) { return el.parentNode && el.parentNode.id === "verdict" && el.getAttribute("data-fmt") === "verdict"; },
+    count: function (el) { return el.getAttribute("data-fmt") === "verdict_count"; },
+    badge: function (el) { return el.getAttribute("data-fmt") === "verdict"; },
+    "test-section": function (el, main) { return el.parentNode === main && el.tagName.toLowerCase() === "section" && el.hasAttribute("data-record"); },
+    "no-print": function (el) { return el.classList.contains("tamper-controls") && !!el.closest("#verification"); },
+    "print-only": function (el) { return el.tagName.toLowerCase() === "p" && !!el.closest("#verification"); },
+    chart: function (el) { return el.tagName.toLowerCase() === "figure"; },
+    legend: function (el) { return el.tagName.toLowerCase() === "div" && !!el.parentNode && el.parentNode.tagName.toLowerCase() === "figcaption"; },
+    key: function (el) { return el.tagName.toLowerCase() === "svg" || el.hasAttribute("data-bind"); },
+    tampered: function (el) { return el.hasAttribute("data-tamper-target"); },
+  };
+  var ARIA = {
+    "aria-label": function (el, v) { return el.id === "verdict" && v === "verdict"; },
+    "aria-live": function (el, v) { return el.id === "verification" && v === "polite"; },
+    role: function (el, v) { return v === "img" && el.namespaceURI === SVG && isChart(el); },
+  };
+
+  function placementProblems(main, problems) {
+    var first = main.firstElementChild, second = first && first.nextElementSibling;
+    if (!first || first.tagName.toLowerCase() !== "header" || !second || second.id !== "verdict") {
+      problems.push("the page does not open with the record's header and its verdict banner");
+    }
+    Array.prototype.forEach.call(main.querySelectorAll("*"), function (el) {
+      Array.prototype.forEach.call(el.classList, function (c) {
+        var ok = c.indexOf("v-") === 0
+          ? el.id === "verdict" || ["verdict", "verdict_count"].indexOf(el.getAttribute("data-fmt")) >= 0
+          : !has(PLACED, c) || PLACED[c](el, main);
+        if (!ok) problems.push("the page gives " + describe(el) + " the class " + quote(c) + ", which the report never puts there");
+      });
+      Object.keys(ARIA).forEach(function (name) {
+        if (el.hasAttribute(name) && !ARIA[name](el, el.getAttribute(name))) {
+          problems.push("the page gives " + describe(el) + " " + name + "=" + quote(el.getAttribute(name)) + ", which the report never writes there");
+        }
+      });
+    });
+    var quiet = document.querySelectorAll("noscript");
+    if (quiet.length !== 1 || quiet[0].parentNode.id !== "verification" || quiet[0].textContent !== T.noscript) {
+      problems.push("the page holds a <noscript> of its own, which a browser without scripts would show");
+    }
+    var banner = document.getElementById("verdict");
+    if (banner) {
+      var counts = Array.prototype.map.call(banner.querySelectorAll('[data-fmt="verdict_count"]'), function (c) {
+        return c.getAttribute("data-bind") === "/predicate/records" ? c.getAttribute("data-arg") : null;
+      });
+      if (JSON.stringify(counts) !== JSON.stringify(T.verdicts)) {
+        problems.push("the verdict banner does not count each of the four verdicts, in order");
+      }
+    }
+  }
+
   // -- the marks of a chart (respai/render/report/chart.py) ------------------------------
 
   // the limit line's value: the spread or rule limit of a test record, or a threshold
@@ -654,6 +769,16 @@ var RespaiBind = (function () {
     if (fmt === "spread_limit") { var s = spreadLimit(v); return s ? s[2] : null; }
     if (fmt === "rule_limit") { var r = ruleLimitOf(v); return r ? r[1] : null; }
     if (fmt === "auc_limit") return isNumber(v) ? v : null;
+    return null;
+  }
+  // where a chart's limit line must take its value: [pointer, format], from its title
+  function limitSource(svg) {
+    var title = svg.querySelector("title[data-fmt]");
+    if (!title) return null;
+    var fmt = title.getAttribute("data-fmt"), ptr = title.getAttribute("data-bind") || "";
+    if (fmt === "spread_title") return [ptr, "spread_limit"];
+    if (fmt === "rule_title") return [ptr, "rule_limit"];
+    if (fmt === "auc_title") return [ptr.replace(/\/details\/per_group\/[^/]*$/, "") + "/threshold/value", "auc_limit"];
     return null;
   }
   // the limit a chart must draw, from its title's binding (undefined: not a known chart)
@@ -754,6 +879,11 @@ var RespaiBind = (function () {
         line(el, (parseFloat(el.getAttribute("y1")) + parseFloat(el.getAttribute("y2"))) / 2);
       } else if (tag === "line" && cls.contains("limit")) {
         limits += 1;
+        var own = limitSource(svg);
+        if (!own || el.getAttribute("data-limit") !== own[0] || el.getAttribute("data-limit-fmt") !== own[1]) {
+          problems.push("a chart draws a limit line that is not its own test's limit");
+          return;
+        }
         var want = limitValue(el.getAttribute("data-limit-fmt"), el.getAttribute("data-limit") || "", statement);
         if (want === null || !near(el.getAttribute("x1"), xOf(want)) || !near(el.getAttribute("x2"), xOf(want))) {
           problems.push("a chart draws its limit line away from the limit the signed record gives" + (want === null ? "" : " (" + fixed(want) + ")"));
