@@ -25,6 +25,7 @@ from respai.errors import InputError
 
 if TYPE_CHECKING:
     from respai.record import KeyRing
+    from respai.record.verify import Check
 
 __all__ = ["key_ring", "verify"]
 
@@ -103,6 +104,55 @@ def _read(record: Path) -> bytes | str:
             f"cannot read the record {record}: {exc.strerror or exc}.",
             "Check the path and its permissions.",
         ) from None
+
+
+def _is_page(data: bytes) -> bool:
+    from respai.render.report.check import is_page
+
+    return is_page(data)
+
+
+def _page_record(data: bytes, ring: KeyRing) -> tuple[bytes | str, Check]:
+    """The record an HTML report embeds, and the ``page`` check of the file.
+
+    The ``page`` check passes only when the file is exactly the report this respai
+    version renders for that record, with the public key of the ring's key that signed
+    it: nothing added, removed, moved or scripted. Returns the record's bytes (or why it
+    could not be read: a failed ``envelope`` check) and the check, to be reported once the
+    record verifies.
+    """
+    import json
+
+    from respai.record.errors import RecordError
+    from respai.record.keys import public_key_raw
+    from respai.record.verify import Check
+    from respai.render.report.check import embedded, page_difference
+
+    try:
+        text = data.decode("utf-8")
+        envelope, raw = embedded(text)
+    except (UnicodeDecodeError, RecordError) as exc:
+        reason = exc.message if isinstance(exc, RecordError) else "it is not UTF-8"
+        return f"the page holds no record: {reason}", Check("page", False, "no record")
+    record_bytes = json.dumps(envelope).encode("utf-8")
+    signer = None
+    try:
+        from respai.record import verify_envelope
+
+        predicate = verify_envelope(record_bytes, ring).predicate or {}
+        signer = next((e for e in ring if e.key_id == predicate.get("key_id")), None)
+    except RecordError:
+        signer = None
+    if signer is None or raw != public_key_raw(signer.public_key):
+        return record_bytes, Check(
+            "page", False, "the page does not embed the public key of the key that signed it"
+        )
+    difference = page_difference(text, envelope, raw)
+    if difference is not None:
+        return record_bytes, Check("page", False, difference)
+    return record_bytes, Check(
+        "page", True, "the file is exactly the report this respai version writes for its record"
+    )
 
 
 def _data_fingerprint(data: Path) -> dict[str, Any] | str:
@@ -235,20 +285,27 @@ def _check_record(
             f"--spec {spec} is not a file.", "Pass the spec file the record's run used."
         )
     read = _read(record)
+    page: Check | None = None
+    if isinstance(read, bytes) and _is_page(read):
+        read, page = _page_record(read, ring)
     report = (
         verify_envelope(read, ring)
         if isinstance(read, bytes)
         else VerificationReport((Check("envelope", False, read),))
     )
-    lines = [f"{'ok  ' if c.ok else 'FAIL'}  {c.name}: {c.detail}" for c in report.checks]
-    failed = list(report.failed)
+    checks = report.checks
+    if page is not None:  # an HTML report: is it exactly the report of its record?
+        unread = Check("page", False, "not compared: the record the page embeds does not verify")
+        checks = (*checks, page if report.ok else unread)
+    lines = [f"{'ok  ' if c.ok else 'FAIL'}  {c.name}: {c.detail}" for c in checks]
+    failed = [c.name for c in checks if not c.ok]
+    ok = report.ok and not failed
     payload: dict[str, Any] = {
         "record": str(record),
-        "ok": report.ok,
+        "ok": ok,
         "failed": failed,
-        "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in report.checks],
+        "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in checks],
     }
-    ok = report.ok
     if data is not None and found is not None:
         line, payload["data"], data_ok = _check_data(
             data, found, report.statement if report.ok else None, spec is not None
@@ -342,7 +399,7 @@ def verify(
     spec: Path | None,
     as_json: bool,
 ) -> None:
-    """Check a signed RECORD (or a --ledger): signature, ids, chain, brackets, schema."""
+    """Check a signed RECORD, an HTML report of one, or a --ledger: signature, ids, chain."""
     if record is None and ledger is None:
         raise click.UsageError("give a RECORD file or --ledger DIR.")
     if data is not None and ledger is not None:

@@ -123,7 +123,7 @@ LABELS = frozenset(
         "Score column",
         "Signed with key ",
         "Page code ",
-        "The page code is the SHA-256 of this page's script, which fixes its layout and styles and makes these checks; every report written by one respai version has the same page code (respai report prints it). A page with another page code can claim anything: render your own report with respai report, or run respai verify.",
+        "The page code is the SHA-256 of this page's script, which fixes its layout and styles and makes these checks; every report written by one respai version has the same page code (respai report prints it). These checks run inside the page, which cannot vouch for itself: to check the file, run respai verify report.html with the signer's keys.json.",
         "Signing key",
         "Small cells",
         "Spec",

@@ -58,9 +58,9 @@ def verification_box(has_key: bool) -> str:
         f"{_owned('verify-code', 'mono hash')}</p>"
         '<p class="small">The page code is the SHA-256 of this page\'s script, which '
         "fixes its layout and styles and makes these checks; every report written by one "
-        "respai version has the same page code (respai report prints it). A page with "
-        "another page code can claim anything: render your own report with respai report, "
-        "or run respai verify.</p>"
+        "respai version has the same page code (respai report prints it). These checks run "
+        "inside the page, which cannot vouch for itself: to check the file, run respai "
+        "verify report.html with the signer's keys.json.</p>"
         f"{_owned('verify-chips', 'chips')}"
         '<details id="verify-details"><summary>What each check found</summary>'
         f"{_owned('verify-checks', 'small')}</details>"
