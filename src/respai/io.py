@@ -21,7 +21,8 @@ folder made 0700.
 
 :func:`refuse_overlaps` checks, before anything is written, that no output path is an
 input, holds one or lies inside one, and that no output folder and ledger folder lie in
-each other.
+each other; :func:`refuse_inside` that no output is or lies in a folder respai keeps for
+itself (a key folder, a ledger).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from respai.errors import InputError
 __all__ = [
     "Content",
     "FileTooLarge",
+    "Guarded",
     "NotARegularFile",
     "StagedFolder",
     "atomic_write",
@@ -49,6 +51,7 @@ __all__ = [
     "open_regular",
     "read_bounded",
     "read_regular",
+    "refuse_inside",
     "refuse_overlaps",
     "shared_mode",
     "write_file",
@@ -381,6 +384,58 @@ def refuse_overlaps(
                     "writing it would overwrite or delete that input, so it is "
                     "refused and nothing was written.",
                     f"Give {out_name} a path that is not an input and holds none.",
+                )
+
+
+Guarded = tuple[str, Path | str, str]
+"""A folder no output may be or lie in: how messages name it, the folder, and what a file
+written there would do (``("the key folder", Path("keys"), "it could replace a private
+key")``)."""
+
+
+def _where_written(path: Path | str) -> list[Path]:
+    """Where writing ``path`` lands: its folder's real path with its name, and its target.
+
+    :func:`write_file` replaces the name itself (a link there is replaced, not followed),
+    in the real folder; the link's target is named too, so neither may be guarded.
+    """
+    path = Path(path)
+    return list(dict.fromkeys([_real(path.parent) / path.name, _real(path)]))
+
+
+def refuse_inside(outputs: Iterable[Named], folders: Iterable[Guarded]) -> None:
+    """Refuse, before anything is written, an output that is or lies inside a guarded folder.
+
+    Unlike :func:`refuse_overlaps`, which keeps an output off the files a command reads,
+    this keeps a file a user asked for out of folders respai keeps for itself (a key
+    folder, a ledger), whatever the command reads. Paths are compared after resolving
+    symbolic links, both where the file is written and where a link there points.
+
+    Parameters
+    ----------
+    outputs
+        What the command writes, each with the option that named it.
+    folders
+        The guarded folders (:data:`Guarded`).
+
+    Raises
+    ------
+    InputError
+        Naming the output, the folder and why (exit 2); nothing has been written.
+    """
+    guarded = [(name, _real(folder), folder, harm) for name, folder, harm in folders]
+    for out_name, out in outputs:
+        if out is None:
+            continue
+        for written in _where_written(out):
+            for name, real, folder, harm in guarded:
+                if written != real and real not in written.parents:
+                    continue
+                how = "is" if written == real else "lies inside"
+                raise InputError(
+                    f"{out_name} {out} {how} {name} {folder}: {harm}, so it is refused and "
+                    "nothing was written.",
+                    f"Give {out_name} a path outside {name} {folder}.",
                 )
 
 

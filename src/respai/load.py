@@ -274,6 +274,11 @@ def load_counts(
         source = open_inputs(whole, engine_name=engine_name, score=score).cases
     else:
         source = engine.open_frame(data)
+    # a list, bytes or object in a column read is named (type and row) before anything else
+    extra = [c for c in (spec.unit, score) if c is not None and c != spec.probability]
+    keys = [*spec.attributes, spec.label, spec.prediction]
+    probability = [spec.probability] if spec.probability else []
+    engine.refuse_uncounted(source, [*keys, *probability, *extra])
     _check_columns(spec, source)
     if score is not None:
         _check_score_column(spec, source, score)
@@ -289,9 +294,7 @@ def load_counts(
                 "Keep one case per person, or remove unit: and accept the stated "
                 "independence assumption.",
             )
-    keys = [*spec.attributes, spec.label, spec.prediction]
     bins = spec.calibration_bins if spec.probability else None
-    extra = [c for c in (spec.unit, score) if c is not None and c != spec.probability]
     passes = count or engine.count_cube
     cube = passes(source, keys, spec.probability, spec.calibration_bins, extra)
     gate = _Gate(spec, source, cube)

@@ -138,3 +138,125 @@ def test_a_pack_over_the_ledger_is_refused(
 ) -> None:
     _refused(capsys, ["pack", str(spec), "--out", ".respai"], "the ledger folder")
     assert not Path(".respai").exists() and not Path("keys").exists()
+
+
+@pytest.fixture
+def sealed(tmp_path: Path, spec: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """A signed record in ``o/`` (its run in ``.respai``, its key in ``keys/``)."""
+    assert main(["evaluate", str(spec), "--out", str(tmp_path / "o"), "-q"]) in (0, 1, 3, 4)
+    capsys.readouterr()
+    return tmp_path / "o" / "record.json"
+
+
+def _key_files() -> tuple[Path, Path]:
+    keys = Path("keys")
+    (private,) = sorted(keys.glob("respai-*.key"))
+    return keys / "keys.json", private
+
+
+@pytest.mark.parametrize("command", ["export", "report"])
+@pytest.mark.parametrize("target", ["keys.json", "private key", "ledger.json", "ledger run"])
+def test_an_export_or_report_into_the_keys_or_a_ledger_is_refused(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    sealed: Path,
+    command: str,
+    target: str,
+) -> None:
+    keys_json, private = _key_files()
+    (run,) = sorted(Path(".respai/runs").glob("*.json"))
+    out = {
+        "keys.json": keys_json,
+        "private key": private,
+        "ledger.json": Path(".respai/ledger.json"),
+        "ledger run": run,
+    }[target]
+    before = _snapshot(tmp_path, Path("keys"), Path(".respai"))
+    extra = ["--format", "junit"] if command == "export" else []
+    folder = "the key folder" if target in ("keys.json", "private key") else "the ledger folder"
+    _refused(capsys, [command, str(sealed), *extra, "-o", str(out)], folder, str(out))
+    assert _snapshot(tmp_path, Path("keys"), Path(".respai")) == before
+    assert main(["verify", "--ledger", ".respai", "--keys", str(keys_json)]) == 0
+
+
+@pytest.mark.parametrize("command", ["export", "report"])
+def test_the_default_key_folder_is_refused_without_any_key_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], sealed: Path, command: str
+) -> None:
+    # the reproduction: --format junit -o ~/.config/respai/keys/keys.json, no --keys
+    keys_json, _ = _key_files()
+    before = _snapshot(Path("keys"))
+    extra = ["--format", "junit"] if command == "export" else []
+    argv = [command, str(sealed), *extra, "-o", str(keys_json.resolve())]
+    _refused(capsys, argv, "the key folder")
+    new = Path("keys") / "notes" / "x.xml"  # a new file deeper in the folder is refused too
+    _refused(capsys, [command, str(sealed), *extra, "-o", str(new)], "the key folder")
+    assert _snapshot(Path("keys")) == before
+
+
+def test_the_folders_of_keys_and_key_are_key_folders(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], sealed: Path
+) -> None:
+    from respai.record import new_key
+
+    other = new_key(tmp_path / "theirs", passphrase=None)
+    keys_json, _ = _key_files()
+    before = _snapshot(tmp_path / "theirs")
+    into = str(tmp_path / "theirs" / "page.html")
+    _refused(
+        capsys,
+        [
+            "report",
+            str(sealed),
+            "--keys",
+            str(keys_json),
+            "--keys",
+            str(other.keys_json),
+            "-o",
+            into,
+        ],
+        "the key folder",
+        "--keys",
+    )
+    argv = [
+        "export",
+        str(sealed),
+        "--format",
+        "in-toto-test-result",
+        "--key",
+        str(other.private_key),
+        "--keys",
+        str(keys_json),
+        "-o",
+        into,
+    ]
+    _refused(capsys, argv, "the key folder", "--key")
+    assert _snapshot(tmp_path / "theirs") == before
+
+
+def test_a_folder_above_the_output_holding_a_ledger_json_is_a_ledger(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], spec: Path, sealed: Path
+) -> None:
+    book = tmp_path / "book"
+    assert main(["plan", str(spec), "--ledger", str(book)]) == 0
+    capsys.readouterr()
+    before = _snapshot(book)
+    link = tmp_path / "into-book"
+    link.symlink_to(book / "runs")
+    for out in (book / "runs" / "new" / "x.xml", book / "checkpoints" / "1.txt", link / "y.xml"):
+        _refused(
+            capsys,
+            ["export", str(sealed), "--format", "junit", "-o", str(out)],
+            "the ledger folder",
+        )
+    assert _snapshot(book) == before
+
+
+@pytest.mark.parametrize("command", ["export", "report"])
+def test_a_normal_output_path_still_works(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], sealed: Path, command: str
+) -> None:
+    extra = ["--format", "junit"] if command == "export" else []
+    out = Path("out.xml") if command == "export" else sealed.parent / "again.html"
+    assert main([command, str(sealed), *extra, "-o", str(out)]) == 0, capsys.readouterr().err
+    assert out.is_file() and out.stat().st_size > 0

@@ -153,7 +153,7 @@ VARIANTS: dict[str, Callable[[], Any]] = {
 REFUSED = {
     "g-bytes-some": "'g' holds bytes (b'a', first at row 1)",
     "g-bytes-all": "'g' holds bytes (b'a'",
-    "g-bytes-categorical": "'g' holds bytes (b'a')",
+    "g-bytes-categorical": "'g' holds bytes (b'a', first at row",
     "g-polars-binary": "'g' holds bytes",
     "g-pyarrow-binary": "'g' holds bytes",
     "y-bytes": "'y' holds",

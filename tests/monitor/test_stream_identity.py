@@ -141,6 +141,24 @@ def test_a_comment_or_a_reordered_spec_continues_the_same_stream(
     assert [look["look"] for look in third["looks"]] == [1, 2, 3]
 
 
+def test_reordered_group_values_continue_the_same_stream(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, b = _batch(tmp_path, "a.csv", 1), _batch(tmp_path, "b.csv", 2)
+    _, first = _json(capsys, "spec.yaml", str(a))
+    (tmp_path / "spec.yaml").write_text(SPEC.replace("sex: [f, m]", "sex: [m, f]"))
+    code, second = _json(capsys, "spec.yaml", str(b))
+    assert code in (0, 3)
+    assert second["stream"] == first["stream"] and second["criteria_id"] == first["criteria_id"]
+    assert [look["look"] for look in second["looks"]] == [1, 2]
+    assert second["new_looks"] == [2]
+    # the first batch is look 1 of this stream: given again, it is refused, not recounted
+    before = _everything(tmp_path)
+    assert main(["monitor", "spec.yaml", str(a)]) == 2
+    assert "already look 1 of the monitoring stream" in capsys.readouterr().err
+    assert _everything(tmp_path) == before
+
+
 def test_a_changed_criterion_starts_a_different_stream(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -3,7 +3,9 @@
 The record is verified first with the checks of ``respai verify`` (the same keys:
 ``--public-key``, else every ``--keys``, else the user's own keys.json); when any check
 fails, each failed check is named, nothing is written and the exit code is 1. The
-document goes to ``-o FILE`` (written atomically) or, without it, to standard output.
+document goes to ``-o FILE`` (written atomically) or, without it, to standard output;
+``-o`` may not be or lie in a key folder or a ledger folder
+(:func:`respai.export.record.refuse_guarded_output`).
 ``--format`` offers the names of :data:`respai.export.formats.FORMATS`; a format that
 signs (``in-toto-test-result``) is signed with the user's key, found as ``respai
 evaluate`` finds it (``--key``, else the newest key in the key folder, else a new one).
@@ -69,7 +71,7 @@ def export(
     """Verify a signed RECORD, then export it as FORMAT."""
     from respai.cli.verify import key_ring
     from respai.export import export_document
-    from respai.export.record import read_verified
+    from respai.export.record import read_verified, refuse_guarded_output
     from respai.io import refuse_overlaps
 
     refuse_overlaps(  # -o onto the record (or a key) would overwrite it
@@ -81,6 +83,7 @@ def export(
             ("--key", key),
         ],
     )
+    refuse_guarded_output("-o", out, private_key=key, keys_files=keys_json)
     ring, ring_source = key_ring(pub, keys_json)
     report, verified = read_verified(record, ring)
     if verified is None:

@@ -4,7 +4,9 @@
 verify``; a record that does not verify is named with each failed check, no page is
 written and the exit code is 1. The key it verifies with, and embeds for the page's own
 check, is ``--key`` (one public key), else every ``--keys``, else ``public_key.pem``
-beside the record, else the user's own keys.json.
+beside the record, else the user's own keys.json. ``-o`` may not be the record or a key,
+nor be or lie in a key folder or a ledger folder
+(:func:`respai.export.record.refuse_guarded_output`).
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ __all__ = ["report", "sample_page"]
 def report(record: Path, output: Path, pub: Path | None, keys_json: tuple[Path, ...]) -> None:
     """Verify a signed RECORD, then render it as a self-contained HTML report."""
     from respai.cli.verify import key_ring
-    from respai.export.record import read_verified
+    from respai.export.record import read_verified, refuse_guarded_output
     from respai.io import refuse_overlaps, write_file
     from respai.record.keys import public_key_raw
     from respai.render.report import page_code_id, render_report
@@ -57,6 +59,7 @@ def report(record: Path, output: Path, pub: Path | None, keys_json: tuple[Path, 
         [("-o", output)],
         [("the record", record), ("--key", pub), *(("--keys", k) for k in keys_json)],
     )
+    refuse_guarded_output("-o", output, private_key=None, keys_files=keys_json)
     ring, ring_source = key_ring(pub, keys_json)
     checked, verified = read_verified(record, ring)
     if verified is None:

@@ -19,6 +19,8 @@ plain Python values. The modules, one concept each:
 - :mod:`~respai.engine.diagnosis`: why a file could not be read, by file and line;
 - :mod:`~respai.engine.counts`: the count passes, :func:`count_cube` and
   :func:`group_counts`;
+- :mod:`~respai.engine.counted`: what the count pass counts (the column types and cell
+  values), the rest refused first, :func:`refuse_uncounted`;
 - :mod:`~respai.engine.lookups`: where a value is, for error messages;
 - :mod:`~respai.engine.finite`: refusing NaN and infinite scores and probabilities;
 - :mod:`~respai.engine.ranks`: the rank AUC's integer sums, :func:`rank_sums`;
@@ -44,6 +46,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from respai.engine.batches import iter_batches
+    from respai.engine.counted import refuse_uncounted
     from respai.engine.counts import count_cube, count_cube_and_groups, group_counts
     from respai.engine.files import LocalFile
     from respai.engine.lookups import (
@@ -106,6 +109,7 @@ _HOMES = {
     "open_spark_file": "respai.engine.opening",
     "rank_sums": "respai.engine.ranks",
     "read_spark_file": "respai.engine.spark",
+    "refuse_uncounted": "respai.engine.counted",
     "spark_session": "respai.engine.spark",
 }
 
@@ -139,6 +143,7 @@ __all__ = [
     "open_spark_file",
     "rank_sums",
     "read_spark_file",
+    "refuse_uncounted",
     "spark_session",
 ]
 

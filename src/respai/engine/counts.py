@@ -16,6 +16,7 @@ from typing import Any
 import duckdb
 import narwhals as nw
 
+from respai.engine.counted import refuse_uncounted
 from respai.engine.diagnosis import read_error, shorten
 from respai.engine.finite import check_finite_frame, check_not_a_number
 from respai.engine.source import IN_LEFT, MICRO, NUMERIC, CubeRow, JoinedSource, Source
@@ -60,8 +61,12 @@ def count_cube(
     Raises
     ------
     InputError
-        When the engine fails while scanning (a bad value deep in a file).
+        When a column holds values the pass does not count
+        (:func:`~respai.engine.counted.refuse_uncounted`), or the engine fails while
+        scanning (a bad value deep in a file).
     """
+    read = [*keys, *([probability] if probability is not None else []), *count_non_null]
+    refuse_uncounted(source, read)
     frame = source._frame
     group_exprs: list[Any] = [nw.col(k) for k in keys]
     aggs: list[Any] = [nw.len().alias("__n")]
@@ -144,8 +149,11 @@ def group_counts(
     Raises
     ------
     InputError
-        When the engine fails while scanning (a bad value deep in a file).
+        When a column holds values the pass does not count
+        (:func:`~respai.engine.counted.refuse_uncounted`), or the engine fails while
+        scanning (a bad value deep in a file).
     """
+    refuse_uncounted(source, [*keys, *([value] if value is not None else [])])
     frame = source._frame
     group_exprs: list[Any] = [nw.col(k) for k in keys]
     try:
@@ -218,7 +226,9 @@ def count_cube_and_groups(
     Raises
     ------
     InputError
-        When the engine fails while scanning (a bad value deep in a file).
+        When a column holds values the passes do not count
+        (:func:`~respai.engine.counted.refuse_uncounted`), or the engine fails while
+        scanning (a bad value deep in a file).
     """
     if source._con is None or (cube_left_only and not isinstance(source, JoinedSource)):
         from respai.engine.opening import decided_rows
@@ -230,6 +240,8 @@ def count_cube_and_groups(
             count_cube(cube_source, keys, probability, bins, count_non_null),
             group_counts(source, group_keys, value=value),
         )
+    extra = [c for c in (probability, value) if c is not None]
+    refuse_uncounted(source, [*keys, *group_keys, *extra, *count_non_null])
     q = quote
     derived = ["1 AS __respai_a"]
     if probability is not None:

@@ -36,9 +36,12 @@ give the same counts. Where a canonical type would merge values the count pass t
 differently, the frame is refused (an :class:`~respai.errors.InputError` naming the
 column) rather than hashed:
 
-- bytes (a pandas object or categorical column holding ``bytes``, a polars ``Binary``
-  or an Arrow binary column): Arrow would decode them to the text the count pass does
-  not match them with;
+- bytes (a pandas object or categorical column holding ``bytes``, ``bytearray`` or
+  ``memoryview``, a polars ``Binary`` or an Arrow binary column): Arrow would decode
+  them to the text the count pass does not match them with;
+- any other value the count pass does not count (a ``list``, ``tuple``, ``dict``,
+  ``set`` or other object in a pandas object column; see
+  :mod:`respai.engine.counted`, which refuses them before the count pass too);
 - a column of values of more than one type (text and numbers, text and dates) that no
   one canonical type holds.
 
@@ -59,6 +62,7 @@ import narwhals as nw
 import pyarrow as pa  # type: ignore[import-untyped]
 import pyarrow.compute as pc  # type: ignore[import-untyped]
 
+from respai.engine.counted import DECODE, bytes_error, refuse_pandas_cells
 from respai.errors import InputError
 
 __all__ = ["FRAME_CANONICAL", "FRAME_MEDIA_TYPE", "canonical_stream", "frame_fingerprint"]
@@ -120,49 +124,6 @@ def _clean(array: pa.Array) -> pa.Array:
     )
 
 
-_BYTES = (bytes, bytearray, memoryview)
-_DECODE = (
-    "Decode it to text before the run (pandas: df[column].str.decode('utf-8'); "
-    "polars: pl.col(column).cast(pl.String))."
-)
-
-
-def _bytes_error(name: str, value: Any, where: str) -> InputError:
-    """The refusal of a column that holds bytes: the count pass reads values as text."""
-    shown = repr(bytes(value[:40]))
-    return InputError(
-        f"the DataFrame's column '{name}' holds bytes ({shown}{where}); "
-        "the count pass reads a value as text, so a byte string would be compared as "
-        "its repr and left out of its group, while its fingerprint would be that of the "
-        "decoded text.",
-        _DECODE,
-    )
-
-
-def _check_pandas(native: Any, columns: Sequence[str]) -> None:
-    """Refuse a pandas object (or categorical) column holding bytes.
-
-    Arrow reads a column of ``str`` and ``bytes`` as text (the bytes decoded), so the
-    bytes must be found on the pandas column itself, before it is converted.
-    """
-    import pandas as pd
-
-    for position, name in enumerate(native.columns):
-        if name not in columns:
-            continue
-        series = native.iloc[:, position]
-        values = series.cat.categories if isinstance(series.dtype, pd.CategoricalDtype) else series
-        if values.dtype != object:
-            continue
-        kind = pd.api.types.infer_dtype(values, skipna=True)
-        if kind in {"string", "empty", "integer", "floating", "boolean", "decimal"}:
-            continue  # no bytes among them
-        for row, value in enumerate(values):
-            if isinstance(value, _BYTES):
-                where = "" if values is not series else f", first at row {row + 1}"
-                raise _bytes_error(str(name), value, where)
-
-
 def _arrow_table(native: Any, columns: Sequence[str]) -> pa.Table:
     try:
         frame = nw.from_native(native)
@@ -174,7 +135,8 @@ def _arrow_table(native: Any, columns: Sequence[str]) -> pa.Table:
     if isinstance(frame, nw.Series):
         raise InputError("got a Series, not a table of cases.", "Pass the whole DataFrame.")
     if type(native).__module__.split(".")[0] == "pandas":
-        _check_pandas(native, columns)
+        # Arrow would decode bytes to text: find them (and lists, objects) on the column
+        refuse_pandas_cells(native, columns)
     selected = frame.select(list(columns))
     try:
         if isinstance(selected, nw.LazyFrame):
@@ -232,10 +194,12 @@ def canonical_stream(native: Any, columns: Sequence[str]) -> tuple[bytes, int]:
                 raise InputError(
                     f"the DataFrame's column '{name}' has the type {column.type}, which "
                     "the count pass does not read as text.",
-                    _DECODE,
+                    DECODE,
                 )
             value = first[0].as_py()
-            raise _bytes_error(name, value.encode() if isinstance(value, str) else value, "")
+            raise bytes_error(
+                "the DataFrame", name, value.encode() if isinstance(value, str) else value, ""
+            )
         target = _canonical_type(column.type)
         if target == pa.float64() and _whole(combined):
             target = pa.int64()  # pandas keeps a missing integer as NaN in a float column

@@ -13,6 +13,7 @@ Nothing here verifies a signature: these are the files as they are.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -35,6 +36,7 @@ __all__ = [
     "RunInfo",
     "atomic_write",
     "checkpoint_files",
+    "enclosing_ledger",
     "read_ledger_file",
     "read_ledger_json",
     "read_run",
@@ -75,6 +77,31 @@ MAX_LISTED = 8
 _RUN_NAME = re.compile(r"^([0-9]{12,})-([A-Za-z0-9._-]+)\.json$")
 _CHECKPOINT_NAME = re.compile(r"^(0|[1-9][0-9]*)\.txt$")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def enclosing_ledger(path: Path | str) -> Path | None:
+    """The ledger folder ``path`` is or lies inside, or ``None``.
+
+    A ledger folder is any folder holding a ``ledger.json``, or the default ledger
+    (:data:`DEFAULT_DIRECTORY` of the current folder) even before it exists. ``path`` and
+    every folder above it, up to the filesystem root, are looked at, with symbolic links
+    resolved (both the folder the file would be written in and a link's target); the
+    nearest ledger folder is returned.
+
+    Examples
+    --------
+    >>> enclosing_ledger(".respai/runs/x.json") == Path(".respai").resolve()
+    True
+    """
+    path = Path(path)
+    default = Path(os.path.realpath(DEFAULT_DIRECTORY))
+    for where in dict.fromkeys(
+        [Path(os.path.realpath(path.parent)) / path.name, Path(os.path.realpath(path))]
+    ):
+        for folder in [where, *where.parents]:
+            if folder == default or os.path.lexists(folder / LEDGER_JSON):
+                return folder
+    return None
 
 
 def safe_run_id(run_id: str) -> str:
