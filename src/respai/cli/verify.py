@@ -121,12 +121,10 @@ def _page_record(data: bytes, ring: KeyRing) -> tuple[bytes | str, Check]:
     could not be read: a failed ``envelope`` check) and the check, to be reported once the
     record verifies.
     """
-    import json
-
     from respai.record.errors import RecordError
     from respai.record.keys import public_key_raw
     from respai.record.verify import Check
-    from respai.render.report.check import embedded, page_difference
+    from respai.render.report.check import embedded, envelope_bytes_of, page_difference
 
     try:
         text = data.decode("utf-8")
@@ -134,7 +132,7 @@ def _page_record(data: bytes, ring: KeyRing) -> tuple[bytes | str, Check]:
     except (UnicodeDecodeError, RecordError) as exc:
         reason = exc.message if isinstance(exc, RecordError) else "it is not UTF-8"
         return f"the page holds no record: {reason}", Check("page", False, "no record")
-    record_bytes = json.dumps(envelope).encode("utf-8")
+    record_bytes = envelope_bytes_of(envelope)
     signer = None
     try:
         from respai.record import verify_envelope

@@ -20,7 +20,7 @@ from typing import Any
 from respai.record.canonical import loads_strict
 from respai.record.errors import RecordError
 
-__all__ = ["embedded", "is_page", "page_difference"]
+__all__ = ["embedded", "envelope_bytes_of", "is_page", "page_difference"]
 
 #: How every report starts; a file that starts so is read as a page, not as a record.
 PAGE_START = b"<!DOCTYPE html>\n"
@@ -71,6 +71,18 @@ def embedded(text: str) -> tuple[dict[str, Any], bytes | None]:
     except ValueError:
         raise RecordError("the public key the page embeds is not base64") from None
     return envelope, raw
+
+
+def envelope_bytes_of(envelope: Mapping[str, Any]) -> bytes:
+    """The embedded envelope as record bytes, for the checks of a ``record.json``.
+
+    The page embeds the envelope's JSON (escaped so it cannot close its element); its
+    signature covers the payload, not the envelope's spacing, so these bytes verify as
+    the record's would.
+    """
+    import json
+
+    return json.dumps(dict(envelope)).encode("utf-8")
 
 
 def _page_code(text: str) -> str | None:
