@@ -2,8 +2,9 @@
 
 The order is fixed, so the first mistake in a file is always the one reported: the
 top-level keys, the ``data:`` keys, then ``fairness:`` (with ``cases``, ``format`` and
-``delimiter`` from ``data:`` when set there), ``system:``, the rest of ``data:``,
-``ll144:`` (and its checks against ``data:`` and ``system:``), and ``evaluation:``.
+``delimiter`` from ``data:`` when set there), ``system:``, the rest of ``data:``, each
+optional block of :data:`respai.blocks.BLOCKS` in its order (``ll144:`` with its checks
+against ``data:`` and ``system:``, ``paired:``), ``scope:`` and ``evaluation:``.
 """
 
 from __future__ import annotations
