@@ -9,6 +9,7 @@ no runner, so nothing that shows a result depends on the pipeline that made it.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -143,18 +144,26 @@ class Evaluation:
     model: Mapping[str, Any] | None = None
     #: The cases file's fingerprint, hashed while the engine counted (``None``: not yet).
     dataset_fingerprint: Mapping[str, Any] | None = None
-    #: The LL144 tables of the spec's ``ll144:`` block, when it declares one.
-    ll144: LL144Result | None = None
+    #: The result of each optional block the spec declares (:mod:`respai.blocks`), by name.
+    blocks: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     #: Fingerprints of the other input files, by role (``demographics``, ``paired``).
     other_fingerprints: Mapping[str, Any] | None = None
-    #: The paired test of the spec's ``paired:`` block, when it declares one.
-    paired: PairedResult | None = None
     #: The plan the run was held to (``--plan``): ``{plan_id, timestamp, record_id}``.
     plan: Mapping[str, Any] | None = None
     #: Without ``--plan``: how the criteria compare with the system's newest plan.
     plan_check: Mapping[str, Any] | None = None
     #: The signed record, when the run was sealed (:func:`respai.evaluate` with ``out``).
     sealed: Sealed | None = None
+
+    @property
+    def ll144(self) -> LL144Result | None:
+        """The LL144 tables of the spec's ``ll144:`` block, when it declares one."""
+        return self.blocks.get("ll144")
+
+    @property
+    def paired(self) -> PairedResult | None:
+        """The paired test of the spec's ``paired:`` block, when it declares one."""
+        return self.blocks.get("paired")
 
     def __repr__(self) -> str:
         failed = [t.key for t in self.battery if t.verdict is Verdict.FAIL]

@@ -237,8 +237,10 @@ def spec_inputs(spec: Spec) -> list[Named]:
     found += [("the spec's data.demographics", spec.data.demographics)]
     if spec.evaluation is not None:
         found.append(("the spec's model", spec.evaluation.model))
-    if spec.paired is not None:
-        found.append(("the spec's paired cases", spec.paired.cases))
+    from respai.blocks import block_named
+
+    for name, declared in spec.blocks.items():
+        found += block_named(name).inputs(declared)
     return found
 
 

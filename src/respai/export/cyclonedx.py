@@ -239,7 +239,7 @@ def _fairness(predicate: Mapping[str, Any]) -> list[dict[str, str]]:
     for o in record_outcomes(predicate):
         rec = by_key.get(o.key, {})
         grouping = _as_list(rec.get("grouping"))
-        if o.kind == "ll144" or not grouping:
+        if o.kind not in ("battery", "rule") or not grouping:  # a block's records: its own
             continue
         details = _as_dict(rec.get("details"))
         groups = [_text(_as_dict(g).get("group")) for g in _as_list(details.get("groups"))]

@@ -28,7 +28,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from respai.export.outcomes import KINDS, Outcome, record_outcomes
+from respai.export.outcomes import Outcome, kinds, record_outcomes
 from respai.render.escape import terminal_text
 
 if TYPE_CHECKING:
@@ -42,11 +42,14 @@ __all__ = ["junit_xml", "record_junit", "write_junit"]
 #: escaped the controls): the noncharacters U+FFFE and U+FFFF, and lone surrogates.
 _NOT_XML = re.compile("[\ufffe\uffff\ud800-\udfff]")
 
-_SUITE_NAMES = {
-    "battery": "respai.battery",
-    "rule": "respai.rules",
-    "ll144": "respai.ll144",
-}
+
+def _suite_names() -> dict[str, str]:
+    """The JUnit suite of each kind of outcome: the battery, the rules, each block's."""
+    from respai.blocks import blocks
+
+    return {"battery": "respai.battery", "rule": "respai.rules"} | {
+        b.name: b.suite for b in blocks()
+    }
 
 
 def _clean(value: object, *, keep_newlines: bool = False) -> str:
@@ -116,15 +119,17 @@ def junit_xml(
     -------
     bytes
         UTF-8 XML with a declaration: ``<testsuites>``, one ``<testsuite>`` per kind
-        that has outcomes (``respai.battery``, ``respai.rules``, ``respai.ll144``).
+        that has outcomes (``respai.battery``, ``respai.rules``, then each block's:
+        ``respai.ll144``, ``respai.paired``).
     """
     root = ET.Element("testsuites", {"name": _clean(name)})
     _counts(root, outcomes)
-    for kind in KINDS:
+    suites = _suite_names()
+    for kind in kinds():
         cases = [o for o in outcomes if o.kind == kind]
         if not cases:
             continue
-        suite = ET.SubElement(root, "testsuite", {"name": _SUITE_NAMES[kind]})
+        suite = ET.SubElement(root, "testsuite", {"name": suites[kind]})
         _counts(suite, cases)
         facts = dict(properties or {})
         if timestamp is not None:
@@ -134,7 +139,7 @@ def junit_xml(
             for key, value in facts.items():
                 ET.SubElement(props, "property", {"name": _clean(key), "value": _clean(value)})
         for outcome in cases:
-            _case(suite, outcome, _SUITE_NAMES[kind])
+            _case(suite, outcome, suites[kind])
     ET.indent(root)
     body: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
     return body + b"\n"

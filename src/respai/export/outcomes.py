@@ -17,16 +17,29 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
-    "KINDS",
     "Outcome",
     "fairness_outcomes",
+    "kinds",
     "outcome_kind",
     "record_outcomes",
     "worst_verdict",
 ]
 
-KINDS = ("battery", "rule", "ll144")
-"""The kinds of outcome, in the order the exports list them."""
+
+def kinds() -> tuple[str, ...]:
+    """The kinds of outcome, in the order the exports list them.
+
+    The battery, the group rules, then each optional block of :data:`respai.blocks.BLOCKS`.
+
+    Examples
+    --------
+    >>> kinds()
+    ('battery', 'rule', 'll144', 'paired')
+    """
+    from respai.blocks import BLOCKS
+
+    return ("battery", "rule", *BLOCKS)
+
 
 #: From best to worst (DESIGN.md section 2): the worst verdict of a run decides.
 _SEVERITY = {"PASS": 0, "MANUAL_REVIEW": 1, "INSUFFICIENT_EVIDENCE": 2, "FAIL": 3}
@@ -39,7 +52,7 @@ class Outcome:
     Attributes
     ----------
     kind
-        One of :data:`KINDS`.
+        One of :func:`kinds`.
     key
         The record's ``test_key`` (``accuracy``, ``impact_ratio:sex``, ``rule:fnr``,
         ``ll144:race:Asian``), unique within a run.
@@ -72,11 +85,12 @@ def outcome_kind(test_id: object) -> str:
     >>> outcome_kind("group_rule"), outcome_kind("ll144_impact_ratio"), outcome_kind("auc")
     ('rule', 'll144', 'battery')
     """
+    from respai.blocks import block_of_test
+
     if test_id == "group_rule":
         return "rule"
-    if isinstance(test_id, str) and test_id.startswith("ll144"):
-        return "ll144"
-    return "battery"
+    block = block_of_test(test_id)
+    return "battery" if block is None else block.name
 
 
 def _number(value: object) -> float | None:
@@ -95,13 +109,12 @@ def _name(rec: Mapping[str, Any], kind: str) -> str:
     key = _text(rec.get("test_key"))
     if kind == "rule":
         return f"Group rule {key.removeprefix('rule:')}"
-    if kind == "ll144":
-        details = rec.get("details")
-        table = details.get("table") if isinstance(details, Mapping) else None
-        category = details.get("category") if isinstance(details, Mapping) else None
-        if isinstance(table, str) and isinstance(category, str):
-            return f"LL144 impact ratio, {table.replace('_x_', ' x ')}: {category}"
-        return f"LL144 impact ratio {key.removeprefix('ll144:')}"
+    if kind not in ("battery", "rule"):
+        from respai.blocks import block_named
+
+        named = block_named(kind).outcome_name(rec)
+        if named is not None:
+            return named
     name = TEST_NAMES.get(_text(rec.get("test_id")), _text(rec.get("test_id")) or key)
     grouping = rec.get("grouping")
     if isinstance(grouping, list) and grouping:

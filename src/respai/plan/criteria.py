@@ -186,11 +186,11 @@ def criteria(spec: Spec, policy: Policy | None) -> dict[str, Any]:
         When the policy does not fit the spec (a rule id the spec does not declare, a
         rule's kind changed) or ``evaluation.tests`` lists ``auc`` without a score.
     """
+    from respai.blocks import blocks
     from respai.spec.policy import apply_policy
 
     fs = spec.fairness_block
     applied = None if fs is None else apply_policy(fs, policy)
-    paired = spec.paired
     return {
         "version": CRITERIA_VERSION,
         "system": spec.system.to_dict(),
@@ -199,16 +199,10 @@ def criteria(spec: Spec, policy: Policy | None) -> dict[str, Any]:
         else {k: v for k, v in _plain(spec.scope).items() if v is not None},
         "fairness": None if applied is None else _fairness(applied),
         "evaluation": None if fs is None else _evaluation(spec, policy),
-        "ll144": None if spec.ll144 is None else _plain(spec.ll144),
-        "paired": None
-        if paired is None
-        else {
-            "pair": paired.pair,
-            "variant": paired.variant,
-            "variants": list(paired.variants),
-            "reference": paired.reference,
-            "outcome": paired.outcome,
-            "max_difference": paired.max_difference,
+        # every registered block, null when the spec does not declare it
+        **{
+            b.name: None if b.name not in spec.blocks else b.criteria(spec.blocks[b.name])
+            for b in blocks()
         },
         "policy": _policy(policy),
     }
@@ -275,16 +269,20 @@ def input_names(spec: Spec, policy: Policy | None) -> dict[str, Any]:
     The spec's and policy's names and SHA-256 are here too: a plan is about what they
     declare, not about their bytes (a reformatted spec has the same criteria).
     """
+    from respai.blocks import block_named
+
     files: dict[str, str] = {}
     fs = spec.fairness_block
-    for role, path in (
+    roles: list[tuple[str, Any]] = [
         ("cases", fs.cases if fs is not None else spec.data.cases),
         ("demographics", spec.data.demographics),
         ("model", spec.evaluation.model if spec.evaluation else None),
-        ("paired", spec.paired.cases if spec.paired else None),
-    ):
+    ]
+    for name, declared in spec.blocks.items():  # each block's files, by the block's name
+        roles += [(name, path) for _, path in block_named(name).inputs(declared)]
+    for role, path in roles:
         if path is not None:
-            files[role] = Path(path).name
+            files.setdefault(role, Path(path).name)
     return {
         "spec": {"name": spec.path.name if spec.path else None, "sha256": spec.sha256},
         "policy": None

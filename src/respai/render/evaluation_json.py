@@ -59,7 +59,11 @@ def evaluation_json(result: Evaluation, sealed: Sealed) -> dict[str, Any]:
     }
     for key in ("system", "counts", "caveats", "claims", "control_mapping", "schema_version"):
         out[key] = predicate[key]
-    # the focused commands' documents of the other blocks, as respai ll144 / paired print them
-    out["ll144"] = None if result.ll144 is None else result.ll144.to_dict()
-    out["paired"] = None if result.paired is None else result.paired.to_dict()
+    from respai.blocks import blocks
+
+    # the focused commands' documents of the other blocks, as respai ll144 / paired print
+    # them: every registered block, null when the spec does not declare it
+    for b in blocks():
+        found = result.blocks.get(b.name)
+        out[b.name] = None if found is None else b.to_json(found)
     return out

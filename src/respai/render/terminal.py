@@ -378,18 +378,11 @@ def render_evaluation(
     )
     console.print()
     console.print(Text("thresholds: " + "; ".join(terminal_text(s) for s in sources)))
-    if e.ll144 is not None:
-        from respai.ll144.terminal import render_ll144
+    if e.blocks:
+        from respai.blocks import block_named
 
-        console.print()
-        console.print(
-            Text(
-                "ll144: every category's impact ratio is a test record with verdict "
-                "MANUAL_REVIEW (the law sets no pass mark; an auditor judges the findings)."
-            )
-        )
-        render_ll144(e.ll144, console)
-        console.print()
+        for name, result in e.blocks.items():  # each optional block's own lines
+            block_named(name).terminal(result, console)
     if record_path:
         console.print(
             Text(

@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 from respai.battery import TestId, battery_plan, thresholds_for
 from respai.battery import run_battery as _run_battery
+from respai.blocks import RunContext, block_named
 from respai.errors import InputError
 from respai.results import Evaluation
 from respai.run.fairness import run_rules
 from respai.spec import Policy, Spec, load_policy, load_spec
-from respai.types import Verdict, worst
+from respai.types import worst
 
 if TYPE_CHECKING:
-    from respai.ll144.load import AuditData
-    from respai.load import CountPass, Inputs
+    from respai.load import CountPass
 
 __all__ = ["evaluate"]
 
@@ -95,7 +95,16 @@ def evaluate(
 
     parsed.fairness  # noqa: B018 - a spec without fairness: is refused before any file opens
     inputs = open_inputs(parsed, data=data, engine_name=engine, score=score)
-    count, tallied = _one_scan(parsed, inputs)
+    declared = [block_named(name) for name in parsed.blocks]
+    # at most one block shares the count pass (the LL144 audit: one scan of the decisions)
+    sharing: str | None = None
+    count: CountPass | None = None
+    tallied: Callable[[], Any] = _nothing_shared
+    for b in declared:
+        found = b.one_scan(parsed, inputs)
+        if found is not None:
+            sharing, (count, tallied) = b.name, found
+            break
     with ThreadPoolExecutor(max_workers=1) as pool:
         hashing = pool.submit(inputs.fingerprints if data is None else dict)
         try:
@@ -140,24 +149,15 @@ def evaluate(
         measured = stability.test_result(thresholds[TestId.PERTURBATION_STABILITY])
         stable = TestId.PERTURBATION_STABILITY
         battery = tuple(measured if t.test_id == stable else t for t in battery)
-    audit = None
-    if parsed.ll144 is not None:
-        from respai.ll144.audit import run_ll144
-
-        audit = run_ll144(parsed, policy=pol, inputs=inputs, audit_data=tallied())
-    paired = None
     others = {k: v for k, v in fingerprints.items() if k != "dataset"}
-    if parsed.paired is not None:
-        from respai.paired.audit import run_paired
-
-        paired = run_paired(parsed, policy=pol)
-        if paired.fingerprint is not None:
-            others["paired"] = paired.fingerprint
     verdicts = [*(t.verdict for t in battery), *(r.verdict for r in fairness.rules)]
-    if audit is not None and audit.tables:
-        verdicts.append(Verdict.MANUAL_REVIEW)  # LL144 findings are judged, not gated
-    if paired is not None:
-        verdicts += [c.verdict for c in paired.comparisons]
+    results: dict[str, Any] = {}
+    shared = tallied()
+    for b in declared:
+        ctx = RunContext(parsed, pol, inputs, shared if b.name == sharing else None)
+        results[b.name] = result = b.run(ctx)
+        verdicts += b.verdicts(result)
+        others |= b.fingerprints(result)
     verdict = worst(verdicts)
     inputs.check_unchanged()  # the files counted and hashed are still the files named
     return Evaluation(
@@ -168,11 +168,10 @@ def evaluate(
         thresholds,
         score,
         verdict,
-        None if model is None else model.to_record(),
-        fingerprints.get("dataset"),
-        audit,
-        others,
-        paired,
+        model=None if model is None else model.to_record(),
+        dataset_fingerprint=fingerprints.get("dataset"),
+        blocks=results,
+        other_fingerprints=others,
     )
 
 
@@ -186,41 +185,6 @@ def _frame_fingerprint(
     return frame_fingerprint(data, [c for c in run_columns(spec, score) if c in set(present)])
 
 
-def _one_scan(
-    spec: Spec, inputs: Inputs
-) -> tuple[CountPass | None, Callable[[], AuditData | None]]:
-    """The count pass of a run whose spec has an ``ll144:`` block: one scan for both.
-
-    Returns the count pass for the group rules (``None``: the default one) and a getter
-    for the LL144 block's counts that the same scan tallied. The LL144 columns and ids
-    are checked first, before anything is scanned.
-    """
-    if spec.ll144 is None:
-        return None, lambda: None
-    from respai import engine
-    from respai.ll144.load import plan_audit
-
-    plan = plan_audit(spec, inputs)
-    found: dict[str, AuditData] = {}
-
-    def count(
-        source: engine.Source,
-        keys: Sequence[str],
-        probability: str | None,
-        bins: int,
-        non_null: Sequence[str],
-    ) -> list[engine.CubeRow]:
-        cube, rows = engine.count_cube_and_groups(
-            plan.source,
-            keys,
-            probability,
-            bins,
-            non_null,
-            plan.keys,
-            value=plan.value,
-            cube_left_only=inputs.joined is not None,
-        )
-        found["audit"] = plan.finish(rows)
-        return cube
-
-    return count, lambda: found.get("audit")
+def _nothing_shared() -> None:
+    """What a count pass no block shares tallied for the blocks: nothing."""
+    return None

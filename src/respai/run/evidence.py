@@ -214,26 +214,18 @@ def build_predicate(
     counts = _counts_dict(e.counts)
     claims = {"states": CLAIMS_STATES, "does_not_state": CLAIMS_DOES_NOT_STATE}
     caveats = _caveats(e)
-    if e.ll144 is not None:
-        from respai.ll144.seal import (
-            LL144_CLAIMS_DOES_NOT_STATE,
-            LL144_CLAIMS_STATES,
-            ll144_caveats,
-            ll144_counts,
-            ll144_run_start,
-            ll144_tests,
-        )
+    from respai.blocks import block_named
 
-        tests += ll144_tests(e.ll144)
-        run_start["ll144"] = ll144_run_start(e.ll144)
-        counts["ll144"] = ll144_counts(e.ll144)
-        claims = {"states": LL144_CLAIMS_STATES, "does_not_state": LL144_CLAIMS_DOES_NOT_STATE}
-        caveats += [f"LL144: {c}" for c in ll144_caveats(e.ll144)]
-    if e.paired is not None:
-        from respai.paired.seal import paired_run_start, paired_tests
-
-        tests += paired_tests(e.paired)
-        run_start["paired"] = paired_run_start(e.paired)
+    for name, result in e.blocks.items():  # each optional block's part, in registry order
+        parts = block_named(name).record(result)
+        tests += parts.tests
+        if parts.run_start is not None:
+            run_start[name] = parts.run_start
+        if parts.counts is not None:
+            counts[name] = parts.counts
+        if parts.claims is not None:
+            claims = dict(parts.claims)
+        caveats += parts.caveats
     return build_record(
         run_id=run_id or str(uuid.uuid4()),
         timestamp=timestamp,

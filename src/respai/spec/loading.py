@@ -2,8 +2,9 @@
 
 The order is fixed, so the first mistake in a file is always the one reported: the
 top-level keys, the ``data:`` keys, then ``fairness:`` (with ``cases``, ``format`` and
-``delimiter`` from ``data:`` when set there), ``system:``, the rest of ``data:``,
-``ll144:`` (and its checks against ``data:`` and ``system:``), and ``evaluation:``.
+``delimiter`` from ``data:`` when set there), ``system:``, the rest of ``data:``, each
+optional block of :data:`respai.blocks.BLOCKS` in its order (``ll144:`` with its checks
+against ``data:`` and ``system:``, ``paired:``), ``scope:`` and ``evaluation:``.
 """
 
 from __future__ import annotations
@@ -16,16 +17,15 @@ from respai.spec.checks import _check_keys, _Ctx, _mapping
 from respai.spec.data import _check_data_block, _parse_data
 from respai.spec.evaluation import parse_evaluation
 from respai.spec.fairness import parse_fairness
-from respai.spec.ll144 import _check_ll144_with_data, parse_ll144
-from respai.spec.model import FairnessSpec, PairedSpec, Spec
-from respai.spec.paired import parse_paired
+from respai.spec.model import FairnessSpec, Spec
 from respai.spec.scope import parse_scope
 from respai.spec.system import _parse_system
 from respai.spec.yaml_io import _read_yaml
 
 __all__ = ["load_spec", "parse_spec"]
 
-_TOP_KEYS = ("fairness", "system", "data", "evaluation", "ll144", "paired", "scope")
+#: The top-level keys of a spec besides the optional blocks of :data:`respai.blocks.BLOCKS`.
+_OWN_KEYS = ("fairness", "system", "data", "evaluation", "scope")
 
 
 def load_spec(path: str | Path) -> Spec:
@@ -58,11 +58,13 @@ def parse_spec(
     ctx = _Ctx(origin)
     if doc is None:
         raise SpecError(f"{origin}: the spec is empty.", "Start from a fairness: block.")
+    from respai.blocks import BLOCKS, ParseContext, block_named
+
     top = _mapping(ctx, "(top level)", doc)
-    _check_keys(ctx, "", top, _TOP_KEYS, ())
+    _check_keys(ctx, "", top, (*_OWN_KEYS[:4], *BLOCKS, _OWN_KEYS[4]), ())
     data = _mapping(ctx, "data", top.get("data") or {})
     _check_data_block(ctx, data)
-    if not {"fairness", "ll144", "paired"} & set(top):
+    if not {"fairness", *BLOCKS} & set(top):
         raise ctx.fail(
             "fairness",
             "is required but missing.",
@@ -82,18 +84,12 @@ def parse_spec(
         parsed_fairness = parse_fairness(fairness, base_dir=base_dir, origin=origin)
     system = _parse_system(ctx, top.get("system"))
     data_spec = _parse_data(ctx, data, base_dir, parsed_fairness)
-    ll144 = None
-    if "ll144" in top:
-        ll144 = _check_ll144_with_data(
-            ctx, parse_ll144(top["ll144"], origin=origin), data_spec, system
-        )
-    paired: PairedSpec | None = None
-    if "paired" in top:
-        paired = parse_paired(top["paired"], base_dir=base_dir, origin=origin)
+    context = ParseContext(origin, base_dir, data_spec, system, ctx)
+    blocks = {name: block_named(name).parse(top[name], context) for name in BLOCKS if name in top}
     scope = None if "scope" not in top else parse_scope(ctx, top["scope"])
     return Spec(
         scope=scope,
-        paired=paired,
+        blocks=blocks,
         path=path,
         sha256=sha256,
         system=system,
@@ -102,5 +98,4 @@ def parse_spec(
         if "evaluation" not in top
         else parse_evaluation(top["evaluation"], origin=origin, base_dir=base_dir),
         data=data_spec,
-        ll144=ll144,
     )

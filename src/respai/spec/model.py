@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from respai.errors import SpecError
@@ -313,8 +314,9 @@ class Spec:
     fairness_block: FairnessSpec | None
     evaluation: EvaluationSpec | None
     data: DataSpec
-    ll144: LL144Spec | None
-    paired: PairedSpec | None
+    #: The optional blocks it declares (``ll144:``, ``paired:``), parsed by the blocks
+    #: of :data:`respai.blocks.BLOCKS`, by name.
+    blocks: Mapping[str, Any]
     scope: ScopeSpec | None
 
     def __init__(
@@ -326,9 +328,8 @@ class Spec:
         evaluation: EvaluationSpec | None = None,
         *,
         data: DataSpec | None = None,
-        ll144: LL144Spec | None = None,
+        blocks: Mapping[str, Any] | None = None,
         fairness_block: FairnessSpec | None = None,
-        paired: PairedSpec | None = None,
         scope: ScopeSpec | None = None,
     ) -> None:
         object.__setattr__(self, "path", path)
@@ -340,9 +341,20 @@ class Spec:
         )
         object.__setattr__(self, "evaluation", evaluation)
         object.__setattr__(self, "data", data if data is not None else DataSpec())
-        object.__setattr__(self, "ll144", ll144)
-        object.__setattr__(self, "paired", paired)
+        object.__setattr__(self, "blocks", MappingProxyType(dict(blocks or {})))
         object.__setattr__(self, "scope", scope)
+
+    @property
+    def ll144(self) -> LL144Spec | None:
+        """The ``ll144:`` block, when declared (read by the engine's LL144 gate too)."""
+        found = self.blocks.get("ll144")
+        return found if isinstance(found, LL144Spec) else None
+
+    @property
+    def paired(self) -> PairedSpec | None:
+        """The ``paired:`` block, when declared."""
+        found = self.blocks.get("paired")
+        return found if isinstance(found, PairedSpec) else None
 
     @property
     def fairness(self) -> FairnessSpec:
@@ -355,9 +367,7 @@ class Spec:
         """
         if self.fairness_block is None:
             origin = str(self.path) if self.path is not None else "spec"
-            blocks = " and ".join(
-                f"{name}:" for name, b in (("ll144", self.ll144), ("paired", self.paired)) if b
-            )
+            blocks = " and ".join(f"{name}:" for name in self.blocks)
             raise SpecError(
                 f"{origin}: fairness: is required by this command but missing (the spec "
                 f"has only {blocks or 'other'} block(s)).",
