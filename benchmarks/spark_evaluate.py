@@ -18,7 +18,7 @@ import time
 T0 = time.perf_counter()
 from respai import engine  # noqa: E402
 from respai.engine.spark import spark_session  # noqa: E402
-from respai.run.fairness import evaluate_fairness  # noqa: E402
+from respai.run.group_rules import evaluate_fairness  # noqa: E402
 from respai.spec import load_spec  # noqa: E402
 
 spec_path, path = sys.argv[1], sys.argv[2]

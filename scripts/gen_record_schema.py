@@ -1,4 +1,4 @@
-"""Write the details part of record.schema.json from the TypedDicts of respai.record.model.
+"""Write the details part of record.schema.json from the TypedDicts of respai.record.predicate.
 
 Run after changing a details type: ``python scripts/gen_record_schema.py``. The test
 tests/record/test_model.py fails while the schema and the types disagree.
@@ -12,7 +12,7 @@ import typing
 from pathlib import Path
 from typing import Any
 
-from respai.record import model as m
+from respai.record import predicate as m
 
 SCHEMA = Path(m.__file__).with_name("record.schema.json")
 REFS: dict[Any, str] = {m.IntervalJSON: "#/$defs/interval", m.RateRow: "#/$defs/rate_row"}

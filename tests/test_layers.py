@@ -56,7 +56,7 @@ PURE_MODULES = (
     "metrics",
     "battery",
     "eeo1",
-    "spec.model",
+    "spec.parsed",
 )
 
 
@@ -255,3 +255,25 @@ def test_the_signing_sequence_is_written_once() -> None:
         if found := sorted(called & set(SEQUENCE_STEPS)):
             offenders[module] = found
     assert offenders == {}
+
+
+def test_no_two_modules_share_a_name_for_different_concepts() -> None:
+    # a module's file name says what it holds; the same name in two packages is allowed
+    # only where it is the same concept for each (a package's own errors, verification,
+    # record of its run, statistics, tables of its findings, its block; a part of the
+    # report named after the part of the record it shows: controls, results, ...)
+    same_concept = {
+        "__init__", "__main__", "errors", "verify", "seal", "stats", "tables", "audit",
+        "terminal", "report", "run", "output", "evaluation", "ll144", "paired", "monitor",
+        "plan", "pack", "keys", "export", "fairness", "record", "demo", "init", "ledger",
+        "summary", "diagnosis", "criteria", "evidence", "looks", "stream", "layout",
+        "checkpoint", "fingerprint", "canonical", "frames", "registry", "bind", "chart",
+        "labels", "formats", "document", "page", "fields", "markup", "walk", "check",
+        "shell", "verification", "data", "system", "scope", "sample_page", "escape",
+        "block", "controls", "results",
+    }  # fmt: skip
+    by_name: dict[str, list[str]] = {}
+    for module in MODULES:
+        by_name.setdefault(module.rpartition(".")[2], []).append(module)
+    clashes = {n: sorted(ms) for n, ms in by_name.items() if len(ms) > 1 and n not in same_concept}
+    assert clashes == {}

@@ -17,7 +17,7 @@ from types import FrameType
 import pytest
 
 from respai.io import FileTooLarge, NotARegularFile, read_bounded
-from respai.model import is_pickle_file
+from respai.model_file import is_pickle_file
 
 SAMPLE = Path(__file__).resolve().parent.parent / "src" / "respai" / "samples"
 

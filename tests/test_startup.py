@@ -89,7 +89,7 @@ def test_a_run_without_an_auc_does_not_load_the_numpy_fold(tmp_path: Path) -> No
         "import respai.load\n"  # the command ran: its modules are there
     )
     loaded = _modules_after(code, cwd=tmp_path)
-    assert "respai.run.fairness" in loaded and "duckdb" in loaded
+    assert "respai.run.group_rules" in loaded and "duckdb" in loaded
     assert "respai.engine.fold" not in loaded
     assert "sklearn" not in loaded and "pyarrow" not in loaded
 

@@ -5,7 +5,7 @@ from importlib import resources
 
 import pandas as pd
 
-from respai.run.fairness import evaluate_fairness
+from respai.run.group_rules import evaluate_fairness
 
 # The bundled sample: 6,000 decided loan applications, one row per case.
 with resources.as_file(resources.files("respai") / "samples" / "loan_screen.csv") as path:

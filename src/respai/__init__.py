@@ -38,7 +38,7 @@ def __getattr__(name: str) -> object:
 
         return evaluate
     if name == "evaluate_fairness":
-        from respai.run.fairness import evaluate_fairness
+        from respai.run.group_rules import evaluate_fairness
 
         return evaluate_fairness
     if name == "FairnessResult":

@@ -1,6 +1,6 @@
 """``respai.evaluate``: one run from Python, on a file or a DataFrame, sealed on request.
 
-The same run as ``respai evaluate``: :func:`respai.run.evaluation.evaluate` evaluates every
+The same run as ``respai evaluate``: :func:`respai.run.evaluation.run_evaluation` evaluates every
 block the spec declares; with ``out`` the record is signed and written by
 :func:`respai.run.seal.seal_evaluation` exactly as the command writes it (``record.json``,
 ``summary.txt``, ``public_key.pem``, ``report.html``), and appended to ``ledger`` when one
@@ -16,8 +16,8 @@ from typing import Any
 
 from respai.errors import InputError
 from respai.results import Evaluation
-from respai.run.evaluation import evaluate as run_evaluation
-from respai.run.fairness import spec_of
+from respai.run.evaluation import run_evaluation
+from respai.run.group_rules import spec_of
 from respai.spec import Policy, Spec, load_policy
 
 __all__ = ["evaluate"]

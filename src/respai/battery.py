@@ -39,7 +39,7 @@ from respai.counts import Cell, Counts, RankSums
 from respai.decision import GroupRate
 from respai.errors import SpecError
 from respai.metrics import RateDef
-from respai.spec.model import DEFAULT_MIN_CELL, Policy, Spec
+from respai.spec.parsed import DEFAULT_MIN_CELL, Policy, Spec
 from respai.types import Interval, Undefined, Verdict
 
 __all__ = [
@@ -91,8 +91,8 @@ class TestId(enum.StrEnum):
 class DetailsKind(enum.StrEnum):
     """What a battery test's ``details`` hold, so a renderer knows how to show them.
 
-    The fields of each kind are defined once, as a type in :mod:`respai.record.model`
-    (:data:`~respai.record.model.DETAILS_TYPES`), which the record's schema is generated
+    The fields of each kind are defined once, as a type in :mod:`respai.record.predicate`
+    (:data:`~respai.record.predicate.DETAILS_TYPES`), which the record's schema is generated
     from; a test checks that every test of one kind has the same details type.
     """
 

@@ -37,8 +37,8 @@ if TYPE_CHECKING:
 
     from respai.io import Named
     from respai.load import CountPass, Inputs
-    from respai.record.model import TestRecord
-    from respai.spec.model import DataSpec, Policy, Spec, SystemInfo
+    from respai.record.predicate import TestRecord
+    from respai.spec.parsed import DataSpec, Policy, Spec, SystemInfo
     from respai.types import Verdict
 
 __all__ = [

@@ -28,7 +28,7 @@ def run_demo(out: Path) -> list[str]:
     """
     from respai.render.csv import group_table_csv
     from respai.render.terminal import print_fairness
-    from respai.run.fairness import evaluate_fairness
+    from respai.run.group_rules import evaluate_fairness
     from respai.sealing import write_outputs
 
     out = out.resolve()

@@ -7,7 +7,7 @@ id column holds one row per person, and the declared values of every text column
 most :data:`MAX_VALUES` distinct values, as attributes. The rules are written commented
 out, as examples. :func:`draft_spec` opens the file through the engine
 (:func:`respai.engine.open_file`) and summarizes it in a bounded number of DuckDB
-queries (:mod:`respai.engine.summary`); nothing but aggregates reaches Python.
+queries (:mod:`respai.engine.column_summary`); nothing but aggregates reaches Python.
 
 Every value from the file goes into the YAML through :func:`yaml.safe_dump`, so a value
 YAML would read as something else (``yes``, ``007``, ``1.0``) is quoted, and a name with
@@ -30,8 +30,8 @@ from typing import Any
 
 import yaml
 
+from respai.engine.column_summary import ColumnSummary, FileSummary
 from respai.engine.source import BOOL, NUMERIC, TEXT, file_format
-from respai.engine.summary import ColumnSummary, FileSummary
 from respai.errors import InputError
 from respai.spelling import same_number_pair
 
@@ -247,7 +247,7 @@ def draft_from_summary(summary: FileSummary, *, cases: str, name: str, unit: str
     Parameters
     ----------
     summary
-        The file's row count and column summaries (:func:`respai.engine.summary.summarize`).
+        The file's row count and column summaries (:func:`respai.engine.column_summary.summarize`).
     cases
         How the spec names the data file (relative to the spec's folder).
     name
@@ -419,8 +419,8 @@ def draft_spec(data: Path, spec: Path) -> Draft:
         When the file cannot be read (missing, empty, not UTF-8, malformed), or holds
         nothing to draft from (see :func:`draft_from_summary`).
     """
+    from respai.engine.column_summary import count_duplicates, summarize
     from respai.engine.opening import open_file
-    from respai.engine.summary import count_duplicates, summarize
 
     file_format(data, None)  # an unknown suffix is refused before the file is read
     source = open_file(data)

@@ -36,7 +36,7 @@ import numpy.typing as npt
 from respai import stats
 from respai.battery import TestId, TestResult, Threshold, decide
 from respai.errors import InputError
-from respai.model import LoadedModel, wrap_model
+from respai.model_file import LoadedModel, wrap_model
 from respai.types import Interval, Undefined, Verdict
 
 __all__ = [
@@ -359,8 +359,8 @@ def perturbation_stability(
     Parameters
     ----------
     model
-        A :class:`~respai.model.LoadedModel`, or any object with ``predict`` (wrapped
-        with :func:`~respai.model.wrap_model`).
+        A :class:`~respai.model_file.LoadedModel`, or any object with ``predict`` (wrapped
+        with :func:`~respai.model_file.wrap_model`).
     batches
         The cases as batches of ``{column: 1-D numpy array}`` holding the ``features``
         and ``groups`` columns. A zero-argument callable returning a fresh iterable

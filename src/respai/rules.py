@@ -48,7 +48,7 @@ from fractions import Fraction
 from respai import decision, exact, stats
 from respai.counts import Cell, Counts
 from respai.decision import GroupRate
-from respai.spec.model import FairnessSpec, Rate, Rule
+from respai.spec.parsed import FairnessSpec, Rate, Rule
 from respai.types import Verdict, worst
 
 __all__ = ["RuleResult", "evaluate_rule", "observed", "rate_counts"]

@@ -39,7 +39,7 @@ from respai.record import (
 from respai.record.keys import key_folder_lock, newest_key_file, unlist_key
 
 if TYPE_CHECKING:
-    from respai.spec.model import Spec
+    from respai.spec.parsed import Spec
 
 __all__ = [
     "Companion",

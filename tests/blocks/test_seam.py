@@ -87,7 +87,7 @@ def test_a_registered_block_is_parsed_planned_run_and_recorded(
     from respai.plan.criteria import criteria
     from respai.render.evaluation_json import evaluation_json
     from respai.render.terminal import render_evaluation
-    from respai.run.fairness import spec_of
+    from respai.run.group_rules import spec_of
 
     spec = spec_of(_spec("hello"))
     assert spec.blocks["echo"] == {"note": "hello", "verdict": "PASS"}

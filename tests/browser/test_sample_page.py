@@ -14,7 +14,7 @@ import pytest
 from respai import stats
 from respai.battery import DEFAULT_THRESHOLDS, run_battery
 from respai.render.sample_page import sample_page_html
-from respai.run.fairness import evaluate_fairness
+from respai.run.group_rules import evaluate_fairness
 
 GROUPS = ["north", "south", "east"]
 TOL = 1e-12

@@ -17,9 +17,9 @@ import pytest
 
 import respai
 from respai.cli import main
+from respai.engine.column_summary import ColumnSummary, FileSummary, count_duplicates, summarize
 from respai.engine.opening import open_file
 from respai.engine.source import NUMERIC, TEXT
-from respai.engine.summary import ColumnSummary, FileSummary, count_duplicates, summarize
 from respai.errors import InputError
 from respai.init import MAX_VALUES, draft_from_summary, draft_spec
 from respai.spec import load_spec

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from respai import decision, exact
-from respai.spec.model import Policy
+from respai.spec.parsed import Policy
 from respai.types import Interval
 
 

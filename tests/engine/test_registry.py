@@ -24,7 +24,7 @@ def _table_rows(page: Path, heading: str) -> list[list[str]]:
 
 
 def test_the_engine_option_offers_the_table() -> None:
-    from respai.cli.evaluate import evaluate
+    from respai.cli.evaluate import evaluate_command as evaluate
     from respai.cli.fairness import fairness
 
     for command in (evaluate, fairness):

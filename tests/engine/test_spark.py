@@ -21,9 +21,9 @@ from respai import engine
 from respai.engine.spark import is_remote
 from respai.load import load_counts
 from respai.progress import file_is_large, progress
-from respai.run.evaluation import evaluate
+from respai.run.evaluation import run_evaluation as evaluate
 from respai.run.evidence import build_predicate
-from respai.run.fairness import evaluate_fairness
+from respai.run.group_rules import evaluate_fairness
 from respai.spec import load_spec
 
 N = 3000

@@ -224,7 +224,7 @@ def test_a_bad_spec_or_out_writes_no_plan(tmp_path: Path, capsys) -> None:
 def test_verify_ledger_flags_a_run_whose_plan_is_missing(tmp_path: Path, capsys) -> None:
     import dataclasses
 
-    from respai.run.evaluation import evaluate
+    from respai.run.evaluation import run_evaluation as evaluate
     from respai.run.seal import seal_evaluation
     from respai.sealing import signing_key
 
@@ -252,7 +252,7 @@ def test_verify_ledger_flags_a_plan_reference_with_the_wrong_record_id(
 ) -> None:
     import dataclasses
 
-    from respai.run.evaluation import evaluate
+    from respai.run.evaluation import run_evaluation as evaluate
     from respai.run.seal import seal_evaluation
     from respai.sealing import signing_key
 

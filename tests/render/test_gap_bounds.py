@@ -83,7 +83,7 @@ def test_the_page_script_shows_the_same_bound() -> None:
     if shutil.which("node") is None:
         pytest.skip("node is not installed")
     from respai.render.report.formats import FORMATS
-    from respai.render.report.tables import script_tables
+    from respai.render.report.script_tables import script_tables
 
     assets = Path(__file__).resolve().parents[2] / "src/respai/render/report_assets/bind.js"
     cases = [

@@ -22,7 +22,7 @@ from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardSc
 from sklearn.tree import DecisionTreeClassifier
 
 from respai.errors import Error, InputError
-from respai.model import (
+from respai.model_file import (
     DEFAULT_TRUSTED_TYPES,
     INSTALL_HINT,
     LoadedModel,

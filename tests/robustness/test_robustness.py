@@ -19,7 +19,7 @@ from sklearn.tree import DecisionTreeClassifier
 from respai import engine
 from respai.battery import DEFAULT_THRESHOLDS, Decision, Threshold
 from respai.errors import InputError
-from respai.model import load_model, wrap_model
+from respai.model_file import load_model, wrap_model
 from respai.robustness import (
     BLOCK_ROWS,
     DEFAULT_NOISE,

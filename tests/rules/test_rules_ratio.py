@@ -28,7 +28,7 @@ from respai.metrics import Rate
 from respai.results import rule_dict
 from respai.rules import evaluate_rule, observed
 from respai.spec.fairness import parse_fairness
-from respai.spec.model import FairnessSpec, Rule
+from respai.spec.parsed import FairnessSpec, Rule
 
 GROUPS = ("a", "b", "c")
 

@@ -245,7 +245,7 @@ def test_the_dataset_is_hashed_while_the_engine_counts(tmp_path: Path) -> None:
     import hashlib
     import shutil
 
-    from respai.run.evaluation import evaluate
+    from respai.run.evaluation import run_evaluation as evaluate
 
     for name in ("loan_screen.yaml", "loan_screen.csv"):
         shutil.copy(SAMPLES / name, tmp_path / name)

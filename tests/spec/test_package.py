@@ -83,7 +83,7 @@ def test_yaml_is_read_in_one_module() -> None:
 
 def test_importing_the_package_and_the_model_loads_no_yaml() -> None:
     code = (
-        "import sys; import respai.spec, respai.spec.model; "
+        "import sys; import respai.spec, respai.spec.parsed; "
         "from respai.spec import FairnessSpec, Spec; "
         "print('yaml' in sys.modules)"
     )

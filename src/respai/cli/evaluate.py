@@ -23,10 +23,10 @@ from respai.cli.app import (
     cli,
 )
 
-__all__ = ["evaluate"]
+__all__ = ["evaluate_command"]
 
 
-@cli.command()
+@cli.command("evaluate")
 @click.argument("spec", type=click.Path(path_type=Path))
 @click.option(
     "--policy",
@@ -68,7 +68,7 @@ __all__ = ["evaluate"]
     help="The plan (from respai plan) whose criteria this run is held to: refused, exit 2, "
     "naming each criterion that changed since; the record carries the plan id and time.",
 )
-def evaluate(
+def evaluate_command(
     spec: Path,
     policy: Path | None,
     out: Path,

@@ -29,7 +29,7 @@ def fairness(
     """Evaluate the declared group rules of SPEC (a YAML file) on its cases file."""
     from respai.progress import progress
     from respai.render.terminal import print_fairness
-    from respai.run.fairness import evaluate_fairness
+    from respai.run.group_rules import evaluate_fairness
 
     check_junit_path(junit)
     from respai.cli.preload import FAIRNESS, preload

@@ -17,7 +17,7 @@ from respai.cli import output
 from respai.cli.app import KEY_OPTION, LEDGER_OPTION, NO_LEDGER_OPTION, cli
 
 if TYPE_CHECKING:
-    from respai.spec.model import Spec
+    from respai.spec.parsed import Spec
 
 __all__ = ["ll144_command"]
 

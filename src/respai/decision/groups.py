@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from respai import exact, stats
-from respai.spec.model import DEFAULT_ALPHA, Policy, Spec
+from respai.spec.parsed import DEFAULT_ALPHA, Policy, Spec
 from respai.types import Interval
 
 __all__ = [

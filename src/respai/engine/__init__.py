@@ -17,7 +17,7 @@ plain Python values. The modules, one concept each:
 - :mod:`~respai.engine.opening`: the DuckDB connection, :func:`open_file`,
   :func:`open_frame`, :func:`open_join`, :func:`open_spark_file`;
 - :mod:`~respai.engine.diagnosis`: why a file could not be read, by file and line;
-- :mod:`~respai.engine.counts`: the count passes, :func:`count_cube` and
+- :mod:`~respai.engine.count_pass`: the count passes, :func:`count_cube` and
   :func:`group_counts`;
 - :mod:`~respai.engine.counted`: what the count pass counts (the column types and cell
   values), the rest refused first, :func:`refuse_uncounted`;
@@ -26,7 +26,7 @@ plain Python values. The modules, one concept each:
 - :mod:`~respai.engine.ranks`: the rank AUC's integer sums, :func:`rank_sums`;
 - :mod:`~respai.engine.batches`: the cases in batches, :func:`iter_batches`;
 - :mod:`~respai.engine.values`: results back as plain Python values;
-- :mod:`~respai.engine.summary`: a bounded summary of every column, for ``respai init``;
+- :mod:`~respai.engine.column_summary`: a bounded summary of every column, for ``respai init``;
 - :mod:`~respai.engine.frame_fingerprint`: a DataFrame's dataset fingerprint (the SHA-256
   of a canonical Arrow IPC stream of the columns read);
 - :mod:`~respai.engine.frames`: results as a DataFrame of the caller's library
@@ -46,8 +46,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from respai.engine.batches import iter_batches
+    from respai.engine.count_pass import count_cube, count_cube_and_groups, group_counts
     from respai.engine.counted import refuse_uncounted
-    from respai.engine.counts import count_cube, count_cube_and_groups, group_counts
     from respai.engine.files import LocalFile
     from respai.engine.lookups import (
         all_null,
@@ -90,14 +90,14 @@ _HOMES = {
     "RankParts": "respai.engine.ranks",
     "Source": "respai.engine.source",
     "all_null": "respai.engine.lookups",
-    "count_cube": "respai.engine.counts",
-    "count_cube_and_groups": "respai.engine.counts",
+    "count_cube": "respai.engine.count_pass",
+    "count_cube_and_groups": "respai.engine.count_pass",
     "decided_rows": "respai.engine.opening",
     "duplicate_unit": "respai.engine.lookups",
     "file_format": "respai.engine.source",
     "first_non_number": "respai.engine.lookups",
     "first_outside": "respai.engine.lookups",
-    "group_counts": "respai.engine.counts",
+    "group_counts": "respai.engine.count_pass",
     "is_remote": "respai.engine.spark",
     "iter_batches": "respai.engine.batches",
     "lines_of": "respai.engine.lookups",

@@ -16,7 +16,7 @@ written:
   or any other object (an unhashable one would stop the pass itself).
 
 :func:`refuse_uncounted` runs at the start of every count pass
-(:mod:`respai.engine.counts`); :func:`refuse_pandas_cells` also runs when a DataFrame's
+(:mod:`respai.engine.count_pass`); :func:`refuse_pandas_cells` also runs when a DataFrame's
 fingerprint is computed on its own (:mod:`respai.engine.frame_fingerprint`).
 """
 

@@ -21,7 +21,7 @@ from typing import Any
 import duckdb
 import narwhals as nw
 
-from respai.engine.counts import scan_error
+from respai.engine.count_pass import scan_error
 from respai.engine.source import NUMERIC, Source
 from respai.engine.values import fetch, plain
 

@@ -19,7 +19,7 @@ from typing import Any
 import duckdb
 import narwhals as nw
 
-from respai.engine.counts import scan_error
+from respai.engine.count_pass import scan_error
 from respai.engine.finite import first_not_finite, not_finite
 from respai.engine.rank_parts import LOW, RankParts, square
 from respai.engine.source import NUMERIC, Source

@@ -1,7 +1,7 @@
 """Spark: the session, and reading a cases file into a Spark DataFrame.
 
 The count pass itself is the same narwhals pass as for every other engine
-(:mod:`respai.engine.counts`); this module only starts Spark and reads files the way
+(:mod:`respai.engine.count_pass`); this module only starts Spark and reads files the way
 DuckDB reads them, so the integer counts are the same:
 
 - the path is read literally: its glob characters (``*``, ``?``, brackets, braces, the

@@ -1,6 +1,6 @@
 """NYC Local Law 144 bias audit: impact-ratio tables, diagnosis and the published summary.
 
-The pipeline follows the rest of respai: :mod:`respai.ll144.load` opens the decisions (and
+The pipeline follows the rest of respai: :mod:`respai.ll144.scan` opens the decisions (and
 optionally a self-identification file joined on an id) and runs one engine count pass;
 :mod:`respai.ll144.tables` and :mod:`respai.ll144.diagnosis` are pure functions of those
 integer counts; :mod:`respai.ll144.summary` renders the published summary; and

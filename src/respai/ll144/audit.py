@@ -1,6 +1,6 @@
 """Run an LL144 bias audit: spec -> counts -> tables, findings, diagnosis -> a result.
 
-:func:`run_ll144` reads the spec, runs the data gate (:mod:`respai.ll144.load`), and then
+:func:`run_ll144` reads the spec, runs the data gate (:mod:`respai.ll144.scan`), and then
 only pure functions of the counts: the three impact-ratio tables with their findings
 (:mod:`respai.ll144.tables`), the cutoff sensitivity of a scoring tool and the funnel
 (:mod:`respai.ll144.diagnosis`), the row reconciliation and the date checks. The result
@@ -28,8 +28,8 @@ from respai.ll144.diagnosis import (
     funnel,
     median_score,
 )
-from respai.ll144.load import AuditData, load_audit_data
 from respai.ll144.multiplicity import Family
+from respai.ll144.scan import AuditData, load_audit_data
 from respai.ll144.tables import TABLES, CategoryRow, CategoryTable, Finding, build_tables
 from respai.load import Inputs
 from respai.record.canonical import canonical_bytes
@@ -159,10 +159,11 @@ def run_ll144(
         :func:`respai.decision.resolve_alpha`).
     inputs
         The run's input files, already opened, when the audit is one block of a run
-        (:func:`respai.run.evaluation.evaluate`): the tables count the files every block counts.
+        (:func:`respai.run.evaluation.run_evaluation`): the tables count the files every
+        block counts.
     audit_data
         The audit's validated counts, when the run counted them already (in the same
-        scan as the group rules; see :func:`respai.ll144.load.plan_audit`).
+        scan as the group rules; see :func:`respai.ll144.scan.plan_audit`).
 
     Raises
     ------

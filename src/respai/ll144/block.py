@@ -18,9 +18,9 @@ if TYPE_CHECKING:
 
     from respai import engine
     from respai.ll144.audit import LL144Result
-    from respai.ll144.load import AuditData
+    from respai.ll144.scan import AuditData
     from respai.load import CountPass, Inputs
-    from respai.spec.model import LL144Spec, Spec
+    from respai.spec.parsed import LL144Spec, Spec
 
 __all__ = ["BLOCK", "LL144Block"]
 
@@ -54,7 +54,7 @@ class LL144Block(Block):
         ids are checked first, before anything is scanned.
         """
         from respai import engine
-        from respai.ll144.load import plan_audit
+        from respai.ll144.scan import plan_audit
 
         plan = plan_audit(spec, inputs)
         found: dict[str, AuditData] = {}

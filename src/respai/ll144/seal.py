@@ -34,8 +34,8 @@ from respai.battery import TestId
 from respai.controls import CLAIMS_DOES_NOT_STATE, CLAIMS_STATES, load_controls
 from respai.ll144.audit import LL144Result, multiple_comparisons
 from respai.ll144.tables import LINE, TABLES, CategoryRow, CategoryTable, Finding
-from respai.record.model import Predicate, TestRecord, test_record
-from respai.record.model import build_predicate as build_record
+from respai.record.predicate import Predicate, TestRecord, test_record
+from respai.record.predicate import build_predicate as build_record
 from respai.types import Interval
 from respai.version import __version__
 

@@ -19,8 +19,8 @@ from respai.monitor.looks import RuleLook
 from respai.monitor.run import MonitorResult
 from respai.monitor.sequence import CS_METHOD
 from respai.monitor.stream import KIND
-from respai.record.model import Predicate, TestRecord, test_record
-from respai.record.model import build_predicate as build_record
+from respai.record.predicate import Predicate, TestRecord, test_record
+from respai.record.predicate import build_predicate as build_record
 from respai.version import __version__
 
 if TYPE_CHECKING:

@@ -327,7 +327,7 @@ def cells_csv(body: Mapping[str, Any], count_key: str) -> str:
 
 def engine_json(engine_code: Mapping[str, Any]) -> dict[str, Any]:
     """``engine.json``: respai's version and code fingerprint, Python, the platform."""
-    from respai.record.model import ENGINE_NAME
+    from respai.record.predicate import ENGINE_NAME
     from respai.version import __version__
 
     return {

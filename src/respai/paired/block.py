@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
     from respai.io import Named
     from respai.paired.audit import PairedResult
-    from respai.spec.model import PairedSpec
+    from respai.spec.parsed import PairedSpec
     from respai.types import Verdict
 
 __all__ = ["BLOCK", "PairedBlock"]

@@ -1,6 +1,6 @@
 """The paired block's part of a signed record: one test record per variant, and settings.
 
-Built through the record's one constructor (:func:`respai.record.model.test_record`).
+Built through the record's one constructor (:func:`respai.record.predicate.test_record`).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 from respai.paired.audit import TEST_ID, PairedComparison, PairedResult
 from respai.paired.stats import PAIRED_INTERVAL
-from respai.record.model import PairedDetails, TestRecord, test_record
+from respai.record.predicate import PairedDetails, TestRecord, test_record
 from respai.types import Interval
 
 __all__ = ["paired_run_start", "paired_tests"]

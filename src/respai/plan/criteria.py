@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from respai.record.canonical import canonical_bytes
-from respai.spec.model import FairnessSpec, Policy, Rule, Spec, SystemInfo
+from respai.spec.parsed import FairnessSpec, Policy, Rule, Spec, SystemInfo
 
 __all__ = [
     "ABSENT",

@@ -24,15 +24,15 @@ from typing import TYPE_CHECKING, Any
 
 from respai.errors import InputError
 from respai.plan.criteria import changes, criteria, criteria_bytes, input_names, plan_id
-from respai.record.model import Predicate
-from respai.record.model import build_predicate as build_record
+from respai.record.predicate import Predicate
+from respai.record.predicate import build_predicate as build_record
 from respai.version import __version__
 
 if TYPE_CHECKING:
     from respai.io import StagedFolder
     from respai.record import KeyRing
     from respai.sealing import Signing, SigningKey
-    from respai.spec.model import Policy, Spec
+    from respai.spec.parsed import Policy, Spec
 
 __all__ = [
     "CRITERIA_FILE",

@@ -19,17 +19,17 @@ from respai.battery import run_battery as _run_battery
 from respai.blocks import RunContext, block_named
 from respai.errors import InputError
 from respai.results import Evaluation
-from respai.run.fairness import run_rules
+from respai.run.group_rules import run_rules
 from respai.spec import Policy, Spec, load_policy, load_spec
 from respai.types import worst
 
 if TYPE_CHECKING:
     from respai.load import CountPass
 
-__all__ = ["evaluate"]
+__all__ = ["run_evaluation"]
 
 
-def evaluate(
+def run_evaluation(
     spec: Spec | str | Path,
     *,
     data: Any = None,
@@ -78,7 +78,7 @@ def evaluate(
     score, tests = battery_plan(parsed)
     model = None
     if ev is not None and ev.model is not None:
-        from respai.model import load_model
+        from respai.model_file import load_model
 
         # load (and refuse) the model before the data is read
         model = load_model(

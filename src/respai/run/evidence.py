@@ -1,7 +1,7 @@
 """The evidence record of a run: its test records, counts, claims, caveats and fingerprints.
 
 :func:`build_predicate` turns an :class:`~respai.results.Evaluation` into the record's
-predicate through the one typed builder (:mod:`respai.record.model`): a test record per
+predicate through the one typed builder (:mod:`respai.record.predicate`): a test record per
 battery test, per group rule and (with an ``ll144:`` block) per LL144 category, each with
 its value, interval, threshold and source, verdict and the clauses it supports; the
 integer counts behind every number; what the record claims and does not claim; and the
@@ -19,8 +19,8 @@ from typing import Any
 from respai.battery import TestId, TestResult
 from respai.controls import CLAIMS_DOES_NOT_STATE, CLAIMS_STATES, load_controls
 from respai.counts import Counts
-from respai.record.model import Predicate, TestRecord, test_record
-from respai.record.model import build_predicate as build_record
+from respai.record.predicate import Predicate, TestRecord, test_record
+from respai.record.predicate import build_predicate as build_record
 from respai.results import Evaluation, rule_dict
 from respai.rules import RuleResult, observed
 from respai.types import Interval

@@ -72,7 +72,7 @@ def sealed_evaluation(
     checked
         Called once the signing checks passed, before the spec is read.
     trust_model_code, trusted_types, engine
-        As :func:`respai.run.evaluation.evaluate` takes them.
+        As :func:`respai.run.evaluation.run_evaluation` takes them.
     quiet
         ``False`` draws a progress display on standard error while the data is counted,
         when that is a terminal (:func:`respai.progress.progress`).
@@ -84,8 +84,8 @@ def sealed_evaluation(
     """
     from respai.plan.seal import registered
     from respai.render.terminal import render_evaluation, terminal_console
-    from respai.run.evaluation import evaluate as run_evaluation
-    from respai.run.fairness import spec_of
+    from respai.run.evaluation import run_evaluation
+    from respai.run.group_rules import spec_of
     from respai.spec import load_policy
 
     spec_files = [("the spec", spec)] if isinstance(spec, str | Path) else []

@@ -10,7 +10,7 @@ in ``docs/spec.md``.
 
 The package, one concept per module:
 
-- :mod:`respai.spec.model`: the frozen domain types (no YAML, no validation), which
+- :mod:`respai.spec.parsed`: the frozen domain types (no YAML, no validation), which
   :mod:`respai.rules` and :mod:`respai.tables` import;
 - :mod:`respai.spec.yaml_io`: the strict YAML reader (duplicate keys refused);
 - :mod:`respai.spec.checks`: the validator kit the block parsers share;
@@ -20,7 +20,7 @@ The package, one concept per module:
 - :mod:`respai.spec.loading`: a whole spec file.
 
 The domain types load with the package; the parsers (and YAML) load on first use, so
-``import respai.spec.model`` stays free of YAML.
+``import respai.spec.parsed`` stays free of YAML.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from respai.spec.model import (
+from respai.spec.parsed import (
     DEFAULT_ALPHA,
     DEFAULT_CALIBRATION_BINS,
     DEFAULT_MAX_LEFT_OUT,

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from respai.errors import SpecError, did_you_mean
-from respai.spec.model import FORMATS
+from respai.spec.parsed import FORMATS
 from respai.spelling import same_number_pair
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")

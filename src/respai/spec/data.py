@@ -14,7 +14,7 @@ from typing import Any
 
 from respai.errors import did_you_mean
 from respai.spec.checks import _check_keys, _Ctx, _format_and_delimiter, _name, _path, _text
-from respai.spec.model import DataSpec, FairnessSpec
+from respai.spec.parsed import DataSpec, FairnessSpec
 
 _DATA_KEYS = (
     "cases",

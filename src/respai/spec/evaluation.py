@@ -6,8 +6,8 @@ order the model expects; relative paths are resolved against the spec's folder.
 
 A spec never widens what a model file may load: ``evaluation.trusted_types`` is refused,
 because trust comes from the person running the command (``respai evaluate --trust-type``
-and ``--trust-model-code``, or the caller of :func:`respai.run.evaluation.evaluate`), never from
-an input file.
+and ``--trust-model-code``, or the caller of
+:func:`respai.run.evaluation.run_evaluation`), never from an input file.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 from respai.errors import did_you_mean
 from respai.spec.checks import _check_keys, _count, _Ctx, _fraction, _kind, _mapping, _name, _text
-from respai.spec.model import EvaluationSpec
+from respai.spec.parsed import EvaluationSpec
 
 __all__ = ["parse_evaluation"]
 

@@ -35,7 +35,7 @@ from respai.spec.checks import (
     _value_text,
     _worst_group,
 )
-from respai.spec.model import (
+from respai.spec.parsed import (
     DEFAULT_ALPHA,
     DEFAULT_CALIBRATION_BINS,
     DEFAULT_MAX_LEFT_OUT,

@@ -28,7 +28,7 @@ from respai.spec.checks import (
     _name,
     _text,
 )
-from respai.spec.model import Auditor, DataSpec, LL144Spec, SystemInfo
+from respai.spec.parsed import Auditor, DataSpec, LL144Spec, SystemInfo
 
 __all__ = ["parse_ll144"]
 

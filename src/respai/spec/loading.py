@@ -17,7 +17,7 @@ from respai.spec.checks import _check_keys, _Ctx, _mapping
 from respai.spec.data import _check_data_block, _parse_data
 from respai.spec.evaluation import parse_evaluation
 from respai.spec.fairness import parse_fairness
-from respai.spec.model import FairnessSpec, Spec
+from respai.spec.parsed import FairnessSpec, Spec
 from respai.spec.scope import parse_scope
 from respai.spec.system import _parse_system
 from respai.spec.yaml_io import _read_yaml

@@ -20,7 +20,7 @@ from respai.spec.checks import (
     _text,
     _value_text,
 )
-from respai.spec.model import PairedSpec
+from respai.spec.parsed import PairedSpec
 
 __all__ = ["parse_paired"]
 
@@ -40,7 +40,7 @@ MAX_VARIANTS = 50
 
 
 def parse_paired(block: Any, *, base_dir: Path | None = None, origin: str = "spec") -> PairedSpec:
-    """Validate a ``paired:`` block into a :class:`~respai.spec.model.PairedSpec`.
+    """Validate a ``paired:`` block into a :class:`~respai.spec.parsed.PairedSpec`.
 
     Raises
     ------

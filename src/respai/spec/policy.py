@@ -24,7 +24,7 @@ from respai.spec.checks import (
     _text,
     _worst_group,
 )
-from respai.spec.model import FairnessSpec, Policy
+from respai.spec.parsed import FairnessSpec, Policy
 from respai.spec.yaml_io import _read_yaml
 
 __all__ = ["apply_policy", "load_policy", "parse_policy"]

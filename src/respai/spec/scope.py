@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from respai.spec.checks import _check_keys, _Ctx, _mapping, _text
-from respai.spec.model import ScopeSpec
+from respai.spec.parsed import ScopeSpec
 
 __all__ = ["SCOPE_KEYS", "parse_scope"]
 
@@ -29,7 +29,7 @@ SCOPE_KEYS = (
 
 
 def parse_scope(ctx: _Ctx, block: Any) -> ScopeSpec:
-    """Validate the ``scope:`` block into a :class:`~respai.spec.model.ScopeSpec`.
+    """Validate the ``scope:`` block into a :class:`~respai.spec.parsed.ScopeSpec`.
 
     Raises
     ------

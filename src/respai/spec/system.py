@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from respai.spec.checks import _check_keys, _Ctx, _mapping, _text
-from respai.spec.model import SystemInfo
+from respai.spec.parsed import SystemInfo
 
 _SYSTEM_KEYS = ("name", "version", "owner", "use_case", "jurisdiction", "first_distributed")
 

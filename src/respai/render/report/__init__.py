@@ -28,7 +28,7 @@ and the line separators, so it cannot close its ``<script>`` element.
 The modules, in page order: :mod:`~respai.render.report.document` (the document: head,
 CSP, inline assets, embedded JSON), :mod:`~respai.render.report.page` (the body, section
 by section), :mod:`~respai.render.report.header` and
-:mod:`~respai.render.report.verdicts` (the system and the verdict banner),
+:mod:`~respai.render.report.verdict_words` (the system and the verdict banner),
 :mod:`~respai.render.report.shell` (everything outside ``<main>``, as the script checks it),
 :mod:`~respai.render.report.verification` (the box the script fills),
 :mod:`~respai.render.report.results` and :mod:`~respai.render.report.details` (the tests
@@ -39,7 +39,7 @@ table and one section per test), :mod:`~respai.render.report.chart` and
 them :mod:`~respai.render.report.bind` (a value and its path, written bound),
 :mod:`~respai.render.report.formats` (the named formats, which ``report_assets/bind.js``
 implements again), :mod:`~respai.render.report.labels` (the fixed labels),
-:mod:`~respai.render.report.tables` (what the script needs from Python, written into
+:mod:`~respai.render.report.script_tables` (what the script needs from Python, written into
 it), :mod:`~respai.render.report.walk` (the page's text as the script checks it, for
 tests), :mod:`~respai.render.report.fields` (tolerant reads of the record) and
 :mod:`~respai.render.report.markup` (definition lists).

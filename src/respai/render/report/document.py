@@ -22,6 +22,7 @@ from respai.record.keys import load_public_key, public_key_raw
 from respai.render.escape import html_text
 from respai.render.inline import asset_text, csp_hash, embed_json
 from respai.render.report.page import page_body
+from respai.render.report.script_tables import script_tables
 from respai.render.report.shell import (
     BODY,
     HEAD,
@@ -31,7 +32,6 @@ from respai.render.report.shell import (
     page_title,
     start_tag,
 )
-from respai.render.report.tables import script_tables
 from respai.render.report.verification import verification_box
 
 __all__ = ["page_code_id", "page_script", "render_report", "render_report_file"]

@@ -24,7 +24,7 @@ from respai.record.canonical import canonical_bytes
 from respai.render.escape import terminal_text
 from respai.render.gap import shown_gap_bounds
 from respai.render.report.fields import as_dict, as_list, is_number
-from respai.render.report.verdicts import VERDICT_SENTENCES, VERDICT_WORDS
+from respai.render.report.verdict_words import VERDICT_SENTENCES, VERDICT_WORDS
 
 __all__ = [
     "FORMATS",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from respai.render.report.bind import At
 from respai.render.report.markup import facts_grid
-from respai.render.report.verdicts import VERDICTS, verdict_class
+from respai.render.report.verdict_words import VERDICTS, verdict_class
 
 __all__ = ["page_header"]
 

@@ -15,7 +15,7 @@ from respai.render.report.bind import At, pointer
 from respai.render.report.controls import supports_line
 from respai.render.report.details import details_extras, rule_rows
 from respai.render.report.markup import definition_list
-from respai.render.report.verdicts import badge
+from respai.render.report.verdict_words import badge
 
 __all__ = [
     "display_name",

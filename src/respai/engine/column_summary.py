@@ -13,7 +13,7 @@ from typing import Any
 
 import duckdb
 
-from respai.engine.counts import scan_error
+from respai.engine.count_pass import scan_error
 from respai.engine.source import NUMERIC, Source
 from respai.engine.values import plain, quote
 from respai.errors import InputError

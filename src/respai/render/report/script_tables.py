@@ -19,7 +19,7 @@ from respai.render.report.chart import LEGEND_ICONS
 from respai.render.report.formats import FORMATS, FRAMEWORK_NAMES
 from respai.render.report.labels import ATTRIBUTES, LABELS, TAGS, TICK_LABELS
 from respai.render.report.shell import shell_tables
-from respai.render.report.verdicts import VERDICT_SENTENCES, VERDICT_WORDS, VERDICTS
+from respai.render.report.verdict_words import VERDICT_SENTENCES, VERDICT_WORDS, VERDICTS
 from respai.render.report.verification import NOSCRIPT, SCRIPT_OWNED
 
 __all__ = ["script_tables"]

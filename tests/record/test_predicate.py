@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from respai.record import model, record_schema, validate_predicate
+from respai.record import predicate as model
+from respai.record import record_schema, validate_predicate
 
 ROOT = Path(__file__).resolve().parents[2]
 
