@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from respai import engine
+from respai.engine import opening
 from respai.engine.spark import is_remote
 from respai.load import load_counts
 from respai.progress import file_is_large, progress
@@ -198,13 +199,14 @@ def test_the_record_is_identical_on_spark(
     )
 
     opened: list[engine.Source] = []
-    real_open = engine.open_spark_file
+    real_open = opening.open_spark_file
 
     def spy(*args: Any, **kwargs: Any) -> engine.Source:
         opened.append(real_open(*args, **kwargs))
         return opened[-1]
 
-    monkeypatch.setattr(engine, "open_spark_file", spy)
+    # the engine table names the opener by its module (respai.engine.registry)
+    monkeypatch.setattr(opening, "open_spark_file", spy)
     ran = evaluate(spec, engine="spark")  # the session of this module is the active one
     assert opened and all(engine.values.is_spark(s._frame.to_native()) for s in opened)
     theirs = build_predicate(ran, timestamp="2026-06-01T12:00:00Z", run_id="run-spark", **fixed)
