@@ -25,7 +25,7 @@ from respai.errors import InputError
 
 if TYPE_CHECKING:
     from respai.record import KeyRing
-    from respai.record.verify import Check
+    from respai.record.verify import Check, VerificationReport
 
 __all__ = ["key_ring", "verify"]
 
@@ -106,49 +106,52 @@ def _read(record: Path) -> bytes | str:
         ) from None
 
 
-def _is_page(data: bytes) -> bool:
-    from respai.render.report.check import is_page
+def _page_parts(data: bytes) -> tuple[bytes | str, Any]:
+    """The record an HTML report embeds, and what the ``page`` check compares.
 
-    return is_page(data)
-
-
-def _page_record(data: bytes, ring: KeyRing) -> tuple[bytes | str, Check]:
-    """The record an HTML report embeds, and the ``page`` check of the file.
-
-    The ``page`` check passes only when the file is exactly the report this respai
-    version renders for that record, with the public key of the ring's key that signed
-    it: nothing added, removed, moved or scripted. Returns the record's bytes (or why it
-    could not be read: a failed ``envelope`` check) and the check, to be reported once the
-    record verifies.
+    Returns the record's bytes (or why the page holds none: a failed ``envelope`` check)
+    and ``(text, envelope, raw_key)``, or ``None`` when ``data`` is not a page.
     """
     from respai.record.errors import RecordError
-    from respai.record.keys import public_key_raw
-    from respai.record.verify import Check
-    from respai.render.report.check import embedded, envelope_bytes_of, page_difference
+    from respai.render.report.check import embedded, envelope_bytes_of, is_page
 
+    if not is_page(data):
+        return data, None
     try:
         text = data.decode("utf-8")
         envelope, raw = embedded(text)
     except (UnicodeDecodeError, RecordError) as exc:
         reason = exc.message if isinstance(exc, RecordError) else "it is not UTF-8"
-        return f"the page holds no record: {reason}", Check("page", False, "no record")
-    record_bytes = envelope_bytes_of(envelope)
-    signer = None
-    try:
-        from respai.record import verify_envelope
+        return f"the page holds no record: {reason}", ("", None, None)
+    return envelope_bytes_of(envelope), (text, envelope, raw)
 
-        predicate = verify_envelope(record_bytes, ring).predicate or {}
-        signer = next((e for e in ring if e.key_id == predicate.get("key_id")), None)
-    except RecordError:
-        signer = None
+
+def _page_check(page: Any, report: VerificationReport, ring: KeyRing) -> Check:
+    """The ``page`` check: the file is exactly the report of its verified record.
+
+    It passes only when the record verified, the page embeds the public key of the ring's
+    key that signed it, and the file is the report this respai version renders for that
+    record with that key: nothing added, removed, moved or scripted.
+    """
+    from respai.record.keys import public_key_raw
+    from respai.record.verify import Check
+    from respai.render.report.check import page_difference
+
+    text, envelope, raw = page
+    if envelope is None:
+        return Check("page", False, "the page holds no record")
+    if not report.ok:
+        return Check("page", False, "not compared: the record the page embeds does not verify")
+    key_id = (report.predicate or {}).get("key_id")
+    signer = next((e for e in ring if e.key_id == key_id), None)
     if signer is None or raw != public_key_raw(signer.public_key):
-        return record_bytes, Check(
+        return Check(
             "page", False, "the page does not embed the public key of the key that signed it"
         )
     difference = page_difference(text, envelope, raw)
     if difference is not None:
-        return record_bytes, Check("page", False, difference)
-    return record_bytes, Check(
+        return Check("page", False, difference)
+    return Check(
         "page", True, "the file is exactly the report this respai version writes for its record"
     )
 
@@ -282,19 +285,17 @@ def _check_record(
         raise InputError(
             f"--spec {spec} is not a file.", "Pass the spec file the record's run used."
         )
-    read = _read(record)
-    page: Check | None = None
-    if isinstance(read, bytes) and _is_page(read):
-        read, page = _page_record(read, ring)
+    read, page = _read(record), None
+    if isinstance(read, bytes):  # an HTML report: its embedded record, checked as one
+        read, page = _page_parts(read)
     report = (
         verify_envelope(read, ring)
         if isinstance(read, bytes)
         else VerificationReport((Check("envelope", False, read),))
     )
     checks = report.checks
-    if page is not None:  # an HTML report: is it exactly the report of its record?
-        unread = Check("page", False, "not compared: the record the page embeds does not verify")
-        checks = (*checks, page if report.ok else unread)
+    if page is not None:  # is the page exactly the report of its record?
+        checks = (*checks, _page_check(page, report, ring))
     lines = [f"{'ok  ' if c.ok else 'FAIL'}  {c.name}: {c.detail}" for c in checks]
     failed = [c.name for c in checks if not c.ok]
     ok = report.ok and not failed
