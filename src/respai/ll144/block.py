@@ -41,9 +41,9 @@ class LL144Block(Block):
 
     def criteria(self, declared: LL144Spec) -> Any:
         """Every setting of the block, as plain values."""
-        from respai.plan.criteria import _plain
+        from respai.plan.criteria import criteria_values
 
-        return _plain(declared)
+        return criteria_values(declared)
 
     def one_scan(
         self, spec: Spec, inputs: Inputs

@@ -41,6 +41,7 @@ __all__ = [
     "changes",
     "criteria",
     "criteria_bytes",
+    "criteria_values",
     "describe",
     "input_names",
     "monitor_criteria",
@@ -77,16 +78,16 @@ def _source(text: str) -> str:
     return "policy" if text.startswith("policy") else text
 
 
-def _plain(obj: Any) -> Any:
+def criteria_values(obj: Any) -> Any:
     """``obj`` as JSON values: dataclasses by field, tuples as lists, enums by value."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: _plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        return {f.name: criteria_values(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
     if isinstance(obj, enum.Enum):
-        return _plain(obj.value)
+        return criteria_values(obj.value)
     if isinstance(obj, Mapping):
-        return {str(k): _plain(v) for k, v in obj.items()}
+        return {str(k): criteria_values(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
-        return [_plain(v) for v in obj]
+        return [criteria_values(v) for v in obj]
     if isinstance(obj, Path):  # every path is left out before this
         raise TypeError(f"a path is not a criterion: {obj}")
     return obj
@@ -167,8 +168,8 @@ def _policy(policy: Policy | None) -> dict[str, Any] | None:
         "alpha": policy.alpha,
         "max_left_out": policy.max_left_out,
         "min_cell": policy.min_cell,
-        "rules": _plain(policy.rules),
-        "tests": _plain(policy.tests),
+        "rules": criteria_values(policy.rules),
+        "tests": criteria_values(policy.tests),
     }
 
 
@@ -196,7 +197,7 @@ def criteria(spec: Spec, policy: Policy | None) -> dict[str, Any]:
         "system": spec.system.to_dict(),
         "scope": None
         if spec.scope is None
-        else {k: v for k, v in _plain(spec.scope).items() if v is not None},
+        else {k: v for k, v in criteria_values(spec.scope).items() if v is not None},
         "fairness": None if applied is None else _fairness(applied),
         "evaluation": None if fs is None else _evaluation(spec, policy),
         # every registered block, null when the spec does not declare it
