@@ -25,6 +25,7 @@ one line of :data:`BLOCKS`, its tests and its docs page.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -122,12 +123,12 @@ class RecordParts:
     caveats: list[str] = field(default_factory=list)
 
 
-class Block:
+class Block(ABC):
     """One optional block of a spec: how it is parsed, planned, run, recorded and shown.
 
     A block's package subclasses this and registers one instance in :data:`BLOCKS`. The
-    methods with a body here are optional: the defaults read no file, share no count
-    pass, add no fingerprint and print nothing.
+    abstract methods are required; the others are optional: their defaults read no file,
+    share no count pass, add no fingerprint, print nothing and name records by their test.
     """
 
     #: The block's top-level key in a spec.
@@ -137,10 +138,12 @@ class Block:
     #: The JUnit suite its test records are cases of.
     suite: str = ""
 
+    @abstractmethod
     def parse(self, raw: Any, ctx: ParseContext) -> Any:
         """The parsed block, from its mapping in the spec (raise ``SpecError`` if bad)."""
         raise NotImplementedError
 
+    @abstractmethod
     def criteria(self, declared: Any) -> Any:
         """The block's part of a plan's criteria (plain JSON values)."""
         raise NotImplementedError
@@ -153,10 +156,12 @@ class Block:
         """A count pass that also tallies the block's counts in the same scan, or ``None``."""
         return None
 
+    @abstractmethod
     def run(self, ctx: RunContext) -> Any:
         """Run the block; its result is what the methods below read."""
         raise NotImplementedError
 
+    @abstractmethod
     def verdicts(self, result: Any) -> list[Verdict]:
         """The verdicts the block adds to the run's (the run's is the worst of all)."""
         raise NotImplementedError
@@ -165,6 +170,7 @@ class Block:
         """Fingerprints of the files the block read, by role, for the record."""
         return {}
 
+    @abstractmethod
     def record(self, result: Any) -> RecordParts:
         """What the block adds to the record."""
         raise NotImplementedError
@@ -173,6 +179,7 @@ class Block:
         """The block's lines in ``respai evaluate``'s terminal summary."""
         return None
 
+    @abstractmethod
     def to_json(self, result: Any) -> Any:
         """The block's document in ``respai evaluate --json`` (its own command's)."""
         raise NotImplementedError
