@@ -96,13 +96,13 @@ class DetailsKind(enum.StrEnum):
     from; a test checks that every test of one kind has the same details type.
     """
 
-    MATCHES = "matches"  #: record.model.AccuracyDetails
-    RANKS = "ranks"  #: record.model.AucDetails
-    GROUP_RATES = "group_rates"  #: record.model.SpreadDetails
-    CELLS = "cells"  #: record.model.CompletenessDetails
-    LABELS = "labels"  #: record.model.ClassBalanceDetails
-    STABILITY = "stability"  #: record.model.StabilityDetails
-    DECISIONS = "decisions"  #: record.model.MissingDecisionsDetails
+    MATCHES = "matches"  #: record.predicate.AccuracyDetails
+    RANKS = "ranks"  #: record.predicate.AucDetails
+    GROUP_RATES = "group_rates"  #: record.predicate.SpreadDetails
+    CELLS = "cells"  #: record.predicate.CompletenessDetails
+    LABELS = "labels"  #: record.predicate.ClassBalanceDetails
+    STABILITY = "stability"  #: record.predicate.StabilityDetails
+    DECISIONS = "decisions"  #: record.predicate.MissingDecisionsDetails
 
 
 class Decision(enum.StrEnum):

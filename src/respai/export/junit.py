@@ -1,4 +1,4 @@
-"""JUnit XML: one ``testcase`` per battery test, group rule and LL144 line, suites by kind.
+"""JUnit XML: a ``testcase`` per battery test, rule, LL144 line and paired variant.
 
 The verdicts map onto what every CI test reporter shows:
 

@@ -1,9 +1,10 @@
 """One run: every block a spec declares, from one gate, into one :class:`Evaluation`.
 
-:func:`evaluate` reads the spec and policy, loads (and refuses) the model before any data
-is read, counts the cases once (plus one sort by score for the AUC's rank sums), and
-evaluates the battery of ``evaluation:``, the group rules of ``fairness.rules`` and the
-LL144 tables of ``ll144:``. :mod:`respai.run.evidence` turns the result into the record;
+:func:`run_evaluation` reads the spec and policy, loads (and refuses) the model before any
+data is read, counts the cases once (plus one sort by score for the AUC's rank sums), and
+evaluates the battery of ``evaluation:``, the group rules of ``fairness.rules`` and each
+optional block the spec declares (:mod:`respai.blocks`: the LL144 tables of ``ll144:``,
+the paired test of ``paired:``). :mod:`respai.run.evidence` turns the result into the record;
 signing, outputs and the ledger are :mod:`respai.sealing`'s. This module prints nothing
 and writes nothing.
 """
