@@ -256,6 +256,8 @@ def earlier_output(marker: str) -> Callable[[Path], bool]:
     """A test that a folder is an earlier output: it holds ``marker``, or nothing at all."""
 
     def check(folder: Path) -> bool:
+        if (folder / "ledger.json").exists():  # a ledger is never an output to replace
+            return False
         return (folder / marker).is_file() or not any(folder.iterdir())
 
     return check
@@ -489,8 +491,12 @@ class Signing:
         ``build(key, prev_record_id, start_seq)`` seals the run's records and
         ``files(key, envelope)`` gives the output folder's files.
         """
-        sk = self.signing_key()
-        return seal_run(
+        try:
+            sk = self.signing_key()
+        except BaseException:
+            self.abandon()
+            raise
+        return seal_run(  # from here on, seal_run takes everything back on a failure
             lambda prev, start: build(sk, prev, start),
             lambda envelope: files(sk, envelope),
             sk,
@@ -498,6 +504,17 @@ class Signing:
             ledger=self.ledger,
             companion=companion,
         )
+
+    def abandon(self) -> None:
+        """Take back what the run made before sealing: its staged folder, a key it created.
+
+        For a failure between :meth:`signing_key` and :meth:`seal` (or in them), so a run
+        that ends in an error leaves no output folder and no unlisted key.
+        """
+        if self.staged is not None:
+            self.staged.rollback()
+        if self.key is not None:
+            discard_created_key(self.key)
 
 
 def begin_signing(

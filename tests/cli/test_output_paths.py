@@ -260,3 +260,18 @@ def test_a_normal_output_path_still_works(
     out = Path("out.xml") if command == "export" else sealed.parent / "again.html"
     assert main([command, str(sealed), *extra, "-o", str(out)]) == 0, capsys.readouterr().err
     assert out.is_file() and out.stat().st_size > 0
+
+
+def test_an_earlier_output_folder_holding_a_ledger_is_not_replaced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], spec: Path
+) -> None:
+    # an output folder a ledger was later put into: replacing it would delete the ledger
+    assert main(["evaluate", str(spec), "--out", "o", "--no-ledger"]) in (0, 1, 3, 4)
+    assert main(["evaluate", str(spec), "--out", "o2", "--ledger", "o"]) in (0, 1, 3, 4)
+    capsys.readouterr()
+    before = _snapshot(Path("o"))
+    code = main(["evaluate", str(spec), "--out", "o", "--no-ledger"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err, err
+    assert _snapshot(Path("o")) == before
+    assert (Path("o") / "ledger.json").is_file()

@@ -7,7 +7,7 @@ from the groups sorted by one end, never from the ``G^2`` pairs.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from fractions import Fraction
 
 from respai import exact
@@ -297,7 +297,7 @@ def some_ratio_below(
     t = float(limit)
     if pairs is None:  # only the pairs with a quotient at most t + margin can say yes
         kept = [j for j in range(len(los)) if intervals[j].lo > 0 and positive(los[j])]
-        pairs = list(
+        found: Iterable[tuple[int, int]] = (  # a generator: stops at the first deciding pair
             _pairs_from(
                 [iv.hi for iv in intervals],
                 [iv.lo for iv in intervals],
@@ -307,7 +307,9 @@ def some_ratio_below(
                 js=kept,
             )
         )
-    for i, j in pairs:
+    else:
+        found = pairs
+    for i, j in found:
         if not positive(los[j]):
             continue
         q = intervals[i].hi / intervals[j].lo if intervals[j].lo > 0 else math.inf
@@ -328,7 +330,7 @@ def every_ratio_at_least(
     """Whether every pair has ``los[i] / his[j] >= limit``, decided as above."""
     t = float(limit)
     if pairs is None:  # only the pairs with a quotient at most t + margin can say no
-        pairs = list(
+        found: Iterable[tuple[int, int]] = (  # a generator: stops at the first deciding pair
             _pairs_from(
                 [iv.lo for iv in intervals],
                 [iv.hi for iv in intervals],
@@ -337,7 +339,9 @@ def every_ratio_at_least(
                 y_first=True,
             )
         )
-    for i, j in pairs:
+    else:
+        found = pairs
+    for i, j in found:
         q = intervals[i].lo / intervals[j].hi
         if q < t - MARGIN:
             return False

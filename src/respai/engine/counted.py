@@ -120,18 +120,13 @@ def _value_error(description: str, name: str, value: Any, where: str) -> InputEr
     )
 
 
-def _is_missing(value: Any) -> bool:
-    import pandas as pd
-
-    return value is None or value is pd.NA or value is pd.NaT
-
-
-def _counted(value: Any) -> bool:
+def _counted_type(kind: type, missing: tuple[type, ...]) -> bool:
+    """Whether the count pass counts a cell of type ``kind`` (one test per distinct type)."""
     import numpy as np
 
-    if isinstance(value, (*_BYTES, np.void)):  # numpy's bytes_ is a bytes
+    if issubclass(kind, (*_BYTES, np.void, complex, np.complexfloating)):  # bytes_ too
         return False
-    return _is_missing(value) or isinstance(value, (*_COUNTED, np.generic))
+    return issubclass(kind, (*missing, *_COUNTED, np.generic))
 
 
 def refuse_pandas_cells(
@@ -156,8 +151,10 @@ def refuse_pandas_cells(
     InputError
         Naming the column, the value's type and the first row holding it (1-based).
     """
+    import numpy as np
     import pandas as pd
 
+    missing = (type(None), type(pd.NA), type(pd.NaT))
     wanted = set(columns)
     for position, name in enumerate(native.columns):
         if name not in wanted:
@@ -169,9 +166,12 @@ def refuse_pandas_cells(
             continue
         if pd.api.types.infer_dtype(values, skipna=True) in _CLEAN_KINDS:
             continue
-        for index, value in enumerate(values):
-            if _counted(value):
-                continue
+        # the type of every cell at once, then one decision per distinct type
+        types = np.frompyfunc(type, 1, 1)(values.to_numpy(dtype=object))
+        bad = [t for t in pd.unique(types) if not _counted_type(t, missing)]
+        if bad:
+            index = int(np.flatnonzero(np.isin(types, np.array(bad, dtype=object)))[0])
+            value = values.iloc[index] if hasattr(values, "iloc") else values[index]
             row = index
             if categorical:
                 used = (series.cat.codes == index).to_numpy().nonzero()[0]

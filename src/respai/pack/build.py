@@ -278,7 +278,6 @@ def build_pack(
     }
     if planned is not None:  # the signed plan the audit was held to, as the ledger holds it
         generated["plan.json"] = planned.data.decode("utf-8")
-    tmp = staged.staging
     hashes: dict[str, str] = {}
     made: dict[str, Any] = {}
 
@@ -289,6 +288,7 @@ def build_pack(
         now = now_utc().replace(microsecond=0)
         created = format_timestamp(now)
         made["now"] = now
+        tmp = staged.staging  # made now, under seal_run's care
         generated["dates.json"] = json_text(dates_json(result, created))
         for role, src in sources:
             digest = copy_file(src, tmp / names[role])
@@ -333,7 +333,7 @@ def build_pack(
                 "utf-8"
             ),
         }
-        sizes = {n: (tmp / n).stat().st_size for n in hashes}
+        sizes = {n: (staged.staging / n).stat().st_size for n in hashes}
         for name, data in last.items():
             hashes[name] = hashlib.sha256(data).hexdigest()
             sizes[name] = len(data)

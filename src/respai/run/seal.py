@@ -80,7 +80,8 @@ def sealed_evaluation(
     Returns
     -------
     Evaluation
-        The result, with ``sealed`` set; ``sealed.key`` tells whether the key was created.
+        The result, with ``sealed`` set; ``sealed.key_created`` is the key file when the
+        run created the key it was signed with.
     """
     from respai.plan.seal import registered
     from respai.render.terminal import render_evaluation, terminal_console
@@ -125,13 +126,17 @@ def sealed_evaluation(
         plan_check=None if plan_check is None else plan_check.to_record(),
     )
     sk = signing.signing_key()  # created only once the evaluation succeeded
-    buffer = io.StringIO()
-    render_evaluation(
-        result,
-        terminal_console(file=buffer, width=120),
-        record_path=str(out.resolve() / "record.json"),
-        key_id=sk.key_id,
-    )
+    try:
+        buffer = io.StringIO()
+        render_evaluation(
+            result,
+            terminal_console(file=buffer, width=120),
+            record_path=str(out.resolve() / "record.json"),
+            key_id=sk.key_id,
+        )
+    except BaseException:
+        signing.abandon()
+        raise
     assert signing.staged is not None  # begin_signing staged out
     sealed = seal_evaluation(
         result, sk, out=signing.staged, summary=buffer.getvalue(), ledger=signing.ledger
