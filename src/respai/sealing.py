@@ -18,6 +18,7 @@ when everything succeeded, so a failed run leaves no partial output.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -389,7 +390,8 @@ def seal_run(
     """
     from respai.record import GENESIS
 
-    created_ledger = ledger is not None and not ledger.exists()
+    # what the ledger folder held before: a failure takes back all the run made in it
+    held = None if ledger is None or not ledger.is_dir() else set(os.listdir(ledger))
 
     def put_in_place(envelope: Mapping[str, Any]) -> None:
         if staged is not None:
@@ -423,8 +425,15 @@ def seal_run(
             book_path = ledger.resolve()
     except BaseException:
         take_back()
-        if created_ledger and ledger is not None:
+        if ledger is not None and held is None:  # the run made the folder
             shutil.rmtree(ledger, ignore_errors=True)
+        elif ledger is not None and held is not None and "ledger.json" not in held:
+            for name in set(os.listdir(ledger)) - held:  # a new ledger in an existing folder
+                target = ledger / name
+                if target.is_dir() and not target.is_symlink():
+                    shutil.rmtree(target, ignore_errors=True)
+                else:
+                    target.unlink(missing_ok=True)
         discard_created_key(sk)
         raise
     if staged is not None:

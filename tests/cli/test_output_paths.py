@@ -275,3 +275,17 @@ def test_an_earlier_output_folder_holding_a_ledger_is_not_replaced(
     assert code == 2 and "Traceback" not in err, err
     assert _snapshot(Path("o")) == before
     assert (Path("o") / "ledger.json").is_file()
+
+
+def test_a_failed_run_leaves_an_existing_empty_ledger_folder_empty(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], spec: Path
+) -> None:
+    (tmp_path / "a-file").write_text("x")
+    book = tmp_path / "L"
+    book.mkdir()
+    code = main(
+        ["evaluate", str(spec), "--out", str(tmp_path / "a-file" / "o"), "--ledger", str(book)]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err, err
+    assert list(book.iterdir()) == []

@@ -115,8 +115,12 @@ def export(
 
             discard_created_key(sk)
         raise
-    if sk is not None and sk.created:
-        output.key_created(sk.path, sk.key_id)
+    if sk is not None:
+        from respai.sealing import settle_created_key
+
+        settle_created_key(sk)  # a key made for this export is kept: no .pending marker
+        if sk.created:
+            output.key_created(sk.path, sk.key_id)
     if out is None:
         output.write_stdout(document)
     else:

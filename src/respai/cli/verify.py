@@ -12,7 +12,6 @@ with the record's (:mod:`respai.recount`).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -164,8 +163,8 @@ def _data_fingerprint(data: Path) -> dict[str, Any] | str:
     in its folder, is not read, nor is a folder a run would refuse: the reason is returned
     instead, a failed ``data`` check.
     """
-    from respai.io import NotARegularFile, open_regular
-    from respai.record.fingerprint import descriptor_fingerprint, file_fingerprint
+    from respai.io import NotARegularFile
+    from respai.record.fingerprint import file_fingerprint
 
     if not data.exists() and not data.is_symlink():
         raise InputError(
@@ -178,11 +177,7 @@ def _data_fingerprint(data: Path) -> dict[str, Any] | str:
                 return file_fingerprint(data)
             except InputError as exc:  # a pipe, a device or a stray link in the folder
                 return f"{exc.message} It was not read, so it is no dataset"
-        fd = open_regular(data)
-        try:
-            return descriptor_fingerprint(fd, data.name)
-        finally:
-            os.close(fd)
+        return file_fingerprint(data)  # a regular file, read once; else NotARegularFile
     except NotARegularFile as exc:
         return f"{exc.filename} is {exc.strerror}; it was not read, so it is no dataset"
     except OSError as err:
