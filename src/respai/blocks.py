@@ -6,6 +6,7 @@ spec uses the registry. Everything that handles a spec's blocks loops over the r
 instead of naming a block:
 
 - the spec loader accepts each block's top-level key and calls :meth:`Block.parse`;
+- the loader opens the columns :meth:`Block.case_columns` names in the run's cases file;
 - the plan's criteria hold :meth:`Block.criteria` under the block's name;
 - the signing checks refuse an output over the files :meth:`Block.inputs` reads;
 - ``respai evaluate`` (:mod:`respai.run.evaluation`) lets one block share the count
@@ -18,8 +19,9 @@ instead of naming a block:
 
 The HTML report shows a block's test records like every other, by their test ids
 (:data:`respai.battery.TEST_NAMES`); the exports (:mod:`respai.export.outcomes`) give them
-the block's kind by :attr:`Block.test_prefix`, its JUnit suite (:attr:`Block.suite`) and
-its readable names (:meth:`Block.outcome_name`). Adding a block touches its own package,
+the block's kind by :attr:`Block.test_prefix`, its JUnit suite (:attr:`Block.suite`), its
+readable names (:meth:`Block.outcome_name`) and, in the CycloneDX BOM, its measured
+values (:meth:`Block.metrics`). Adding a block touches its own package,
 one line of :data:`BLOCKS`, its tests and its docs page.
 """
 
@@ -45,6 +47,8 @@ if TYPE_CHECKING:
 __all__ = [
     "BLOCKS",
     "Block",
+    "CaseColumns",
+    "Metric",
     "ParseContext",
     "RecordParts",
     "RunContext",
@@ -99,6 +103,45 @@ class RunContext:
     shared: Any = None
 
 
+@dataclass(frozen=True, slots=True)
+class CaseColumns:
+    """The columns of the run's cases file a block reads, by role.
+
+    ``demographic`` columns are read from the self-identification file when the spec
+    joins one that has them; ``outputs`` (the tool's decisions and scores) from the cases
+    file; ``text`` are the columns whose values are read as text (groups, labels, ids).
+    """
+
+    demographic: list[str] = field(default_factory=list)
+    outputs: list[str] = field(default_factory=list)
+    text: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    """One measured value of a block's test record, as a metrics export lists it.
+
+    Attributes
+    ----------
+    kind
+        What is measured (CycloneDX's metric ``type``), e.g. ``ll144 impact ratio``.
+    slice
+        Which cases: ``overall``, or ``<attributes>: <group>``.
+    value, interval, n
+        The value, its interval (the record's ``{lo, hi, method, confidence}``) and its
+        sample size, as the record holds them (``None`` when it has none).
+    undefined
+        Why the value is undefined, when it is.
+    """
+
+    kind: str
+    slice: str
+    value: object
+    interval: object = None
+    n: object = None
+    undefined: str = ""
+
+
 @dataclass(slots=True)
 class RecordParts:
     """What a block adds to the record of a run.
@@ -149,8 +192,12 @@ class Block(ABC):
         raise NotImplementedError
 
     def inputs(self, declared: Any) -> list[Named]:
-        """The files the block reads, each with how it is named in messages."""
+        """The files of its own the block reads, each with how it is named in messages."""
         return []
+
+    def case_columns(self, declared: Any) -> CaseColumns:
+        """The columns of the run's shared cases file the block reads (none by default)."""
+        return CaseColumns()
 
     def one_scan(self, spec: Spec, inputs: Inputs) -> tuple[CountPass, Callable[[], Any]] | None:
         """A count pass that also tallies the block's counts in the same scan, or ``None``."""
@@ -183,6 +230,14 @@ class Block(ABC):
     def to_json(self, result: Any) -> Any:
         """The block's document in ``respai evaluate --json`` (its own command's)."""
         raise NotImplementedError
+
+    def metrics(self, record: Mapping[str, Any]) -> list[Metric] | None:
+        """The measured values of one of its test records in a metrics export (CycloneDX).
+
+        ``None`` (the default) lists the record's value and per-group rows as a battery
+        test's are listed.
+        """
+        return None
 
     def outcome_name(self, record: Mapping[str, Any]) -> str | None:
         """A readable name of one of its test records in exports (``None``: the test's)."""

@@ -105,11 +105,13 @@ def _roles(spec: Spec, score: str | None) -> tuple[list[str], list[str], list[st
         outputs += [fb.label, fb.prediction]
         outputs += [c for c in (fb.probability, fb.unit, score) if c]
         text += [*fb.attributes, fb.label, fb.prediction, *([fb.unit] if fb.unit else [])]
-    ll = spec.ll144
-    if ll is not None:
-        demographic += [ll.sex, ll.race]
-        outputs += [c for c in (ll.selected, ll.score) if c] + list(ll.stages)
-        text += [ll.sex, ll.race, *ll.stages, *([ll.selected] if ll.selected else [])]
+    from respai.blocks import block_named
+
+    for name, declared in spec.blocks.items():  # the columns each optional block reads
+        roles = block_named(name).case_columns(declared)
+        demographic += roles.demographic
+        outputs += roles.outputs
+        text += roles.text
     ds = spec.data
     text += [c for c in (ds.id, ds.join_on) if c]
     return (

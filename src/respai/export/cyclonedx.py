@@ -36,6 +36,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from respai.blocks import block_of_test
 from respai.export.formats import json_document
 from respai.export.outcomes import record_outcomes
 from respai.render.gap import shown_gap_bounds
@@ -205,30 +206,6 @@ def _rule(m: _Metrics, rec: Mapping[str, Any]) -> None:
         )
 
 
-def _ll144(m: _Metrics, rec: Mapping[str, Any]) -> None:
-    key = _text(rec.get("test_key"))
-    details = _as_dict(rec.get("details"))
-    table = _text(details.get("table")).replace("_x_", " × ")
-    label = f"{table}: {_text(details.get('category'))}"
-    m.add(
-        "ll144 rate",
-        label,
-        details.get("rate"),
-        interval=details.get("rate_interval"),
-        n=details.get("applicants"),
-        test_key=key,
-        undefined="no applicant in the category",
-    )
-    m.add(
-        "ll144 impact ratio",
-        label,
-        rec.get("value"),
-        n=details.get("applicants"),
-        test_key=key,
-        undefined=_text(rec.get("undefined_reason")),
-    )
-
-
 def _fairness(predicate: Mapping[str, Any]) -> list[dict[str, str]]:
     by_key = {
         _text(r.get("test_key")): r
@@ -287,10 +264,21 @@ def cyclonedx_bom(
         if not isinstance(rec, Mapping) or rec.get("record_type") != "test":
             continue
         test_id = _text(rec.get("test_id"))
-        if test_id == "group_rule":
+        block = block_of_test(test_id)
+        rows = None if block is None else block.metrics(rec)
+        if rows is not None:  # a block's own measured values
+            for row in rows:
+                metrics.add(
+                    row.kind,
+                    row.slice,
+                    row.value,
+                    interval=row.interval,
+                    n=row.n,
+                    test_key=_text(rec.get("test_key")),
+                    undefined=row.undefined,
+                )
+        elif test_id == "group_rule":
             _rule(metrics, rec)
-        elif test_id.startswith("ll144"):
-            _ll144(metrics, rec)
         else:
             _battery(metrics, rec)
     system = _as_dict(predicate.get("system"))

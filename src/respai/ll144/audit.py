@@ -30,10 +30,11 @@ from respai.ll144.diagnosis import (
 )
 from respai.ll144.multiplicity import Family
 from respai.ll144.scan import AuditData, load_audit_data
+from respai.ll144.spec import LL144Spec, declared_ll144
 from respai.ll144.tables import TABLES, CategoryRow, CategoryTable, Finding, build_tables
 from respai.load import Inputs
 from respai.record.canonical import canonical_bytes
-from respai.spec import LL144Spec, Policy, Spec, load_spec
+from respai.spec import Policy, Spec, load_spec
 from respai.types import Interval, Undefined
 from respai.version import __version__
 
@@ -175,7 +176,7 @@ def run_ll144(
     """
     parsed = spec if isinstance(spec, Spec) else load_spec(spec)
     origin = str(parsed.path) if parsed.path is not None else "spec"
-    ll = parsed.ll144
+    ll = declared_ll144(parsed)
     if ll is None:
         raise SpecError(
             f"{origin}: ll144: is required by respai ll144 but missing.",

@@ -18,6 +18,7 @@ from typing import Any
 from respai.decision import resolve_alpha, verdict_table
 from respai.engine.pairs import PairCounts, PairTallies, bad_outcomes, pair_tallies
 from respai.errors import InputError, did_you_mean
+from respai.paired.spec import PairedSpec, declared_paired
 from respai.paired.stats import (
     PAIRED_INTERVAL,
     holm,
@@ -25,7 +26,7 @@ from respai.paired.stats import (
     mcnemar_one_sided,
     paired_difference_interval,
 )
-from respai.spec import PairedSpec, Policy, Spec, load_policy, load_spec
+from respai.spec import Policy, Spec, load_policy, load_spec
 from respai.types import Interval, Verdict, worst
 
 __all__ = ["KIND", "PairedComparison", "PairedResult", "decide_paired", "run_paired"]
@@ -216,7 +217,7 @@ def run_paired(
 
     parsed = spec if isinstance(spec, Spec) else load_spec(spec)
     pol = policy if isinstance(policy, Policy) or policy is None else load_policy(policy)
-    block = parsed.paired
+    block = declared_paired(parsed)
     if block is None:
         origin = str(parsed.path) if parsed.path else "spec"
         raise SpecError(
