@@ -96,19 +96,13 @@ def _roles(spec: Spec, score: str | None) -> tuple[list[str], list[str], list[st
     Demographic columns (the fairness attributes, LL144 sex and race) are read from the
     self-identification file when it has them; the tool's outputs from the cases file.
     """
-    demographic: list[str] = []
-    outputs: list[str] = []
-    text: list[str] = []
-    fb = spec.fairness_block
-    if fb is not None:
-        demographic += list(fb.attributes)
-        outputs += [fb.label, fb.prediction]
-        outputs += [c for c in (fb.probability, fb.unit, score) if c]
-        text += [*fb.attributes, fb.label, fb.prediction, *([fb.unit] if fb.unit else [])]
-    from respai.blocks import block_named
+    from respai.blocks import declared_blocks
 
-    for name, declared in spec.blocks.items():  # the columns each optional block reads
-        roles = block_named(name).case_columns(declared)
+    demographic: list[str] = []
+    outputs: list[str] = [score] if score else []
+    text: list[str] = []
+    for block, declared in declared_blocks(spec):  # the columns each block reads
+        roles = block.case_columns(declared)
         demographic += roles.demographic
         outputs += roles.outputs
         text += roles.text

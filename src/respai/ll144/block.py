@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from respai.ll144.scan import AuditData
     from respai.ll144.spec import LL144Spec
     from respai.load import CountPass, Inputs
-    from respai.spec.parsed import Spec
+    from respai.spec.parsed import Policy, Spec
 
 __all__ = ["BLOCK", "LL144Block"]
 
@@ -38,9 +38,10 @@ class LL144Block(Block):
         from respai.ll144.spec import _check_ll144_with_data, parse_ll144
 
         block = parse_ll144(raw, origin=ctx.origin)
+        assert ctx.data is not None and ctx.system is not None  # parsed before the blocks
         return _check_ll144_with_data(ctx.checks, block, ctx.data, ctx.system)
 
-    def criteria(self, declared: LL144Spec) -> Any:
+    def criteria(self, declared: LL144Spec, policy: Policy | None) -> Any:
         """Every setting of the block, as plain values."""
         from respai.plan.criteria import criteria_values
 

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from respai.io import Named
     from respai.paired.audit import PairedResult
     from respai.paired.spec import PairedSpec
+    from respai.spec.parsed import Policy
     from respai.types import Verdict
 
 __all__ = ["BLOCK", "PairedBlock"]
@@ -35,7 +36,7 @@ class PairedBlock(Block):
 
         return parse_paired(raw, base_dir=ctx.base_dir, origin=ctx.origin)
 
-    def criteria(self, declared: PairedSpec) -> Any:
+    def criteria(self, declared: PairedSpec, policy: Policy | None) -> Any:
         """What decides the test: the columns, the variants, the outcome and the limit."""
         return {
             "pair": declared.pair,
