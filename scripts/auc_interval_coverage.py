@@ -23,11 +23,11 @@ from tests import auc_grid
 from respai import stats
 
 
-def cell(name: str, m: int, n: int, target: float, reps: int) -> tuple[float, float, float]:
-    """(coverage of the battery's interval, of Newcombe's alone, mean width)."""
+def cell(name: str, m: int, n: int, target: float, reps: int) -> tuple[float, float, float, float]:
+    """Coverage of the battery's interval and of Newcombe's alone, and their mean widths."""
     true, sums = auc_grid.samples(name, m, n, target, reps)
     new = old = 0
-    width = 0.0
+    width = old_width = 0.0
     for u, sx, sv in sums:
         iv = stats.auc_interval(m, n, u, sx, sv)
         score = stats.auc_score_interval(m, n, u)
@@ -35,7 +35,8 @@ def cell(name: str, m: int, n: int, target: float, reps: int) -> tuple[float, fl
         new += iv.lo <= true <= iv.hi
         old += score.lo <= true <= score.hi
         width += iv.hi - iv.lo
-    return new / reps, old / reps, width / reps
+        old_width += score.hi - score.lo
+    return new / reps, old / reps, width / reps, old_width / reps
 
 
 def main() -> None:
@@ -44,17 +45,24 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=auc_grid.REPS)
     reps = parser.parse_args().reps
     lowest = (2.0, "")
+    head = "| cases labelled 1 + 0 | " + " | ".join(f"AUC {a}" for a in auc_grid.AUCS) + " |"
+    rule = "|---|" + "---|" * len(auc_grid.AUCS)
+    widths: dict[str, list[str]] = {}
     for name in auc_grid.SHAPES:
-        print(f"\n**{name}**\n")
-        print("| cases labelled 1 + 0 | " + " | ".join(f"AUC {a}" for a in auc_grid.AUCS) + " |")
-        print("|---|" + "---|" * len(auc_grid.AUCS))
+        print(f"\n**{name}**\n\n{head}\n{rule}")
+        widths[name] = []
         for m, n in auc_grid.SIZES:
             found = [cell(name, m, n, a, reps) for a in auc_grid.AUCS]
-            for (new, _, _), a in zip(found, auc_grid.AUCS, strict=True):
+            for (new, *_), a in zip(found, auc_grid.AUCS, strict=True):
                 lowest = min(lowest, (new, f"{name}, {m} + {n}, AUC {a}"))
-            row = " | ".join(f"{new:.1%} ({old:.1%})" for new, old, _ in found)
+            row = " | ".join(f"{new:.1%} ({old:.1%})" for new, old, _, _ in found)
             print(f"| {m} + {n} | {row} |", flush=True)
+            row = " | ".join(f"{w:.3f} ({w / v:.2f}x)" for _, _, w, v in found)
+            widths[name].append(f"| {m} + {n} | {row} |")
     print(f"\nlowest: {lowest[0]:.3f} ({lowest[1]})")
+    print("\nmean width of the battery's interval (and its ratio to Newcombe's)")
+    for name in ("binormal 1", "binormal 3"):
+        print(f"\n**{name}**\n\n{head}\n{rule}\n" + "\n".join(widths[name]))
 
 
 if __name__ == "__main__":

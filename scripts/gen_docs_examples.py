@@ -782,11 +782,8 @@ def battery_worked(predicate: dict[str, Any]) -> None:
     iv = stats.auc_interval(*sums)
     record = tests["auc"]
     assert iv is not None and se is not None and score is not None and logit is not None
-    small = min(positives, negatives)
-    bound = (
-        small < stats.AUC_BOUND_BELOW
-        and max(positives, negatives) >= stats.AUC_BOUND_RATIO * small
-    )
+    small = min(positives, negatives) * min(value, 1 - value)
+    bound = stats.auc_bound_joins(positives, negatives, twice_u)
     if (value, iv.lo, iv.hi) != (
         record["value"],
         record["interval"]["lo"],
@@ -802,10 +799,9 @@ def battery_worked(predicate: dict[str, Any]) -> None:
         f"  95% DeLong logit, t quantile  [{logit.lo:.4f}, {logit.hi:.4f}] (from the squares)",
         "  the distribution-free bound   "
         + (
-            "joins (the smaller label has under 100 cases, the other twice as many)"
+            f"joins (min(m, n) x min(AUC, 1 - AUC) = {small:.1f} < 5)"
             if bound
-            else "left out (it joins only under 100 cases of the smaller label, "
-            "with twice as many of the other)"
+            else f"left out (min(m, n) x min(AUC, 1 - AUC) = {small:.1f} >= 5)"
         ),
         f"  95% interval: the widest      [{iv.lo:.4f}, {iv.hi:.4f}]",
     ]

@@ -5,8 +5,9 @@ Shared by ``tests/stats/test_auc_coverage.py`` and ``scripts/auc_interval_covera
 unless said otherwise, and a parameter solved so that the true AUC (ties counted half)
 is the one asked for, exactly:
 
-- ``binormal 1/3``, ``binormal 1``, ``binormal 3``: positives ``N(d, r)`` with the spread
-  ratio ``r`` of positives to negatives; ``AUC = Phi(d / sqrt(1 + r**2))``.
+- ``binormal 1/3``, ``binormal 1``, ``binormal 3`` (and ``binormal 5``, ``binormal 10``
+  outside the grid): positives ``N(d, r)`` with the spread ratio ``r`` of positives to
+  negatives; ``AUC = Phi(d / sqrt(1 + r**2))``.
 - ``bimodal``: positives an even mixture of ``N(mu - 1.5, 0.5)`` and ``N(mu + 1.5, 0.5)``;
   ``AUC = (Phi((mu - 1.5) / s) + Phi((mu + 1.5) / s)) / 2`` with ``s = sqrt(1.25)``.
 - ``tied 5``: binormal with equal spreads, each score replaced by which of five levels it
@@ -26,6 +27,11 @@ from scipy.stats import norm, rankdata
 Sampler = Callable[[np.random.Generator, int, int], np.ndarray]
 
 SHAPES = ("binormal 1/3", "binormal 1", "binormal 3", "bimodal", "tied 5")
+#: Spread ratios of the binormal shapes; 5 and 10 are outside the grid, for the cells
+#: that test the rule for when the distribution-free bound joins.
+SPREADS = {"binormal 1/3": 1.0 / 3.0, "binormal 1": 1.0, "binormal 3": 3.0, "binormal 5": 5.0}
+SPREADS["binormal 10"] = 10.0
+_SEEDS = (*SHAPES, "binormal 5", "binormal 10")
 #: (cases labelled 1, cases labelled 0); spread ratio 1/3 at 10 + 500 is, by symmetry,
 #: spread ratio 3 at 500 + 10 (swap the labels and negate the scores).
 SIZES = ((10, 10), (10, 500), (30, 30), (30, 300), (100, 100), (100, 1000), (1000, 1000))
@@ -59,7 +65,7 @@ def shape(name: str, target: float) -> tuple[float, Sampler, Sampler]:
         return rng.normal(0.0, 1.0, (reps, k))
 
     if name.startswith("binormal"):
-        r = {"binormal 1/3": 1.0 / 3.0, "binormal 1": 1.0, "binormal 3": 3.0}[name]
+        r = SPREADS[name]
         d = float(norm.ppf(target)) * math.sqrt(1.0 + r * r)
 
         def positives(rng: np.random.Generator, reps: int, k: int) -> np.ndarray:
@@ -107,7 +113,7 @@ def samples(
 ) -> tuple[float, list[tuple[int, int, int]]]:
     """The true AUC and ``reps`` samples' rank sums, from a seed fixed by the cell."""
     true, positives, negatives = shape(name, target)
-    rng = np.random.default_rng([SHAPES.index(name), m, n, round(target * 1000)])
+    rng = np.random.default_rng([_SEEDS.index(name), m, n, round(target * 1000)])
     out: list[tuple[int, int, int]] = []
     chunk = max(1, 2_000_000 // (m + n))
     for start in range(0, reps, chunk):

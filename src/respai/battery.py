@@ -466,17 +466,17 @@ def auc(counts: Counts, threshold: Threshold) -> TestResult:
     """AUC by rank (Mann-Whitney, ties half) overall and per group, with a 95% interval.
 
     The interval is :func:`respai.stats.auc_interval` (the widest of Newcombe's score
-    interval, DeLong's on the logit scale and, for small unbalanced samples, the
-    distribution-free bound). The verdict reads the overall AUC; with fewer than
-    :data:`AUC_MIN_PER_LABEL` cases of either label it is INSUFFICIENT_EVIDENCE, the
-    value and interval still reported.
+    interval, DeLong's on the logit scale and, when the smaller label expects fewer than
+    5 cases on the wrong side, the distribution-free bound). The verdict reads the
+    overall AUC; with fewer than :data:`AUC_MIN_PER_LABEL` cases of either label it is
+    INSUFFICIENT_EVIDENCE, the value and interval still reported.
     """
     method = (
         "AUC by rank, ties counted half (Mann-Whitney); 95% interval: the widest of "
         "Newcombe's score interval (2006, method 5) and DeLong's on the logit scale with a "
-        f"t quantile, and, with fewer than {stats.AUC_BOUND_BELOW} cases of the smaller "
-        f"label and {stats.AUC_BOUND_RATIO} times as many of the other, the score interval "
-        "at the largest variance any scores allow (Birnbaum-Klose); at least "
+        "t quantile, and, when min(m, n) * min(AUC, 1 - AUC) < "
+        f"{stats.AUC_BOUND_COUNT}, the score interval at the largest variance any scores "
+        "allow (Birnbaum-Klose); at least "
         f"{AUC_MIN_PER_LABEL} cases of each label for a verdict; per-group AUCs reported, "
         "the verdict reads the overall AUC"
     )

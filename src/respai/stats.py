@@ -19,13 +19,13 @@ from statistics import NormalDist
 from respai.types import Interval
 
 __all__ = [
-    "AUC_BOUND_BELOW",
-    "AUC_BOUND_RATIO",
+    "AUC_BOUND_COUNT",
     "AUC_INTERVAL_METHOD",
     "AUC_INTERVAL_REFERENCE",
     "AUC_SCORE_METHOD",
     "AUC_SCORE_REFERENCE",
     "auc_bound_interval",
+    "auc_bound_joins",
     "auc_delong",
     "auc_from_rank_sums",
     "auc_interval",
@@ -696,15 +696,14 @@ AUC_INTERVAL_REFERENCE = (
     "(score interval with the Hanley-McNeil variance); DeLong, DeLong & Clarke-Pearson "
     "(1988), Biometrics 44(3), 837-845, variance on the logit scale (Qin & Hotilovac 2008, "
     "Statistical Methods in Medical Research 17(2), 207-221) with a Welch-Satterthwaite t "
-    "quantile; and, when the smaller label has fewer than 100 cases and the other at least "
-    "twice as many, the score interval with Birnbaum & Klose's (1957, Annals of Mathematical "
-    "Statistics 28(4), 933-945) largest variance theta (1 - theta) / min(m, n)"
+    "quantile; and, when min(m, n) * min(AUC, 1 - AUC) < 5, the score interval with "
+    "Birnbaum & Klose's (1957, Annals of Mathematical Statistics 28(4), 933-945) largest "
+    "variance theta (1 - theta) / min(m, n)"
 )
-#: The bound of :func:`auc_bound_interval` joins :func:`auc_interval` when the smaller
-#: label has fewer than this many cases ...
-AUC_BOUND_BELOW = 100
-#: ... and the larger label has at least this many times as many.
-AUC_BOUND_RATIO = 2
+#: The bound of :func:`auc_bound_interval` joins :func:`auc_interval` when
+#: ``min(m, n) * min(auc, 1 - auc)`` is below this count (the rule of thumb ``n p >= 5``
+#: for a normal approximation, with the smaller label's cases as ``n``).
+AUC_BOUND_COUNT = 5
 
 
 def _delong_parts(
@@ -846,11 +845,13 @@ def auc_interval(
     - :func:`auc_logit_interval` (DeLong on the logit scale with a t quantile), when
       defined: its variance is estimated from the cases, so it does not assume the two
       labels' scores spread alike, as Newcombe's does;
-    - :func:`auc_bound_interval` (the largest variance any scores allow), only when the
-      smaller label has fewer than :data:`AUC_BOUND_BELOW` cases and the larger at least
-      :data:`AUC_BOUND_RATIO` times as many: there the first two undercover when the small
-      label's scores spread wider than the other's (its few low scores are rare events
-      that a sample of 10-50 cases often misses).
+    - :func:`auc_bound_interval` (the largest variance any scores allow), only when
+      ``min(m, n) * min(auc, 1 - auc) < AUC_BOUND_COUNT`` (5): the smaller label then
+      holds only a handful of cases expected on the wrong side of the other label, and
+      when its scores spread wider than the other's, a sample that misses its few low
+      scores looks both better and surer than the population; the first two parts
+      undercover there (down to 88%), and only a variance no score shape can exceed
+      covers.
 
     Parameters
     ----------
@@ -877,7 +878,7 @@ def auc_interval(
     --------
     >>> iv = auc_interval(10, 10, 200, 10 * 20**2, 10 * 20**2)  # AUC 1 from 10 + 10
     >>> round(iv.lo, 4), iv.hi
-    (0.8002, 1.0)
+    (0.7225, 1.0)
     """
     score = auc_score_interval(positives, negatives, twice_u, confidence)
     if score is None:
@@ -888,10 +889,27 @@ def auc_interval(
             positives, negatives, twice_u, positive_squares, negative_squares, confidence
         )
     ]
-    m, n = operator.index(positives), operator.index(negatives)
-    if min(m, n) < AUC_BOUND_BELOW and max(m, n) >= AUC_BOUND_RATIO * min(m, n):
-        parts.append(auc_bound_interval(m, n, twice_u, confidence))
+    if auc_bound_joins(positives, negatives, twice_u):
+        parts.append(auc_bound_interval(positives, negatives, twice_u, confidence))
     for part in parts:
         if part is not None:
             lo, hi = min(lo, part.lo), max(hi, part.hi)
     return Interval(lo, hi, AUC_INTERVAL_METHOD, confidence)
+
+
+def auc_bound_joins(positives: int, negatives: int, twice_u: int) -> bool:
+    """Whether :func:`auc_interval` takes in :func:`auc_bound_interval`.
+
+    True when ``min(m, n) * min(auc, 1 - auc) < AUC_BOUND_COUNT``, compared exactly in
+    integers: ``min(m, n) * min(twice_u, 2 m n - twice_u) < AUC_BOUND_COUNT * 2 m n``.
+
+    Examples
+    --------
+    >>> auc_bound_joins(100, 100, 2 * 100 * 100 * 96 // 100)  # AUC 0.96: 100 * 0.04 = 4
+    True
+    >>> auc_bound_joins(100, 100, 2 * 100 * 100 * 95 // 100)  # AUC 0.95: 100 * 0.05 = 5
+    False
+    """
+    m, n, u2 = _check_auc_counts(positives, negatives, twice_u)
+    both = 2 * m * n
+    return min(m, n) * min(u2, both - u2) < AUC_BOUND_COUNT * both

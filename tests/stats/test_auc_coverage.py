@@ -4,7 +4,8 @@ The outside review (issue 25, point 3) found Newcombe's score interval covering 
 10 + 200 cases when the positives' scores spread three times as wide as the negatives'.
 :func:`respai.stats.auc_interval` is the widest of Newcombe's, DeLong's on the logit
 scale with a t quantile and, for small unbalanced samples, the distribution-free
-Birnbaum-Klose bound. These tests simulate it (fixed seeds, true AUCs known exactly, see
+Birnbaum-Klose bound when the smaller label expects fewer than 5 cases on the
+wrong side. These tests simulate it (fixed seeds, true AUCs known exactly, see
 ``tests/auc_grid.py``) and cross-check every part against independent references.
 
 Monte Carlo error: with 2,000 samples a cell, a true coverage of 0.95 is measured with a
@@ -92,6 +93,26 @@ def test_coverage_over_the_grid(name: str) -> None:
             if found < FLOOR:
                 low.append((m, n, target, found))
     assert not low, low
+
+
+#: Beyond the grid: where Newcombe's and DeLong's logit interval together still fell to
+#: 88-92% (a wide-spread smaller label expecting few cases on the wrong side, at larger
+#: sizes and wider spreads than the grid's), the cells that set the bound's rule.
+BEYOND = [
+    ("binormal 3", 200, 2000, 0.99),
+    ("binormal 3", 300, 3000, 0.99),
+    ("binormal 3", 50, 2500, 0.95),
+    ("binormal 5", 200, 2000, 0.99),
+    ("binormal 10", 200, 350, 0.99),
+    ("binormal 10", 30, 30, 0.9),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "m", "n", "target"), BEYOND)
+def test_coverage_beyond_the_grid(name: str, m: int, n: int, target: float) -> None:
+    true, sums = auc_grid.samples(name, m, n, target)
+    assert coverage(m, n, true, sums) >= FLOOR, (name, m, n, target)
 
 
 def test_the_true_aucs_are_exact() -> None:
@@ -188,43 +209,48 @@ def test_parts_equal_independent_references(
     score = stats.auc_score_interval(m, n, u2, level)
     assert iv is not None and score is not None
     parts = [score] + ([logit] if logit else [])
-    if k < stats.AUC_BOUND_BELOW and max(m, n) >= stats.AUC_BOUND_RATIO * k:
+    if k * min(auc, 1 - auc) < stats.AUC_BOUND_COUNT - 1e-9:
         parts.append(bound)
+    elif k * min(auc, 1 - auc) > stats.AUC_BOUND_COUNT + 1e-9:
+        assert not stats.auc_bound_joins(m, n, u2)
     assert iv.lo == min(p.lo for p in parts) and iv.hi == max(p.hi for p in parts)
     assert 0.0 <= iv.lo <= auc <= iv.hi <= 1.0
     assert iv.confidence == level and iv.method == stats.AUC_INTERVAL_METHOD
 
 
-def _sample(m: int, n: int, seed: int) -> tuple[int, int, int]:
-    rng = np.random.default_rng(seed)
-    u, sx, sv = auc_grid.rank_sums(rng.normal(1.5, 1, (1, m)), rng.normal(0, 1, (1, n)))
-    return int(u[0]), int(sx[0]), int(sv[0])
+def even_squares(total: int, k: int) -> int:
+    """``sum(x**2)`` of ``k`` integer placements summing to ``total``, as even as can be."""
+    q, r = divmod(total, k)
+    return r * (q + 1) ** 2 + (k - r) * q * q
 
 
 @pytest.mark.parametrize(
-    ("m", "n", "joins"),
+    ("m", "n", "auc", "joins"),
     [
-        (10, 500, True),
-        (99, 198, True),
-        (500, 10, True),
-        (99, 197, False),
-        (100, 1000, False),
-        (10, 10, False),
-        (30, 45, False),
+        (10, 500, 0.6, True),  # 10 x 0.4 = 4
+        (10, 10, 0.55, True),  # every 10 + 10 sample but AUC 0.5 exactly
+        (10, 10, 0.5, False),  # 10 x 0.5 = 5
+        (100, 1000, 0.96, True),  # 100 x 0.04 = 4
+        (100, 1000, 0.95, False),  # 100 x 0.05 = 5: not below
+        (1000, 1000, 0.996, True),
+        (1000, 1000, 0.99, False),
+        (500, 10, 0.2, True),  # by the smaller label, and symmetric in the AUC
     ],
 )
-def test_the_bound_joins_only_small_unbalanced_samples(m: int, n: int, joins: bool) -> None:
-    u, sx, sv = _sample(m, n, m * n)
-    iv = stats.auc_interval(m, n, u, sx, sv)
-    bound = stats.auc_bound_interval(m, n, u)
-    score = stats.auc_score_interval(m, n, u)
-    logit = stats.auc_logit_interval(m, n, u, sx, sv)
-    assert iv is not None and bound is not None and score is not None and logit is not None
-    lo, hi = min(score.lo, logit.lo), max(score.hi, logit.hi)
-    if joins:
-        assert (iv.lo, iv.hi) == (min(lo, bound.lo), max(hi, bound.hi))
-    else:
-        assert (iv.lo, iv.hi) == (lo, hi)
+def test_the_bound_joins_below_five_cases_on_the_wrong_side(
+    m: int, n: int, auc: float, joins: bool
+) -> None:
+    u2 = round(auc * 2 * m * n)
+    assert stats.auc_bound_joins(m, n, u2) is joins
+    # squares with that twice_u: the placements as even as integers allow
+    sx, sv = even_squares(u2, m), even_squares(u2, n)
+    iv = stats.auc_interval(m, n, u2, sx, sv)
+    bound = stats.auc_bound_interval(m, n, u2)
+    score = stats.auc_score_interval(m, n, u2)
+    logit = stats.auc_logit_interval(m, n, u2, sx, sv)
+    assert iv is not None and bound is not None and score is not None
+    parts = [score, *([logit] if logit else []), *([bound] if joins else [])]
+    assert (iv.lo, iv.hi) == (min(p.lo for p in parts), max(p.hi for p in parts))
 
 
 def test_undefined_and_bad_arguments() -> None:

@@ -325,10 +325,11 @@ def test_below_the_minimum_of_either_label_is_insufficient(m: int, n: int) -> No
 
 def test_at_the_minimum_the_verdict_reads_the_interval() -> None:
     assert AUC_MIN_PER_LABEL == 10
-    ranks = separated(10, 10)  # AUC 1; the interval's lower end is about 0.80
+    ranks = separated(10, 10)  # AUC 1; the interval's lower end is about 0.72 (the bound:
+    # 10 x (1 - 1) = 0 cases expected on the wrong side)
     passed = auc(counts_with(ranks), Threshold(">=", 0.7, "test", Decision.INTERVAL))
     assert passed.verdict is Verdict.PASS
-    assert passed.interval is not None and 0.79 < passed.interval.lo < 0.81
+    assert passed.interval is not None and 0.72 < passed.interval.lo < 0.73
     crossed = auc(counts_with(ranks), Threshold(">=", 0.9, "test", Decision.INTERVAL))
     assert crossed.verdict is Verdict.INSUFFICIENT_EVIDENCE and crossed.uncertain
     details: dict[str, Any] = dict(passed.details)
