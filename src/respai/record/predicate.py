@@ -73,8 +73,9 @@ class AucDetails(TypedDict):
     overall: dict[str, Any]
     per_group: dict[str, list[dict[str, Any]]]
     cases_without_score: int
-    #: the intervals' ``method`` (``"newcombe-score"`` from engine 0.3.0; absent before,
-    #: when they were DeLong's) and where it is defined
+    #: the intervals' ``method`` (``"widest-of-newcombe-delong-logit-bound"`` from engine
+    #: 0.4.0, ``"newcombe-score"`` in 0.3.0; absent before, when they were DeLong's) and
+    #: where it is defined
     interval_method: NotRequired[str]
     interval_reference: NotRequired[str]
     #: the fewest cases of each label whose AUC the verdict reads
