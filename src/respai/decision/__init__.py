@@ -87,20 +87,27 @@ from respai.decision.bounds import (
     worst_group_decided,
 )
 from respai.decision.groups import (
+    DEFAULT_MAX_MISSING,
     GroupRate,
+    adverse_ends,
+    adverse_intervals,
     diff_range,
     exact_ends,
     group_rate,
     is_small,
+    over_max_missing,
     ratio_range,
     resolve_alpha,
 )
-from respai.decision.verdicts import below_line, verdict_table, with_small_cells
+from respai.decision.verdicts import below_line, missing_reason, verdict_table, with_small_cells
 
 __all__ = [
+    "DEFAULT_MAX_MISSING",
     "MARGIN",
     "GroupRate",
     "Pairs",
+    "adverse_ends",
+    "adverse_intervals",
     "below_line",
     "diff_range",
     "every_gap_within",
@@ -109,6 +116,8 @@ __all__ = [
     "group_rate",
     "is_small",
     "max_gap_bounds",
+    "missing_reason",
+    "over_max_missing",
     "pairs_for",
     "positive",
     "ratio_bounds",

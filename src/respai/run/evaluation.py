@@ -120,7 +120,12 @@ def run_evaluation(
         fingerprints = {"dataset": _frame_fingerprint(parsed, data, score, inputs.cases.columns)}
     thresholds = thresholds_for(pol)
     battery = _run_battery(
-        fairness.counts, tests, thresholds, fairness.spec.alpha, fairness.spec.min_cell
+        fairness.counts,
+        tests,
+        thresholds,
+        fairness.spec.alpha,
+        fairness.spec.min_cell,
+        fairness.spec.max_missing,
     )
     if model is not None and ev is not None and TestId.PERTURBATION_STABILITY in tests:
         from respai.load import case_batches
