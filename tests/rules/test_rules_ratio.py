@@ -92,9 +92,7 @@ def reference_ratio_verdict(
         ivs.append((lo, hi))
         adverse.append((cp(k + m, n + m, alpha / g)[0], cp(k, n + m, alpha / g)[1]))
     pairs = [(i, j) for i in range(g) for j in range(g) if i != j and (ref is None or j == ref)]
-    broken = any(
-        adverse[j][0] > 0 and adverse[i][1] / adverse[j][0] < limit for i, j in pairs
-    )
+    broken = any(adverse[j][0] > 0 and adverse[i][1] / adverse[j][0] < limit for i, j in pairs)
     over = any(c.missing_neg > 0.02 * (c.fp + c.tn + c.missing_neg) for c in cells)
     small = any(c.fp + c.tn < max(min_cell, 1) for c in cells)
     denominators = [ivs[ref]] if ref is not None else ivs

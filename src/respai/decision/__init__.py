@@ -98,6 +98,7 @@ from respai.decision.groups import (
     over_max_missing,
     ratio_range,
     resolve_alpha,
+    resolve_max_missing,
 )
 from respai.decision.verdicts import below_line, missing_reason, verdict_table, with_small_cells
 
@@ -124,6 +125,7 @@ __all__ = [
     "ratio_range",
     "reference_gap_bounds",
     "resolve_alpha",
+    "resolve_max_missing",
     "some_gap_above",
     "some_ratio_below",
     "spread_bounds",

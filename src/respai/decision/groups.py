@@ -25,6 +25,7 @@ __all__ = [
     "over_max_missing",
     "ratio_range",
     "resolve_alpha",
+    "resolve_max_missing",
 ]
 
 
@@ -45,6 +46,22 @@ def resolve_alpha(spec: Spec, policy: Policy | None = None) -> tuple[float, str]
     if block is not None and block.sources.get("alpha") == "spec":
         return block.alpha, "spec"
     return DEFAULT_ALPHA, "default"
+
+
+def resolve_max_missing(spec: Spec, policy: Policy | None = None) -> tuple[float, str]:
+    """The run's ``max_missing`` for a block without its own, and where it came from.
+
+    The policy's when it sets one, else the ``fairness:`` block's when the spec declares
+    it, else the default 0.02 (:data:`respai.spec.parsed.DEFAULT_MAX_MISSING`). The paired
+    block reads it; the group rules and the battery read the fairness block with the
+    policy applied, which gives the same value.
+    """
+    if policy is not None and policy.max_missing is not None:
+        return policy.max_missing, policy.source
+    block = spec.fairness_block
+    if block is not None and block.sources.get("max_missing") == "spec":
+        return block.max_missing, "spec"
+    return DEFAULT_MAX_MISSING, "default"
 
 
 # -- one group's rate -------------------------------------------------------------------

@@ -17,6 +17,7 @@ from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.text import Text
 
+from respai.battery import TestResult
 from respai.decision import GroupRate
 from respai.render.aligned import AlignedTable, Justify
 from respai.render.escape import terminal_text
@@ -330,6 +331,17 @@ def print_fairness(
     render_fairness(result, console)
 
 
+def _fail_inside(t: TestResult) -> bool:
+    """Whether a FAIL's shown interval reaches its threshold.
+
+    Such a FAIL was proven with the missing decisions counted against the test, which its
+    reason says, so the reason is shown.
+    """
+    if t.verdict is not Verdict.FAIL or t.interval is None or t.threshold is None:
+        return False
+    return t.threshold.holds(t.interval.lo) or t.threshold.holds(t.interval.hi)
+
+
 def render_evaluation(
     e: Evaluation, console: Console, *, record_path: str | None = None, key_id: str | None = None
 ) -> None:
@@ -358,7 +370,8 @@ def render_evaluation(
             if t.threshold is None
             else (
                 f"{terminal_text(t.threshold.comparison)} {t.threshold.value:g}"
-                + (" (interval)" if t.threshold.decision.value == "interval" else "")
+                # the estimate rule is a screening verdict with no error guarantee
+                + (" (estimate: screening)" if t.threshold.decision.value == "estimate" else "")
             )
         )
         verdict = _verdict(t.verdict)
@@ -368,7 +381,7 @@ def render_evaluation(
     for r in e.rules:
         table.add_row(f"rule:{terminal_text(r.rule.id)}", "", "", r.rule.kind, _verdict(r.verdict))
     console.print(table)
-    notes = [t for t in e.battery if t.value is None or t.uncertain]
+    notes = [t for t in e.battery if t.value is None or t.uncertain or _fail_inside(t)]
     for t in notes:
         console.print(Text(f"  {terminal_text(t.key)}: {terminal_text(t.reason)}"))
     for r in e.rules:
