@@ -156,9 +156,9 @@ def test_a_rule_never_improves_by_one_more_blank_exhaustive(
     kind: str, alpha: float, min_cell: int, max_missing: float
 ) -> None:
     verdict_of = rule_verdict(RULES[kind], alpha=alpha, min_cell=min_cell, max_missing=max_missing)
-    for groups in itertools.product(states(6), repeat=2):
+    for groups in itertools.product(states(5), repeat=2):
         never_improves(verdict_of, groups)
-    for groups in itertools.product(states(3), repeat=3):
+    for groups in itertools.product(states(2), repeat=3):
         never_improves(verdict_of, groups)
 
 
