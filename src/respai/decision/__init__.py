@@ -64,8 +64,9 @@ exact behaviour (the golden records are byte-identical); the differences are:
    intervals prove it (the small cells' wide intervals only widen the bounds). The
    battery's estimate rule, when some group has fewer than ``min_cell`` *cases*, lets a
    FAIL stand only when the groups with at least ``min_cell`` cases fail on their own,
-   at their worst (cases, not decided cases, so blanking decisions cannot excuse it). The monitor's table is the rules' one
-   without the ``ratio_undefined`` step (it has no ratio rules).
+   at their worst (cases, not decided cases, so blanking decisions cannot excuse it).
+   The monitor's table is the rules' one without the ``ratio_undefined`` step (it has no
+   ratio rules).
 6. *Ties.* The rules name the worst group as the first with the extreme end; the battery
    takes the first group with the extreme float end for each of its four ends; the
    equalized-odds rule reports the false-positive part on a tie.
