@@ -1,32 +1,44 @@
-"""The seam for a spec's optional blocks: one object per block, and their registry.
+"""The seam for a spec's blocks: one object per block, and their registry.
 
-A block such as ``ll144:`` or ``paired:`` lives in its own package and registers one
-:class:`Block` in :data:`BLOCKS`, by the dotted name of the object, imported only when a
-spec uses the registry. Everything that handles a spec's blocks loops over the registry
-instead of naming a block:
+Every block of a spec registers one :class:`Block` in :data:`BLOCKS`, by the dotted name
+of the object, imported only when a spec uses the registry: the battery of
+``evaluation:`` (:mod:`respai.battery_block`), the group rules of ``fairness.rules``
+(:mod:`respai.rules_block`), and the optional blocks, each in its own package (``ll144:``,
+``paired:``). Everything that handles a spec's blocks loops over the registry instead of
+naming a block:
 
-- the spec loader accepts each block's top-level key and calls :meth:`Block.parse`;
+- the spec loader accepts each optional block's top-level key and calls
+  :meth:`Block.parse` (the two *frame* blocks, ``fairness:`` and ``evaluation:``, are
+  parsed through their blocks too, at their fixed places: ``fairness:`` first, since the
+  ``data:`` checks and every other block read it, ``evaluation:`` last);
+- the loader opens the columns :meth:`Block.case_columns` names in the run's cases file;
 - the plan's criteria hold :meth:`Block.criteria` under the block's name;
 - the signing checks refuse an output over the files :meth:`Block.inputs` reads;
-- ``respai evaluate`` (:mod:`respai.run.evaluation`) lets one block share the count
-  pass (:meth:`Block.one_scan`), runs each declared block (:meth:`Block.run`), and
-  takes its verdicts and fingerprints into the run's;
+- ``respai evaluate`` (:mod:`respai.run.evaluation`) lets each declared block prepare
+  before any data is read (:meth:`Block.prepare`: the battery loads its model), lets one
+  block share the count pass (:meth:`Block.one_scan`), counts the cases once, runs each
+  declared block (:meth:`Block.run`), and takes its verdicts and fingerprints into the
+  run's;
 - the record builder (:mod:`respai.run.evidence`) adds :meth:`Block.record`'s test
   records, ``run_start`` and ``counts`` parts, claims and caveats;
 - the terminal summary prints :meth:`Block.terminal`'s lines, and ``--json`` holds
-  :meth:`Block.to_json` under the block's name.
+  :meth:`Block.to_json` under the block's name (an optional block's: the frame blocks'
+  results are the document's ``tests`` and ``per_group``).
 
 The HTML report shows a block's test records like every other, by their test ids
 (:data:`respai.battery.TEST_NAMES`); the exports (:mod:`respai.export.outcomes`) give them
-the block's kind by :attr:`Block.test_prefix`, its JUnit suite (:attr:`Block.suite`) and
-its readable names (:meth:`Block.outcome_name`). Adding a block touches its own package,
-one line of :data:`BLOCKS`, its tests and its docs page.
+the block's kind (:attr:`Block.kind`, found by :meth:`Block.owns`), its JUnit suite
+(:attr:`Block.suite`), its readable names and reasons (:meth:`Block.outcome_name`,
+:meth:`Block.outcome_reason`) and, in the CycloneDX BOM, its measured values
+(:meth:`Block.metrics`) and fairness assessments (:attr:`Block.assesses_fairness`).
+Adding a block touches its own package, one line of :data:`BLOCKS`, its tests and its
+docs page.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import import_module
@@ -39,23 +51,30 @@ if TYPE_CHECKING:
     from respai.io import Named
     from respai.load import CountPass, Inputs
     from respai.record.predicate import TestRecord
+    from respai.results import FairnessResult
     from respai.spec.parsed import DataSpec, Policy, Spec, SystemInfo
     from respai.types import Verdict
 
 __all__ = [
     "BLOCKS",
     "Block",
+    "CaseColumns",
+    "Metric",
     "ParseContext",
     "RecordParts",
     "RunContext",
+    "RunOptions",
     "block_named",
     "block_of_test",
     "blocks",
+    "declared_blocks",
 ]
 
-#: Every optional block of a spec, by its top-level key, in the order the record and
-#: the outputs list them: the dotted name of its :class:`Block`.
+#: Every block of a spec, by its top-level key, in the order a run runs them and the
+#: record and the outputs list them: the dotted name of its :class:`Block`.
 BLOCKS: Mapping[str, str] = {
+    "evaluation": "respai.battery_block:BLOCK",
+    "fairness": "respai.rules_block:BLOCK",
     "ll144": "respai.ll144.block:BLOCK",
     "paired": "respai.paired.block:BLOCK",
 }
@@ -72,7 +91,8 @@ class ParseContext:
     base_dir
         The folder relative file names are read from (``None``: the current folder).
     data, system
-        The spec's parsed ``data:`` and ``system:`` blocks.
+        The spec's parsed ``data:`` and ``system:`` blocks (``None`` while the
+        ``fairness:`` block, which they are checked against, is parsed).
     checks
         The loader's check kit (:class:`respai.spec.checks._Ctx`), for messages that
         name a key of the file.
@@ -80,23 +100,102 @@ class ParseContext:
 
     origin: str
     base_dir: Path | None
-    data: DataSpec
-    system: SystemInfo
+    data: DataSpec | None
+    system: SystemInfo | None
     checks: Any
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    """How the person running the command asked for the run (never read from a file).
+
+    Attributes
+    ----------
+    data
+        A DataFrame counted instead of the spec's cases file, or ``None``.
+    trust_model_code, trusted_types
+        What the person trusts a model file to run (the CLI's ``--trust-model-code`` and
+        ``--trust-type``).
+    on_batch
+        Progress callback ``(done_rows, total_rows)`` of long work.
+    engine
+        The engine of the count passes (:data:`respai.engine.registry.ENGINES`).
+    """
+
+    data: Any = None
+    trust_model_code: bool = False
+    trusted_types: Sequence[str] = ()
+    on_batch: Callable[[int, int], None] | None = None
+    engine: str = "duckdb"
 
 
 @dataclass(frozen=True, slots=True)
 class RunContext:
     """What a block's run may read: the spec, the policy, the run's opened inputs.
 
-    ``shared`` is what the block's :meth:`Block.one_scan` tallied during the count pass
-    (``None`` when it shared none).
+    ``declared`` is the block's :meth:`Block.declared` value; ``prepared`` what its
+    :meth:`Block.prepare` returned; ``shared`` what its :meth:`Block.one_scan` tallied
+    during the count pass (``None`` when it shared none); ``fairness`` the count pass's
+    result (:class:`respai.results.FairnessResult`: the counts, the per-group tables and
+    the group rules decided on them); ``options`` how the run was asked for.
     """
 
     spec: Spec
     policy: Policy | None
     inputs: Inputs
     shared: Any = None
+    declared: Any = None
+    prepared: Any = None
+    fairness: FairnessResult | None = None
+    options: RunOptions = field(default_factory=RunOptions)
+
+
+@dataclass(frozen=True, slots=True)
+class CaseColumns:
+    """The columns of the run's cases file a block reads, by role.
+
+    ``demographic`` columns are read from the self-identification file when the spec
+    joins one that has them; ``outputs`` (the tool's decisions and scores) from the cases
+    file; ``text`` are the columns whose values are read as text (groups, labels, ids).
+    """
+
+    demographic: list[str] = field(default_factory=list)
+    outputs: list[str] = field(default_factory=list)
+    text: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    """One measured value of a block's test record, as a metrics export lists it.
+
+    Attributes
+    ----------
+    kind
+        What is measured (CycloneDX's metric ``type``), e.g. ``ll144 impact ratio``.
+    slice
+        Which cases: ``overall``, or ``<attributes>: <group>``.
+    value, interval, n
+        The value, its interval (the record's ``{lo, hi, method, confidence}``) and its
+        sample size, as the record holds them (``None`` when it has none).
+    bounds
+        Bounds shown instead of an interval's ends (a group rule's largest gap).
+    undefined
+        Why the value is undefined, when it is.
+    """
+
+    kind: str
+    slice: str
+    value: object
+    interval: object = None
+    n: object = None
+    undefined: str = ""
+    bounds: tuple[float, float] | None = None
+
+    @staticmethod
+    def slice_of(grouping: object, label: object) -> str:
+        """The slice of one group: ``<attributes>: <group>``, or ``overall``."""
+        attrs = " × ".join(str(a) for a in grouping) if isinstance(grouping, list) else ""
+        return f"{attrs}: {label}" if attrs else "overall"
 
 
 @dataclass(slots=True)
@@ -133,10 +232,34 @@ class Block(ABC):
 
     #: The block's top-level key in a spec.
     name: str = ""
-    #: How the ``test_id`` of each of its test records starts (its outcomes' kind).
+    #: The kind of its outcomes in the exports (its name unless set).
+    kind: str = ""
+    #: How the ``test_id`` of each of its test records starts (see :meth:`owns`).
     test_prefix: str = ""
     #: The JUnit suite its test records are cases of.
     suite: str = ""
+    #: Whether its grouped test records are fairness assessments in a CycloneDX BOM.
+    assesses_fairness: bool = False
+    #: Whether it is one of the spec's frame blocks (``fairness:``, ``evaluation:``): parsed
+    #: at its fixed place and kept in the spec's own fields rather than ``Spec.blocks``;
+    #: its results are ``--json``'s ``tests`` and ``per_group``, not a document of its own.
+    frame: bool = False
+
+    @property
+    def outcome_kind(self) -> str:
+        """The kind of its outcomes: :attr:`kind`, or the block's name."""
+        return self.kind or self.name
+
+    def declared(self, spec: Spec) -> Any:
+        """What the spec declares for this block, or ``None`` when the block does not run.
+
+        An optional block's parsed mapping (``spec.blocks[name]``) by default.
+        """
+        return spec.blocks.get(self.name)
+
+    def owns(self, test_id: str) -> bool:
+        """Whether a test record with ``test_id`` is one of this block's."""
+        return bool(self.test_prefix) and test_id.startswith(self.test_prefix)
 
     @abstractmethod
     def parse(self, raw: Any, ctx: ParseContext) -> Any:
@@ -144,13 +267,25 @@ class Block(ABC):
         raise NotImplementedError
 
     @abstractmethod
-    def criteria(self, declared: Any) -> Any:
-        """The block's part of a plan's criteria (plain JSON values)."""
+    def criteria(self, declared: Any, policy: Policy | None) -> Any:
+        """The block's part of a plan's criteria (plain JSON values), under ``policy``."""
         raise NotImplementedError
 
     def inputs(self, declared: Any) -> list[Named]:
-        """The files the block reads, each with how it is named in messages."""
+        """The files of its own the block reads, each with how it is named in messages."""
         return []
+
+    def prepare(self, spec: Spec, policy: Policy | None, options: RunOptions) -> Any:
+        """Work done before any data is read (nothing by default).
+
+        The battery loads (and refuses) its model here, so a refused model file stops the
+        run before the cases file is opened.
+        """
+        return None
+
+    def case_columns(self, declared: Any) -> CaseColumns:
+        """The columns of the run's shared cases file the block reads (none by default)."""
+        return CaseColumns()
 
     def one_scan(self, spec: Spec, inputs: Inputs) -> tuple[CountPass, Callable[[], Any]] | None:
         """A count pass that also tallies the block's counts in the same scan, or ``None``."""
@@ -179,13 +314,37 @@ class Block(ABC):
         """The block's lines in ``respai evaluate``'s terminal summary."""
         return None
 
-    @abstractmethod
     def to_json(self, result: Any) -> Any:
-        """The block's document in ``respai evaluate --json`` (its own command's)."""
-        raise NotImplementedError
+        """The block's document in ``respai evaluate --json`` (its own command's).
+
+        ``None`` (the default): the block's results are its test records only.
+        """
+        return None
+
+    def metrics(self, record: Mapping[str, Any]) -> list[Metric]:
+        """The measured values of one of its test records in a metrics export (CycloneDX).
+
+        By default the record's value and interval, over the record's grouping.
+        """
+        grouping = record.get("grouping")
+        undefined = record.get("undefined_reason")
+        attrs = " × ".join(str(a) for a in grouping) if isinstance(grouping, list) else ""
+        return [
+            Metric(
+                str(record.get("test_id") or ""),
+                attrs or "overall",
+                record.get("value"),
+                interval=record.get("interval"),
+                undefined=undefined if isinstance(undefined, str) else "",
+            )
+        ]
 
     def outcome_name(self, record: Mapping[str, Any]) -> str | None:
         """A readable name of one of its test records in exports (``None``: the test's)."""
+        return None
+
+    def outcome_reason(self, record: Mapping[str, Any]) -> str | None:
+        """Why one of its test records has its verdict (``None``: the record's reason)."""
         return None
 
 
@@ -210,8 +369,13 @@ def blocks() -> list[Block]:
     return [block_named(name) for name in BLOCKS]
 
 
+def declared_blocks(spec: Spec) -> list[tuple[Block, Any]]:
+    """Every block ``spec`` runs, with what it declares for it, in :data:`BLOCKS` order."""
+    return [(b, found) for b in blocks() if (found := b.declared(spec)) is not None]
+
+
 def block_of_test(test_id: object) -> Block | None:
     """The registered block a test record with ``test_id`` comes from, or ``None``."""
     if not isinstance(test_id, str):
         return None
-    return next((b for b in blocks() if b.test_prefix and test_id.startswith(b.test_prefix)), None)
+    return next((b for b in blocks() if b.owns(test_id)), None)

@@ -9,7 +9,7 @@ rule's own worked examples use two labels of their own, which are accepted too:
 "Native American or Alaska Native" and "Native Hawaiian or Pacific Islander".
 
 This module is pure domain data: no file, no engine, no spec. Both the spec parser
-(:mod:`respai.spec.ll144` checks a spec's own spellings against these labels) and the
+(:mod:`respai.ll144.spec` checks a spec's own spellings against these labels) and the
 :mod:`respai.ll144` audit import it, so the spec layer does not reach up into the LL144
 feature package (which itself imports the spec).
 """

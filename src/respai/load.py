@@ -96,20 +96,16 @@ def _roles(spec: Spec, score: str | None) -> tuple[list[str], list[str], list[st
     Demographic columns (the fairness attributes, LL144 sex and race) are read from the
     self-identification file when it has them; the tool's outputs from the cases file.
     """
+    from respai.blocks import declared_blocks
+
     demographic: list[str] = []
-    outputs: list[str] = []
+    outputs: list[str] = [score] if score else []
     text: list[str] = []
-    fb = spec.fairness_block
-    if fb is not None:
-        demographic += list(fb.attributes)
-        outputs += [fb.label, fb.prediction]
-        outputs += [c for c in (fb.probability, fb.unit, score) if c]
-        text += [*fb.attributes, fb.label, fb.prediction, *([fb.unit] if fb.unit else [])]
-    ll = spec.ll144
-    if ll is not None:
-        demographic += [ll.sex, ll.race]
-        outputs += [c for c in (ll.selected, ll.score) if c] + list(ll.stages)
-        text += [ll.sex, ll.race, *ll.stages, *([ll.selected] if ll.selected else [])]
+    for block, declared in declared_blocks(spec):  # the columns each block reads
+        roles = block.case_columns(declared)
+        demographic += roles.demographic
+        outputs += roles.outputs
+        text += roles.text
     ds = spec.data
     text += [c for c in (ds.id, ds.join_on) if c]
     return (

@@ -1,6 +1,7 @@
 """What a run found, below everything that shows it: :class:`FairnessResult`, :class:`Evaluation`.
 
-The result types of ``respai fairness`` and ``respai evaluate`` and their plain views (the
+The result types of ``respai fairness``, of the battery (:class:`BatteryResult`) and of
+``respai evaluate``, and their plain views (the
 JSON of ``--json`` and :meth:`FairnessResult.to_dict`, the per-group frame of
 :meth:`FairnessResult.by_group`). The runners in :mod:`respai.run` build them; the
 renderers, the exports, the notebook display and sealing read them. This module imports
@@ -9,7 +10,6 @@ no runner, so nothing that shows a result depends on the pipeline that made it.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from respai.sealing import Sealed
 
 __all__ = [
+    "BatteryResult",
     "Evaluation",
     "FairnessResult",
     "by_group_columns",
@@ -118,34 +119,49 @@ class FairnessResult:
 
 
 @dataclass(frozen=True, slots=True)
+class BatteryResult:
+    """The battery of ``evaluation:`` as measured (the battery block's result).
+
+    Attributes
+    ----------
+    tests
+        The battery's tests in report order.
+    thresholds
+        The threshold of every battery test, with its source.
+    score
+        The score column the AUC read (``None``: none declared).
+    model
+        What the record says of the model (its fingerprint, how it was loaded), or
+        ``None`` when the spec declares none.
+    """
+
+    tests: tuple[TestResult, ...]
+    thresholds: Mapping[str, Threshold]
+    score: str | None
+    model: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Evaluation:
     """Everything one evaluation measured, before it is sealed.
 
     Attributes
     ----------
-    fairness
-        The group rules, per-group tables and counts (see
-        :class:`~respai.results.FairnessResult`).
-    battery
-        The battery's tests in report order.
-    thresholds
-        The threshold used per battery test, with its source.
+    blocks
+        The result of every block the run ran (:mod:`respai.blocks`), by name, in the
+        registry's order: the battery's (``evaluation``, a :class:`BatteryResult`), the
+        group rules' (``fairness``, the :class:`FairnessResult` of the count pass), and
+        each optional block's the spec declares (``ll144``, ``paired``).
     verdict
-        The worst verdict over the battery and the group rules.
+        The worst verdict over every block.
     """
 
     spec: Spec
     policy: Policy | None
-    fairness: FairnessResult
-    battery: tuple[TestResult, ...]
-    thresholds: Mapping[str, Threshold]
-    score: str | None
     verdict: Verdict
-    model: Mapping[str, Any] | None = None
+    blocks: Mapping[str, Any]
     #: The cases file's fingerprint, hashed while the engine counted (``None``: not yet).
     dataset_fingerprint: Mapping[str, Any] | None = None
-    #: The result of each optional block the spec declares (:mod:`respai.blocks`), by name.
-    blocks: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     #: Fingerprints of the other input files, by role (``demographics``, ``paired``).
     other_fingerprints: Mapping[str, Any] | None = None
     #: The plan the run was held to (``--plan``): ``{plan_id, timestamp, record_id}``.
@@ -154,6 +170,37 @@ class Evaluation:
     plan_check: Mapping[str, Any] | None = None
     #: The signed record, when the run was sealed (:func:`respai.evaluate` with ``out``).
     sealed: Sealed | None = None
+
+    @property
+    def fairness(self) -> FairnessResult:
+        """The group rules, per-group tables and counts (:class:`FairnessResult`)."""
+        found: FairnessResult = self.blocks["fairness"]
+        return found
+
+    @property
+    def battery(self) -> tuple[TestResult, ...]:
+        """The battery's tests in report order."""
+        return self._battery.tests
+
+    @property
+    def thresholds(self) -> Mapping[str, Threshold]:
+        """The threshold used per battery test, with its source."""
+        return self._battery.thresholds
+
+    @property
+    def score(self) -> str | None:
+        """The score column the AUC read (``None``: none declared)."""
+        return self._battery.score
+
+    @property
+    def model(self) -> Mapping[str, Any] | None:
+        """What the record says of the model, or ``None`` when none is declared."""
+        return self._battery.model
+
+    @property
+    def _battery(self) -> BatteryResult:
+        found: BatteryResult = self.blocks["evaluation"]
+        return found
 
     @property
     def ll144(self) -> LL144Result | None:

@@ -29,7 +29,7 @@ class _Echo(Block):
     def parse(self, raw: Any, ctx: ParseContext) -> dict[str, Any]:
         return {"note": str(raw["note"]), "verdict": str(raw.get("verdict", "PASS"))}
 
-    def criteria(self, declared: dict[str, Any]) -> Any:
+    def criteria(self, declared: dict[str, Any], policy: Any) -> Any:
         return dict(declared)
 
     def inputs(self, declared: dict[str, Any]) -> list[tuple[str, Path | str | None]]:
@@ -119,3 +119,48 @@ def test_an_unregistered_block_is_an_unknown_key() -> None:
 
 def test_every_registered_block_resolves_to_its_named_block() -> None:
     assert [b.name for b in blocks.blocks()] == list(blocks.BLOCKS)
+
+
+def test_the_battery_and_the_rules_are_registered_blocks() -> None:
+    from respai.export.outcomes import kinds
+
+    assert list(blocks.BLOCKS)[:2] == ["evaluation", "fairness"]
+    assert [b.frame for b in blocks.blocks()] == [True, True, False, False]
+    assert kinds() == ("battery", "rule", "ll144", "paired")
+    owner = {t: blocks.block_of_test(t) for t in ("auc", "group_rule", "ll144_x", "paired")}
+    assert {t: b.name if b else None for t, b in owner.items()} == {
+        "auc": "evaluation",
+        "group_rule": "fairness",
+        "ll144_x": "ll144",
+        "paired": "paired",
+    }
+
+
+#: The modules that loop over the registry: none of them may name a block.
+_LOOPS = (
+    "run/evaluation.py",
+    "run/evidence.py",
+    "export/outcomes.py",
+    "export/cyclonedx.py",
+    "export/junit.py",
+    "render/evaluation_json.py",
+    "load.py",
+    "plan/criteria.py",
+)
+
+
+@pytest.mark.parametrize("module", _LOOPS)
+def test_the_loops_over_the_blocks_name_no_block(module: str) -> None:
+    import ast
+    from pathlib import Path
+
+    import respai
+
+    path = Path(respai.__file__).resolve().parent / module
+    named = {
+        node.value
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    }
+    ids = {"ll144", "paired", "battery", "rule", "group_rule", "ll144_impact_ratio"}
+    assert named & ids == set()

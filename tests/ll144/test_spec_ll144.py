@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from respai.errors import SpecError
-from respai.spec import load_spec, parse_ll144, parse_spec
+from respai.ll144.spec import declared_ll144, parse_ll144
+from respai.spec import load_spec, parse_spec
 
 DESIGN_EXAMPLE = """\
 system: {name: resume-screener, version: "4.2", first_distributed: 2025-03-01}
@@ -39,8 +40,8 @@ def test_the_design_example_loads(tmp_path: Path) -> None:
     path = tmp_path / "spec.yaml"
     path.write_text(DESIGN_EXAMPLE)
     spec = load_spec(path)
-    assert spec.fairness_block is None and spec.ll144 is not None
-    ll = spec.ll144
+    assert spec.fairness_block is None and declared_ll144(spec) is not None
+    ll = declared_ll144(spec)
     assert (ll.kind, ll.selected, ll.sex, ll.race) == (
         "selection",
         "advanced",
@@ -81,7 +82,7 @@ def test_a_spec_with_both_blocks_keeps_the_fairness_block() -> None:
     spec = parse_spec(doc, base_dir=Path("/data"))
     assert spec.fairness.label == "y"
     assert spec.data.cases == Path("/data/c.csv")  # the ll144 audit reads fairness.cases
-    assert spec.ll144 is not None
+    assert declared_ll144(spec) is not None
 
 
 @pytest.mark.parametrize(

@@ -33,12 +33,16 @@ metric values are strings.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from respai.blocks import block_of_test
 from respai.export.formats import json_document
 from respai.export.outcomes import record_outcomes
-from respai.render.gap import shown_gap_bounds
+from respai.record.reading import as_dict as _as_dict
+from respai.record.reading import as_list as _as_list
+from respai.record.reading import number as _num
+from respai.record.reading import text as _text
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -60,24 +64,6 @@ _MITIGATION = {
     "the small groups, or pool a longer window, and re-run.",
     "MANUAL_REVIEW": "A person must review this result; it was not decided automatically.",
 }
-
-
-def _num(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value)
-
-
-def _text(value: object) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def _as_dict(value: object) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _as_list(value: object) -> Sequence[Any]:
-    return value if isinstance(value, list) else ()
 
 
 class _Metrics:
@@ -129,106 +115,6 @@ class _Metrics:
         ]
 
 
-def _slice(grouping: object, label: object) -> str:
-    attrs = " × ".join(str(a) for a in _as_list(grouping))
-    return f"{attrs}: {label}" if attrs else "overall"
-
-
-def _battery(m: _Metrics, rec: Mapping[str, Any]) -> None:
-    key, test_id = _text(rec.get("test_key")), _text(rec.get("test_id"))
-    grouping = rec.get("grouping")
-    attrs = " × ".join(str(a) for a in _as_list(grouping)) or "overall"
-    details = _as_dict(rec.get("details"))
-    n = details.get("with_prediction")
-    m.add(
-        test_id,
-        attrs,
-        rec.get("value"),
-        interval=rec.get("interval"),
-        n=n,
-        test_key=key,
-        undefined=_text(rec.get("undefined_reason")),
-    )
-    for attribute, rows in _as_dict(_as_dict(details).get("per_group")).items():
-        for row in _as_list(rows):
-            row = _as_dict(row)
-            m.add(
-                test_id,
-                _slice([attribute], row.get("group")),
-                _as_dict(row).get("value"),
-                interval=row.get("interval"),
-                n=(_num(row.get("positives")) or 0) + (_num(row.get("negatives")) or 0) or None,
-                test_key=key,
-            )
-    rate = _text(details.get("rate"))
-    for row in _as_list(details.get("groups")):
-        row = _as_dict(row)
-        if not rate:
-            continue
-        m.add(
-            rate,
-            _slice(grouping, row.get("group")),
-            row.get("rate"),
-            interval=row.get("interval_95"),
-            n=row.get("denominator"),
-            test_key=key,
-        )
-
-
-def _rule(m: _Metrics, rec: Mapping[str, Any]) -> None:
-    key = _text(rec.get("test_key"))
-    details = _as_dict(rec.get("details"))
-    rate = f"{_text(details.get('rate')).replace('_', ' ')} rate"
-    rule_id = _text(details.get("id"))
-    grouping = rec.get("grouping")
-    for row in _as_list(details.get("groups")):
-        row = _as_dict(row)
-        m.add(
-            f"{rate} (rule {rule_id})",
-            _slice(grouping, row.get("group")),
-            row.get("rate"),
-            interval=row.get("interval"),
-            n=row.get("cases"),
-            test_key=key,
-            undefined="no case in the group has a prediction",
-        )
-    bounds = shown_gap_bounds(details.get("gap_bounds"))
-    if bounds is not None:
-        attrs = " × ".join(str(a) for a in _as_list(grouping))
-        m.add(
-            f"largest gap in {rate} (rule {rule_id})",
-            attrs,
-            rec.get("value"),
-            bounds=bounds,
-            test_key=key,
-            undefined=_text(rec.get("undefined_reason")),
-        )
-
-
-def _ll144(m: _Metrics, rec: Mapping[str, Any]) -> None:
-    key = _text(rec.get("test_key"))
-    details = _as_dict(rec.get("details"))
-    table = _text(details.get("table")).replace("_x_", " × ")
-    label = f"{table}: {_text(details.get('category'))}"
-    m.add(
-        "ll144 rate",
-        label,
-        details.get("rate"),
-        interval=details.get("rate_interval"),
-        n=details.get("applicants"),
-        test_key=key,
-        undefined="no applicant in the category",
-    )
-    m.add(
-        "ll144 impact ratio",
-        label,
-        rec.get("value"),
-        n=details.get("applicants"),
-        test_key=key,
-        undefined=_text(rec.get("undefined_reason")),
-    )
-
-
 def _fairness(predicate: Mapping[str, Any]) -> list[dict[str, str]]:
     by_key = {
         _text(r.get("test_key")): r
@@ -239,7 +125,8 @@ def _fairness(predicate: Mapping[str, Any]) -> list[dict[str, str]]:
     for o in record_outcomes(predicate):
         rec = by_key.get(o.key, {})
         grouping = _as_list(rec.get("grouping"))
-        if o.kind not in ("battery", "rule") or not grouping:  # a block's records: its own
+        block = block_of_test(_text(rec.get("test_id")))
+        if block is None or not block.assesses_fairness or not grouping:
             continue
         details = _as_dict(rec.get("details"))
         groups = [_text(_as_dict(g).get("group")) for g in _as_list(details.get("groups"))]
@@ -287,12 +174,20 @@ def cyclonedx_bom(
         if not isinstance(rec, Mapping) or rec.get("record_type") != "test":
             continue
         test_id = _text(rec.get("test_id"))
-        if test_id == "group_rule":
-            _rule(metrics, rec)
-        elif test_id.startswith("ll144"):
-            _ll144(metrics, rec)
-        else:
-            _battery(metrics, rec)
+        block = block_of_test(test_id)
+        if block is None:
+            continue
+        for row in block.metrics(rec):  # the block's own measured values
+            metrics.add(
+                row.kind,
+                row.slice,
+                row.value,
+                interval=row.interval,
+                bounds=row.bounds,
+                n=row.n,
+                test_key=_text(rec.get("test_key")),
+                undefined=row.undefined,
+            )
     system = _as_dict(predicate.get("system"))
     fingerprints = _as_dict(predicate.get("fingerprints"))
     engine = _as_dict(predicate.get("engine"))

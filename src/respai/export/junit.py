@@ -47,9 +47,7 @@ def _suite_names() -> dict[str, str]:
     """The JUnit suite of each kind of outcome: the battery, the rules, each block's."""
     from respai.blocks import blocks
 
-    return {"battery": "respai.battery", "rule": "respai.rules"} | {
-        b.name: b.suite for b in blocks()
-    }
+    return {b.outcome_kind: b.suite for b in blocks()}
 
 
 def _clean(value: object, *, keep_newlines: bool = False) -> str:

@@ -5,9 +5,10 @@ the same list, drawn either from a verified record's predicate
 (:func:`record_outcomes`) or from the JSON of an unsigned ``respai fairness`` run
 (:func:`fairness_outcomes`), so the formats cannot disagree about what passed.
 
-Kinds: ``battery`` (the RESPAI battery of ``evaluation:``), ``rule`` (the group rules
-of ``fairness.rules``) and ``ll144`` (one line per LL144 category; the law sets no pass
-mark, so these read MANUAL_REVIEW unless a policy gates them).
+Kinds: one per registered block (:data:`respai.blocks.BLOCKS`, :attr:`Block.kind
+<respai.blocks.Block.kind>`): ``battery`` (the RESPAI battery of ``evaluation:``), ``rule``
+(the group rules of ``fairness.rules``), ``ll144`` (one line per LL144 category; the law
+sets no pass mark, so these read MANUAL_REVIEW unless a policy gates them) and ``paired``.
 """
 
 from __future__ import annotations
@@ -29,16 +30,17 @@ __all__ = [
 def kinds() -> tuple[str, ...]:
     """The kinds of outcome, in the order the exports list them.
 
-    The battery, the group rules, then each optional block of :data:`respai.blocks.BLOCKS`.
+    Each block's of :data:`respai.blocks.BLOCKS`, in its order: the battery, the group
+    rules, then the optional blocks.
 
     Examples
     --------
     >>> kinds()
     ('battery', 'rule', 'll144', 'paired')
     """
-    from respai.blocks import BLOCKS
+    from respai.blocks import blocks
 
-    return ("battery", "rule", *BLOCKS)
+    return tuple(b.outcome_kind for b in blocks())
 
 
 #: From best to worst (DESIGN.md section 2): the worst verdict of a run decides.
@@ -87,10 +89,9 @@ def outcome_kind(test_id: object) -> str:
     """
     from respai.blocks import block_of_test
 
-    if test_id == "group_rule":
-        return "rule"
-    block = block_of_test(test_id)
-    return "battery" if block is None else block.name
+    block = block_of_test(test_id if isinstance(test_id, str) else "")
+    assert block is not None  # the battery owns every test id no other block owns
+    return block.outcome_kind
 
 
 def _number(value: object) -> float | None:
@@ -103,18 +104,15 @@ def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _name(rec: Mapping[str, Any], kind: str) -> str:
+def _name(rec: Mapping[str, Any]) -> str:
     from respai.battery import TEST_NAMES
+    from respai.blocks import block_of_test
 
     key = _text(rec.get("test_key"))
-    if kind == "rule":
-        return f"Group rule {key.removeprefix('rule:')}"
-    if kind not in ("battery", "rule"):
-        from respai.blocks import block_named
-
-        named = block_named(kind).outcome_name(rec)
-        if named is not None:
-            return named
+    block = block_of_test(_text(rec.get("test_id")))
+    named = None if block is None else block.outcome_name(rec)
+    if named is not None:
+        return named
     name = TEST_NAMES.get(_text(rec.get("test_id")), _text(rec.get("test_id")) or key)
     grouping = rec.get("grouping")
     if isinstance(grouping, list) and grouping:
@@ -135,21 +133,23 @@ def record_outcomes(predicate: Mapping[str, Any]) -> tuple[Outcome, ...]:
     tuple of Outcome
         One per ``test`` record; ``run_start`` and ``run_end`` are not outcomes.
     """
+    from respai.blocks import block_of_test
+
     out = []
     records = predicate.get("records")
     for rec in records if isinstance(records, list) else ():
         if not isinstance(rec, Mapping) or rec.get("record_type") != "test":
             continue
         kind = outcome_kind(rec.get("test_id"))
-        reason = _text(rec.get("reason")) or _text(rec.get("undefined_reason"))
-        details = rec.get("details")
-        if kind == "rule" and isinstance(details, Mapping):
-            reason = _text(details.get("reason")) or reason
+        block = block_of_test(_text(rec.get("test_id")))
+        reason = (None if block is None else block.outcome_reason(rec)) or (
+            _text(rec.get("reason")) or _text(rec.get("undefined_reason"))
+        )
         out.append(
             Outcome(
                 kind=kind,
                 key=_text(rec.get("test_key")),
-                name=_name(rec, kind),
+                name=_name(rec),
                 verdict=_text(rec.get("verdict")),
                 reason=reason,
                 value=_number(rec.get("value")),
@@ -172,19 +172,25 @@ def fairness_outcomes(result: Mapping[str, Any]) -> tuple[Outcome, ...]:
     tuple of Outcome
         One ``rule`` outcome per declared rule, in declared order.
     """
+    from respai.rules_block import BLOCK as RULES
+
     rules = result.get("rules")
-    return tuple(
-        Outcome(
-            kind="rule",
-            key=f"rule:{_text(rule.get('id'))}",
-            name=f"Group rule {_text(rule.get('id'))}",
-            verdict=_text(rule.get("verdict")),
-            reason=_text(rule.get("reason")),
-            value=None,
+    out = []
+    for rule in rules if isinstance(rules, list) else ():
+        if not isinstance(rule, Mapping):
+            continue
+        key = f"rule:{_text(rule.get('id'))}"
+        out.append(
+            Outcome(
+                kind=RULES.outcome_kind,
+                key=key,
+                name=RULES.outcome_name({"test_key": key}),
+                verdict=_text(rule.get("verdict")),
+                reason=_text(rule.get("reason")),
+                value=None,
+            )
         )
-        for rule in (rules if isinstance(rules, list) else ())
-        if isinstance(rule, Mapping)
-    )
+    return tuple(out)
 
 
 def worst_verdict(outcomes: Iterable[Outcome], *, default: str = "PASS") -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from respai.blocks import Block, ParseContext, RecordParts, RunContext
+from respai.blocks import Block, CaseColumns, Metric, ParseContext, RecordParts, RunContext
 from respai.types import Verdict
 
 if TYPE_CHECKING:
@@ -19,8 +19,9 @@ if TYPE_CHECKING:
     from respai import engine
     from respai.ll144.audit import LL144Result
     from respai.ll144.scan import AuditData
+    from respai.ll144.spec import LL144Spec
     from respai.load import CountPass, Inputs
-    from respai.spec.parsed import LL144Spec, Spec
+    from respai.spec.parsed import Policy, Spec
 
 __all__ = ["BLOCK", "LL144Block"]
 
@@ -34,16 +35,26 @@ class LL144Block(Block):
 
     def parse(self, raw: Any, ctx: ParseContext) -> LL144Spec:
         """The block, checked against the spec's ``data:`` and ``system:``."""
-        from respai.spec.ll144 import _check_ll144_with_data, parse_ll144
+        from respai.ll144.spec import _check_ll144_with_data, parse_ll144
 
         block = parse_ll144(raw, origin=ctx.origin)
+        assert ctx.data is not None and ctx.system is not None  # parsed before the blocks
         return _check_ll144_with_data(ctx.checks, block, ctx.data, ctx.system)
 
-    def criteria(self, declared: LL144Spec) -> Any:
+    def criteria(self, declared: LL144Spec, policy: Policy | None) -> Any:
         """Every setting of the block, as plain values."""
         from respai.plan.criteria import criteria_values
 
         return criteria_values(declared)
+
+    def case_columns(self, declared: LL144Spec) -> CaseColumns:
+        """Sex and race (self-identified when joined), the decision or score, the stages."""
+        ll = declared
+        return CaseColumns(
+            demographic=[ll.sex, ll.race],
+            outputs=[c for c in (ll.selected, ll.score) if c] + list(ll.stages),
+            text=[ll.sex, ll.race, *ll.stages, *([ll.selected] if ll.selected else [])],
+        )
 
     def one_scan(
         self, spec: Spec, inputs: Inputs
@@ -139,6 +150,31 @@ class LL144Block(Block):
             return f"LL144 impact ratio, {table.replace('_x_', ' x ')}: {category}"
         key = record.get("test_key")
         return f"LL144 impact ratio {key.removeprefix('ll144:') if isinstance(key, str) else ''}"
+
+    def metrics(self, record: Mapping[str, Any]) -> list[Metric]:
+        """A category's selection (or scoring) rate and its impact ratio."""
+        details = record.get("details")
+        details = details if isinstance(details, Mapping) else {}
+        table = str(details.get("table") or "").replace("_x_", " × ")
+        label = f"{table}: {details.get('category') or ''}"
+        undefined = record.get("undefined_reason")
+        return [
+            Metric(
+                "ll144 rate",
+                label,
+                details.get("rate"),
+                interval=details.get("rate_interval"),
+                n=details.get("applicants"),
+                undefined="no applicant in the category",
+            ),
+            Metric(
+                "ll144 impact ratio",
+                label,
+                record.get("value"),
+                n=details.get("applicants"),
+                undefined=undefined if isinstance(undefined, str) else "",
+            ),
+        ]
 
 
 #: The registered block (:data:`respai.blocks.BLOCKS`).

@@ -24,6 +24,7 @@ from typing import Any
 from respai import engine
 from respai.eeo1 import AXES, AXIS_TITLES, Normalizer, known_spellings
 from respai.errors import InputError, SpecError, did_you_mean
+from respai.ll144.spec import LL144Spec, declared_ll144
 from respai.load import (
     Inputs,
     check_id,
@@ -34,7 +35,7 @@ from respai.load import (
     shown_list,
     value_text,
 )
-from respai.spec import LL144Spec, Spec
+from respai.spec import Spec
 from respai.spelling import BinaryValues
 
 __all__ = [
@@ -163,7 +164,7 @@ def plan_audit(spec: Spec, inputs: Inputs) -> AuditPlan:
     SpecError, InputError
         As :func:`load_audit_data`, for the checks made before counting.
     """
-    ll = spec.ll144
+    ll = declared_ll144(spec)
     if ll is None:
         origin = str(spec.path) if spec.path is not None else "spec"
         raise SpecError(
@@ -198,7 +199,7 @@ def load_audit_data(spec: Spec, data: Any = None, *, inputs: Inputs | None = Non
         When the data does not fit the declaration: a missing column, an empty or
         duplicated id, a value that is not a category, a decision that is not 0/1.
     """
-    ll = spec.ll144
+    ll = declared_ll144(spec)
     origin = str(spec.path) if spec.path is not None else "spec"
     if ll is None:
         raise SpecError(

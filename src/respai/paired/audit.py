@@ -3,7 +3,8 @@
 For each declared variant against the reference (the first one): the complete pairs, the
 rows left out by reason, the discordant counts ``b`` and ``c``, the exact McNemar test
 (two-sided and one-sided), Holm's adjustment across the variants, and the difference in
-outcome rates with its Bonett-Price interval at the Bonferroni share of the run's alpha.
+outcome rates with its widened adjusted Wald interval (exact coverage at least its level)
+at the Bonferroni share of the run's alpha.
 The verdict follows the gap decision table: PASS when the whole interval lies within
 ``+-max_difference``, FAIL when it lies wholly beyond, INSUFFICIENT_EVIDENCE otherwise.
 
@@ -27,6 +28,7 @@ from respai.decision import resolve_alpha, resolve_max_missing, verdict_table
 from respai.engine.pairs import PairCounts, PairTallies, bad_outcomes, pair_tallies
 from respai.errors import InputError, did_you_mean
 from respai.exact import decimal
+from respai.paired.spec import PairedSpec, declared_paired
 from respai.paired.stats import (
     PAIRED_INTERVAL,
     holm,
@@ -34,7 +36,7 @@ from respai.paired.stats import (
     mcnemar_one_sided,
     paired_difference_interval,
 )
-from respai.spec import PairedSpec, Policy, Spec, load_policy, load_spec
+from respai.spec import Policy, Spec, load_policy, load_spec
 from respai.types import Interval, Verdict, worst
 
 __all__ = ["KIND", "PairedComparison", "PairedResult", "decide_paired", "run_paired"]
@@ -298,7 +300,7 @@ def run_paired(
 
     parsed = spec if isinstance(spec, Spec) else load_spec(spec)
     pol = policy if isinstance(policy, Policy) or policy is None else load_policy(policy)
-    block = parsed.paired
+    block = declared_paired(parsed)
     if block is None:
         origin = str(parsed.path) if parsed.path else "spec"
         raise SpecError(

@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 
     from respai.io import Named
     from respai.paired.audit import PairedResult
-    from respai.spec.parsed import PairedSpec
+    from respai.paired.spec import PairedSpec
+    from respai.spec.parsed import Policy
     from respai.types import Verdict
 
 __all__ = ["BLOCK", "PairedBlock"]
@@ -31,11 +32,11 @@ class PairedBlock(Block):
 
     def parse(self, raw: Any, ctx: ParseContext) -> PairedSpec:
         """The block, its pairs file relative to the spec's folder."""
-        from respai.spec.paired import parse_paired
+        from respai.paired.spec import parse_paired
 
         return parse_paired(raw, base_dir=ctx.base_dir, origin=ctx.origin)
 
-    def criteria(self, declared: PairedSpec) -> Any:
+    def criteria(self, declared: PairedSpec, policy: Policy | None) -> Any:
         """What decides the test: the columns, the variants, the outcome and the limit."""
         return {
             "pair": declared.pair,

@@ -43,9 +43,11 @@ __all__ = [
     "criteria_bytes",
     "criteria_values",
     "describe",
+    "fairness_criteria",
     "input_names",
     "monitor_criteria",
     "plan_id",
+    "source_criterion",
 ]
 
 CRITERIA_VERSION = "1"
@@ -69,7 +71,7 @@ _KEYED = frozenset(
 _WORD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-def _source(text: str) -> str:
+def source_criterion(text: str) -> str:
     """Where a threshold came from, without the policy file's name and digest.
 
     ``policy p.yaml sha256:...`` becomes ``policy``: the policy's content is itself a
@@ -108,15 +110,16 @@ def _rule(rule: Rule) -> dict[str, Any]:
         "max_group_gap": rule.max_group_gap,
         "worst_min": rule.worst_min,
         "worst_max": rule.worst_max,
-        "threshold_source": _source(rule.threshold_source),
+        "threshold_source": source_criterion(rule.threshold_source),
         "max_left_out": rule.max_left_out,
-        "max_left_out_source": _source(rule.max_left_out_source),
+        "max_left_out_source": source_criterion(rule.max_left_out_source),
         "max_missing": rule.max_missing,
-        "max_missing_source": _source(rule.max_missing_source),
+        "max_missing_source": source_criterion(rule.max_missing_source),
     }
 
 
-def _fairness(fs: FairnessSpec) -> dict[str, Any]:
+def fairness_criteria(fs: FairnessSpec) -> dict[str, Any]:
+    """The criteria of a ``fairness:`` block in force (the policy applied)."""
     return {
         "name": fs.name,
         "label": fs.label,
@@ -132,36 +135,9 @@ def _fairness(fs: FairnessSpec) -> dict[str, Any]:
         "calibration_bins": fs.calibration_bins,
         "label_map": dict(fs.label_map),
         "prediction_map": dict(fs.prediction_map),
-        "sources": {k: _source(v) for k, v in fs.sources.items()},
+        "sources": {k: source_criterion(v) for k, v in fs.sources.items()},
         "rules": {r.id: _rule(r) for r in fs.rules},
     }
-
-
-def _evaluation(spec: Spec, policy: Policy | None) -> dict[str, Any]:
-    from respai.battery import battery_plan, thresholds_for
-
-    score, tests = battery_plan(spec)
-    thresholds = thresholds_for(policy)
-    ev = spec.evaluation
-    out: dict[str, Any] = {
-        "tests": list(tests),
-        "explicit_tests": bool(ev and ev.explicit_tests),
-        "score": score,
-        "thresholds": {
-            t: {**thresholds[t].to_dict(), "source": _source(thresholds[t].source)} for t in tests
-        },
-    }
-    if ev is not None:
-        out |= {
-            "seed": ev.seed,
-            "model_declared": ev.model is not None,
-            "features": list(ev.features),
-            "numeric": None if ev.numeric is None else list(ev.numeric),
-            "noise": ev.noise,
-            "trials": ev.trials,
-            "positive_label": ev.positive_label,
-        }
-    return out
 
 
 def _policy(policy: Policy | None) -> dict[str, Any] | None:
@@ -192,21 +168,16 @@ def criteria(spec: Spec, policy: Policy | None) -> dict[str, Any]:
         rule's kind changed) or ``evaluation.tests`` lists ``auc`` without a score.
     """
     from respai.blocks import blocks
-    from respai.spec.policy import apply_policy
 
-    fs = spec.fairness_block
-    applied = None if fs is None else apply_policy(fs, policy)
     return {
         "version": CRITERIA_VERSION,
         "system": spec.system.to_dict(),
         "scope": None
         if spec.scope is None
         else {k: v for k, v in criteria_values(spec.scope).items() if v is not None},
-        "fairness": None if applied is None else _fairness(applied),
-        "evaluation": None if fs is None else _evaluation(spec, policy),
         # every registered block, null when the spec does not declare it
         **{
-            b.name: None if b.name not in spec.blocks else b.criteria(spec.blocks[b.name])
+            b.name: None if (found := b.declared(spec)) is None else b.criteria(found, policy)
             for b in blocks()
         },
         "policy": _policy(policy),
@@ -252,7 +223,7 @@ def monitor_criteria(system: SystemInfo, fairness: FairnessSpec) -> dict[str, An
     starts another stream. (The label and prediction maps are objects: their order never
     counted.)
     """
-    block = {k: v for k, v in _fairness(fairness).items() if k not in _NOT_MONITORED}
+    block = {k: v for k, v in fairness_criteria(fairness).items() if k not in _NOT_MONITORED}
     block["rules"] = {
         rid: {k: v for k, v in rule.items() if k not in _RULE_NOT_MONITORED}
         for rid, rule in block["rules"].items()

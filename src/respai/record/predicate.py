@@ -217,8 +217,15 @@ class LL144Details(TypedDict):
     adjustment: NotRequired[str | None]
     comparisons: NotRequired[int | None]
     significant: bool | None
+    #: power of the unadjusted test at alpha (post-hoc; it never decides in a family)
     power: float | None
     n_for_power: int | None
+    #: Holm's level for this finding, the power at it, and the design figure at alpha / m
+    #: (from engine 0.4.0; absent before)
+    holm_level: NotRequired[float | None]
+    power_at_holm_level: NotRequired[float | None]
+    design_level: NotRequired[float | None]
+    design_n_per_category: NotRequired[int | None]
 
 
 class PairedDetails(TypedDict):

@@ -64,6 +64,8 @@ def evaluation_json(result: Evaluation, sealed: Sealed) -> dict[str, Any]:
     # the focused commands' documents of the other blocks, as respai ll144 / paired print
     # them: every registered block, null when the spec does not declare it
     for b in blocks():
+        if b.frame:  # the battery's and the rules': the tests and per_group above
+            continue
         found = result.blocks.get(b.name)
         out[b.name] = None if found is None else b.to_json(found)
     return out

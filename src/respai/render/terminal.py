@@ -22,7 +22,7 @@ from respai.decision import GroupRate
 from respai.render.aligned import AlignedTable, Justify
 from respai.render.escape import terminal_text
 from respai.render.extremes import ALL_UP_TO, each_end, extremes
-from respai.results import Evaluation, FairnessResult
+from respai.results import BatteryResult, Evaluation, FairnessResult
 from respai.rules import RuleResult
 from respai.tables import METRICS, GroupRow, Measure
 from respai.types import Interval, Verdict
@@ -31,8 +31,10 @@ __all__ = [
     "LOG_WIDTH",
     "TerminalConsole",
     "print_fairness",
+    "render_battery",
     "render_evaluation",
     "render_fairness",
+    "render_rule_lines",
 ]
 
 #: The width a console renders at when its stream is not a terminal (a file, a pipe, a
@@ -342,20 +344,8 @@ def _fail_inside(t: TestResult) -> bool:
     return t.threshold.holds(t.interval.lo) or t.threshold.holds(t.interval.hi)
 
 
-def render_evaluation(
-    e: Evaluation, console: Console, *, record_path: str | None = None, key_id: str | None = None
-) -> None:
-    """Draw the evaluate summary: verdict, battery table, group rules, the record."""
-    console.print(
-        Text.assemble(
-            ("respai evaluate", "bold"),
-            f" · {terminal_text(e.fairness.spec.name)} · {e.counts.total} cases from "
-            f"{terminal_text(e.fairness.source)}",
-        )
-    )
-    console.print(Text.assemble("verdict: ", _verdict(e.verdict), f" (exit {e.exit_code})"))
-    console.print()
-    table = AlignedTable(
+def _verdict_table() -> AlignedTable:
+    return AlignedTable(
         (
             ("test", "left"),
             ("value", "right"),
@@ -364,7 +354,13 @@ def render_evaluation(
             ("verdict", "left"),
         )
     )
-    for t in e.battery:
+
+
+def render_battery(result: BatteryResult, console: Console) -> None:
+    """Draw the battery: one row per test, the notes of its undecided tests, the sources."""
+    console.print()
+    table = _verdict_table()
+    for t in result.tests:
         threshold = (
             "—"
             if t.threshold is None
@@ -378,24 +374,45 @@ def render_evaluation(
         if t.uncertain:
             verdict.append(" uncertain", style="yellow")
         table.add_row(terminal_text(t.key), _rate(t.value), _iv(t.interval), threshold, verdict)
-    for r in e.rules:
-        table.add_row(f"rule:{terminal_text(r.rule.id)}", "", "", r.rule.kind, _verdict(r.verdict))
     console.print(table)
-    notes = [t for t in e.battery if t.value is None or t.uncertain or _fail_inside(t)]
-    for t in notes:
-        console.print(Text(f"  {terminal_text(t.key)}: {terminal_text(t.reason)}"))
-    for r in e.rules:
-        console.print(Text(f"  rule:{terminal_text(r.rule.id)}: {terminal_text(r.reason)}"))
+    for t in result.tests:
+        if t.value is None or t.uncertain or _fail_inside(t):
+            console.print(Text(f"  {terminal_text(t.key)}: {terminal_text(t.reason)}"))
     sources = sorted(
-        {t.threshold.source.split(": ")[0] for t in e.battery if t.threshold is not None}
+        {t.threshold.source.split(": ")[0] for t in result.tests if t.threshold is not None}
     )
-    console.print()
     console.print(Text("thresholds: " + "; ".join(terminal_text(s) for s in sources)))
-    if e.blocks:
-        from respai.blocks import block_named
 
-        for name, result in e.blocks.items():  # each optional block's own lines
-            block_named(name).terminal(result, console)
+
+def render_rule_lines(rules: tuple[RuleResult, ...], console: Console) -> None:
+    """Draw the group rules: one row per rule with its kind and verdict, then its reason."""
+    if not rules:
+        return
+    console.print()
+    table = AlignedTable((("rule", "left"), ("kind", "left"), ("verdict", "left")))
+    for r in rules:
+        table.add_row(f"rule:{terminal_text(r.rule.id)}", r.rule.kind, _verdict(r.verdict))
+    console.print(table)
+    for r in rules:
+        console.print(Text(f"  rule:{terminal_text(r.rule.id)}: {terminal_text(r.reason)}"))
+
+
+def render_evaluation(
+    e: Evaluation, console: Console, *, record_path: str | None = None, key_id: str | None = None
+) -> None:
+    """Draw the evaluate summary: the verdict, each block's lines, the record."""
+    console.print(
+        Text.assemble(
+            ("respai evaluate", "bold"),
+            f" · {terminal_text(e.fairness.spec.name)} · {e.counts.total} cases from "
+            f"{terminal_text(e.fairness.source)}",
+        )
+    )
+    console.print(Text.assemble("verdict: ", _verdict(e.verdict), f" (exit {e.exit_code})"))
+    from respai.blocks import block_named
+
+    for name, result in e.blocks.items():  # each block's own lines, in registry order
+        block_named(name).terminal(result, console)
     if record_path:
         console.print(
             Text(

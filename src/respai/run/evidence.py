@@ -1,12 +1,13 @@
 """The evidence record of a run: its test records, counts, claims, caveats and fingerprints.
 
 :func:`build_predicate` turns an :class:`~respai.results.Evaluation` into the record's
-predicate through the one typed builder (:mod:`respai.record.predicate`): a test record per
-battery test, per group rule and (with an ``ll144:`` block) per LL144 category, each with
-its value, interval, threshold and source, verdict and the clauses it supports; the
-integer counts behind every number; what the record claims and does not claim; and the
-caveats. :func:`run_fingerprints` lists the inputs the run read. Nothing here signs or
-writes: :mod:`respai.sealing` does.
+predicate through the one typed builder (:mod:`respai.record.predicate`): each block's test
+records (:meth:`respai.blocks.Block.record`: a test record per battery test, per group
+rule, per LL144 category, per paired comparison), each with its value, interval,
+threshold and source, verdict and the clauses it supports; the integer counts behind
+every number; what the record claims and does not claim; and the caveats of the count
+pass and of each block. :func:`run_fingerprints` lists the inputs the run read. Nothing
+here signs or writes: :mod:`respai.sealing` does.
 """
 
 from __future__ import annotations
@@ -16,14 +17,11 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from respai.battery import TestId, TestResult
 from respai.controls import CLAIMS_DOES_NOT_STATE, CLAIMS_STATES, load_controls
 from respai.counts import Counts
-from respai.record.predicate import Predicate, TestRecord, test_record
+from respai.record.predicate import Predicate, TestRecord
 from respai.record.predicate import build_predicate as build_record
-from respai.results import Evaluation, rule_dict
-from respai.rules import RuleResult, observed
-from respai.types import Interval
+from respai.results import Evaluation
 from respai.version import __version__
 
 __all__ = [
@@ -32,58 +30,6 @@ __all__ = [
 ]
 
 # --- the record's predicate ------------------------------------------------------------
-
-
-def _battery_record(t: TestResult) -> TestRecord:
-    return test_record(
-        test_id=t.test_id,
-        test_key=t.key,
-        grouping=list(t.grouping) if t.grouping else None,
-        value=t.value,
-        interval=Interval.json_or_none(t.interval),
-        threshold=None if t.threshold is None else t.threshold.to_dict(),
-        verdict=t.verdict.value,
-        uncertain=t.uncertain,
-        reason=t.reason,
-        method=t.method,
-        details=t.details,
-        supports=[c.to_dict() for c in load_controls().for_test(t.test_id)],
-        undefined_reason=None if t.undefined is None else t.undefined.reason,
-        value_range=None if t.value_range is None else t.value_range.to_dict(),
-    )
-
-
-def _rule_value(r: RuleResult) -> tuple[float | None, str | None]:
-    """The observed statistic a rule's threshold is about, from the point estimates."""
-    return observed(r)
-
-
-#: What a rule's value is, by the rule's kind.
-_RULE_VALUE_MEANING = {
-    "max_group_gap": "largest gap between group rates",
-    "min_group_ratio": "smallest ratio of a group's rate to the reference rate",
-    "worst_group": "worst group rate",
-}
-
-
-def _rule_record(r: RuleResult) -> TestRecord:
-    value, undefined = _rule_value(r)
-    detail = rule_dict(r)
-    return test_record(
-        test_id=TestId.GROUP_RULE,
-        test_key=f"rule:{r.rule.id}",
-        grouping=list(r.rule.attributes),
-        value=value,
-        value_meaning=_RULE_VALUE_MEANING[r.rule.kind],
-        interval=None,
-        threshold=detail["threshold"],
-        verdict=r.verdict.value,
-        reason=r.reason,
-        method=detail["interval_method"],
-        details=detail,
-        supports=[c.to_dict() for c in load_controls().for_test(TestId.GROUP_RULE)],
-        undefined_reason=undefined,
-    )
 
 
 def _counts_dict(counts: Counts) -> dict[str, Any]:
@@ -136,29 +82,6 @@ def _caveats(e: Evaluation) -> list[str]:
             "rates are over cases with a prediction, and its verdicts read the worst "
             "case over every way the missing predictions could have gone."
         )
-    if e.score is None:
-        out.append("No score column: AUC was not computed.")
-    if e.model is None:
-        out.append(
-            "Perturbation stability needs model access; without it the test is "
-            "informational (MANUAL_REVIEW)."
-        )
-    else:
-        out.append(
-            "Perturbation stability adds small Gaussian noise to numeric features "
-            "only; it says nothing about adversarial inputs or distribution shift."
-        )
-        if e.model.get("trusted_code"):
-            out.append(
-                "The model file was loaded with --trust-model-code: loading it ran "
-                "code from the file."
-            )
-        if e.model.get("caller_trusted_types"):
-            out.append(
-                "The skops model file was loaded trusting, by --trust-type, the type(s) "
-                f"{', '.join(e.model['caller_trusted_types'])}: loading it may run code "
-                "they define."
-            )
     return out
 
 
@@ -185,10 +108,7 @@ def build_predicate(
     run_id
         The run id; a random UUID when omitted.
     """
-    tests: list[TestRecord] = [
-        *(_battery_record(t) for t in e.battery),
-        *(_rule_record(r) for r in e.rules),
-    ]
+    tests: list[TestRecord] = []
     spec = e.spec
     run_start: dict[str, Any] = {
         "spec": {"name": spec.path.name if spec.path else None, "sha256": spec.sha256},
@@ -217,7 +137,7 @@ def build_predicate(
     caveats = _caveats(e)
     from respai.blocks import block_named
 
-    for name, result in e.blocks.items():  # each optional block's part, in registry order
+    for name, result in e.blocks.items():  # each block's part, in registry order
         parts = block_named(name).record(result)
         tests += parts.tests
         if parts.run_start is not None:

@@ -15,7 +15,8 @@ The package, one concept per module:
 - :mod:`respai.spec.yaml_io`: the strict YAML reader (duplicate keys refused);
 - :mod:`respai.spec.checks`: the validator kit the block parsers share;
 - :mod:`respai.spec.fairness`, :mod:`~respai.spec.data`, :mod:`~respai.spec.system`,
-  :mod:`~respai.spec.evaluation`, :mod:`~respai.spec.ll144`: one parser per block;
+  :mod:`~respai.spec.evaluation`: one parser per block (an optional block's parser and
+  types live in its own package: :mod:`respai.ll144.spec`, :mod:`respai.paired.spec`);
 - :mod:`respai.spec.policy`: policy files, and applying one to a spec;
 - :mod:`respai.spec.loading`: a whole spec file.
 
@@ -35,12 +36,9 @@ from respai.spec.parsed import (
     DEFAULT_MAX_MISSING,
     DEFAULT_MIN_CELL,
     FORMATS,
-    Auditor,
     DataSpec,
     EvaluationSpec,
     FairnessSpec,
-    LL144Spec,
-    PairedSpec,
     Policy,
     Rate,
     Rule,
@@ -51,7 +49,6 @@ from respai.spec.parsed import (
 if TYPE_CHECKING:
     from respai.spec.evaluation import parse_evaluation
     from respai.spec.fairness import parse_fairness
-    from respai.spec.ll144 import parse_ll144
     from respai.spec.loading import load_spec, parse_spec
     from respai.spec.policy import apply_policy, load_policy, parse_policy
 
@@ -62,12 +59,9 @@ __all__ = [
     "DEFAULT_MAX_MISSING",
     "DEFAULT_MIN_CELL",
     "FORMATS",
-    "Auditor",
     "DataSpec",
     "EvaluationSpec",
     "FairnessSpec",
-    "LL144Spec",
-    "PairedSpec",
     "Policy",
     "Rate",
     "Rule",
@@ -78,7 +72,6 @@ __all__ = [
     "load_spec",
     "parse_evaluation",
     "parse_fairness",
-    "parse_ll144",
     "parse_policy",
     "parse_spec",
 ]
@@ -90,7 +83,6 @@ _PARSERS = {
     "load_spec": "respai.spec.loading",
     "parse_evaluation": "respai.spec.evaluation",
     "parse_fairness": "respai.spec.fairness",
-    "parse_ll144": "respai.spec.ll144",
     "parse_policy": "respai.spec.policy",
     "parse_spec": "respai.spec.loading",
 }

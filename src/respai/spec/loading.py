@@ -4,7 +4,9 @@ The order is fixed, so the first mistake in a file is always the one reported: t
 top-level keys, the ``data:`` keys, then ``fairness:`` (with ``cases``, ``format`` and
 ``delimiter`` from ``data:`` when set there), ``system:``, the rest of ``data:``, each
 optional block of :data:`respai.blocks.BLOCKS` in its order (``ll144:`` with its checks
-against ``data:`` and ``system:``, ``paired:``), ``scope:`` and ``evaluation:``.
+against ``data:`` and ``system:``, ``paired:``), ``scope:`` and ``evaluation:``. The two
+frame blocks (``fairness:``, ``evaluation:``) are parsed by their registered blocks too,
+at these fixed places, and kept in the spec's own fields.
 """
 
 from __future__ import annotations
@@ -15,8 +17,6 @@ from typing import Any
 from respai.errors import SpecError
 from respai.spec.checks import _check_keys, _Ctx, _mapping
 from respai.spec.data import _check_data_block, _parse_data
-from respai.spec.evaluation import parse_evaluation
-from respai.spec.fairness import parse_fairness
 from respai.spec.parsed import FairnessSpec, Spec
 from respai.spec.scope import parse_scope
 from respai.spec.system import _parse_system
@@ -24,8 +24,8 @@ from respai.spec.yaml_io import _read_yaml
 
 __all__ = ["load_spec", "parse_spec"]
 
-#: The top-level keys of a spec besides the optional blocks of :data:`respai.blocks.BLOCKS`.
-_OWN_KEYS = ("fairness", "system", "data", "evaluation", "scope")
+#: The top-level keys of a spec besides the blocks of :data:`respai.blocks.BLOCKS`.
+_OWN_KEYS = ("system", "data", "scope")
 
 
 def load_spec(path: str | Path) -> Spec:
@@ -58,13 +58,15 @@ def parse_spec(
     ctx = _Ctx(origin)
     if doc is None:
         raise SpecError(f"{origin}: the spec is empty.", "Start from a fairness: block.")
-    from respai.blocks import BLOCKS, ParseContext, block_named
+    from respai.blocks import BLOCKS, ParseContext, block_named, blocks
 
     top = _mapping(ctx, "(top level)", doc)
-    _check_keys(ctx, "", top, (*_OWN_KEYS[:4], *BLOCKS, _OWN_KEYS[4]), ())
+    known = ("fairness", *_OWN_KEYS[:2], "evaluation", *BLOCKS, _OWN_KEYS[2])
+    _check_keys(ctx, "", top, tuple(dict.fromkeys(known)), ())
+    optional = [b.name for b in blocks() if not b.frame]
     data = _mapping(ctx, "data", top.get("data") or {})
     _check_data_block(ctx, data)
-    if not {"fairness", *BLOCKS} & set(top):
+    if not {"fairness", *optional} & set(top):
         raise ctx.fail(
             "fairness",
             "is required but missing.",
@@ -81,21 +83,24 @@ def parse_spec(
                         f"data.{key}", f"is also set as fairness.{key}.", "Set it in one place."
                     )
                 fairness[key] = data[key]
-        parsed_fairness = parse_fairness(fairness, base_dir=base_dir, origin=origin)
+        first = ParseContext(origin, base_dir, None, None, ctx)  # data: is checked against it
+        parsed_fairness = block_named("fairness").parse(fairness, first)
     system = _parse_system(ctx, top.get("system"))
     data_spec = _parse_data(ctx, data, base_dir, parsed_fairness)
     context = ParseContext(origin, base_dir, data_spec, system, ctx)
-    blocks = {name: block_named(name).parse(top[name], context) for name in BLOCKS if name in top}
+    declared = {
+        name: block_named(name).parse(top[name], context) for name in optional if name in top
+    }
     scope = None if "scope" not in top else parse_scope(ctx, top["scope"])
     return Spec(
         scope=scope,
-        blocks=blocks,
+        blocks=declared,
         path=path,
         sha256=sha256,
         system=system,
         fairness=parsed_fairness,
         evaluation=None
         if "evaluation" not in top
-        else parse_evaluation(top["evaluation"], origin=origin, base_dir=base_dir),
+        else block_named("evaluation").parse(top["evaluation"], context),
         data=data_spec,
     )

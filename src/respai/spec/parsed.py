@@ -24,12 +24,9 @@ __all__ = [
     "DEFAULT_MAX_MISSING",
     "DEFAULT_MIN_CELL",
     "FORMATS",
-    "Auditor",
     "DataSpec",
     "EvaluationSpec",
     "FairnessSpec",
-    "LL144Spec",
-    "PairedSpec",
     "Policy",
     "Rate",
     "Rule",
@@ -232,81 +229,6 @@ class DataSpec:
     delimiter: str = ","
 
 
-@dataclass(frozen=True, slots=True)
-class Auditor:
-    """The optional ``ll144.auditor:`` block: who ran the audit and why they are independent."""
-
-    name: str | None = None
-    organisation: str | None = None
-    independence_statement: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class LL144Spec:
-    """A validated ``ll144:`` block (NYC Local Law 144 bias audit).
-
-    ``kind`` is ``"selection"`` (with ``selected``, a 0/1 column) or ``"scoring"`` (with
-    ``score``, a numeric column). Dates are ISO ``YYYY-MM-DD`` strings. ``categories`` maps
-    ``"sex"`` and ``"race"`` to the file's own spellings and their canonical labels.
-    """
-
-    kind: str
-    sex: str
-    race: str
-    selected: str | None = None
-    selected_map: Mapping[str, int] = field(default_factory=dict)
-    score: str | None = None
-    min_share: float = 0.02
-    exclusion_justification: str | None = None
-    cutoffs: tuple[float, ...] = ()
-    stages: tuple[str, ...] = ()
-    margin: float = 0.05
-    audit_date: str | None = None
-    distribution_date: str | None = None
-    use_date: str | None = None
-    categories: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
-    unknown_values: tuple[str, ...] = ()
-    auditor: Auditor | None = None
-
-    def columns(self) -> tuple[str, ...]:
-        """Every data column the block reads, once each, in a stable order."""
-        cols = [self.sex, self.race]
-        if self.selected:
-            cols.append(self.selected)
-        if self.score:
-            cols.append(self.score)
-        cols.extend(self.stages)
-        return tuple(dict.fromkeys(cols))
-
-
-@dataclass(frozen=True, slots=True)
-class PairedSpec:
-    """A validated ``paired:`` block: matched cases that differ in one group-linked detail.
-
-    ``variants`` lists the declared variants, the reference first. ``outcome`` is a 0/1
-    column; ``max_difference`` is the largest difference in outcome rates (variant minus
-    reference, either sign) that still passes.
-    """
-
-    cases: Path
-    pair: str
-    variant: str
-    variants: tuple[str, ...]
-    outcome: str
-    max_difference: float
-    format: str | None = None
-    delimiter: str = ","
-
-    @property
-    def reference(self) -> str:
-        """The reference variant: the first one declared."""
-        return self.variants[0]
-
-    def columns(self) -> tuple[str, str, str]:
-        """The three columns the block reads."""
-        return (self.pair, self.variant, self.outcome)
-
-
 @dataclass(frozen=True, slots=True, init=False)
 class Spec:
     """A whole spec file: its path and digest, and its blocks.
@@ -351,18 +273,6 @@ class Spec:
         object.__setattr__(self, "data", data if data is not None else DataSpec())
         object.__setattr__(self, "blocks", MappingProxyType(dict(blocks or {})))
         object.__setattr__(self, "scope", scope)
-
-    @property
-    def ll144(self) -> LL144Spec | None:
-        """The ``ll144:`` block, when declared (read by the engine's LL144 gate too)."""
-        found = self.blocks.get("ll144")
-        return found if isinstance(found, LL144Spec) else None
-
-    @property
-    def paired(self) -> PairedSpec | None:
-        """The ``paired:`` block, when declared."""
-        found = self.blocks.get("paired")
-        return found if isinstance(found, PairedSpec) else None
 
     @property
     def fairness(self) -> FairnessSpec:

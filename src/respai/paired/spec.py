@@ -6,6 +6,7 @@ outcome. The first declared variant is the reference every other is compared wit
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +21,38 @@ from respai.spec.checks import (
     _text,
     _value_text,
 )
-from respai.spec.parsed import PairedSpec
+from respai.spec.parsed import Spec
 
-__all__ = ["parse_paired"]
+__all__ = ["PairedSpec", "declared_paired", "parse_paired"]
+
+
+@dataclass(frozen=True, slots=True)
+class PairedSpec:
+    """A validated ``paired:`` block: matched cases that differ in one group-linked detail.
+
+    ``variants`` lists the declared variants, the reference first. ``outcome`` is a 0/1
+    column; ``max_difference`` is the largest difference in outcome rates (variant minus
+    reference, either sign) that still passes.
+    """
+
+    cases: Path
+    pair: str
+    variant: str
+    variants: tuple[str, ...]
+    outcome: str
+    max_difference: float
+    format: str | None = None
+    delimiter: str = ","
+
+    @property
+    def reference(self) -> str:
+        """The reference variant: the first one declared."""
+        return self.variants[0]
+
+    def columns(self) -> tuple[str, str, str]:
+        """The three columns the block reads."""
+        return (self.pair, self.variant, self.outcome)
+
 
 _KEYS = (
     "cases",
@@ -94,3 +124,9 @@ def parse_paired(block: Any, *, base_dir: Path | None = None, origin: str = "spe
         format=fmt,
         delimiter=delimiter,
     )
+
+
+def declared_paired(spec: Spec) -> PairedSpec | None:
+    """The spec's ``paired:`` block, when it declares one."""
+    found = spec.blocks.get("paired")
+    return found if isinstance(found, PairedSpec) else None

@@ -10,8 +10,8 @@ against :mod:`respai.eeo1` (pure domain data: this module depends on it, not on 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from respai.eeo1 import AXES, canonical_label, spelling_key
@@ -28,9 +28,57 @@ from respai.spec.checks import (
     _name,
     _text,
 )
-from respai.spec.parsed import Auditor, DataSpec, LL144Spec, SystemInfo
+from respai.spec.parsed import DataSpec, Spec, SystemInfo
 
-__all__ = ["parse_ll144"]
+__all__ = ["Auditor", "LL144Spec", "declared_ll144", "parse_ll144"]
+
+
+@dataclass(frozen=True, slots=True)
+class Auditor:
+    """The optional ``ll144.auditor:`` block: who ran the audit and why they are independent."""
+
+    name: str | None = None
+    organisation: str | None = None
+    independence_statement: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LL144Spec:
+    """A validated ``ll144:`` block (NYC Local Law 144 bias audit).
+
+    ``kind`` is ``"selection"`` (with ``selected``, a 0/1 column) or ``"scoring"`` (with
+    ``score``, a numeric column). Dates are ISO ``YYYY-MM-DD`` strings. ``categories`` maps
+    ``"sex"`` and ``"race"`` to the file's own spellings and their canonical labels.
+    """
+
+    kind: str
+    sex: str
+    race: str
+    selected: str | None = None
+    selected_map: Mapping[str, int] = field(default_factory=dict)
+    score: str | None = None
+    min_share: float = 0.02
+    exclusion_justification: str | None = None
+    cutoffs: tuple[float, ...] = ()
+    stages: tuple[str, ...] = ()
+    margin: float = 0.05
+    audit_date: str | None = None
+    distribution_date: str | None = None
+    use_date: str | None = None
+    categories: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    unknown_values: tuple[str, ...] = ()
+    auditor: Auditor | None = None
+
+    def columns(self) -> tuple[str, ...]:
+        """Every data column the block reads, once each, in a stable order."""
+        cols = [self.sex, self.race]
+        if self.selected:
+            cols.append(self.selected)
+        if self.score:
+            cols.append(self.score)
+        cols.extend(self.stages)
+        return tuple(dict.fromkeys(cols))
+
 
 _LL144_KEYS = (
     "kind",
@@ -332,3 +380,9 @@ def _check_ll144_with_data(
                 "They are the same date (when the tool was first used); set it in one place.",
             )
     return ll144
+
+
+def declared_ll144(spec: Spec) -> LL144Spec | None:
+    """The spec's ``ll144:`` block, when it declares one."""
+    found = spec.blocks.get("ll144")
+    return found if isinstance(found, LL144Spec) else None
