@@ -12,17 +12,23 @@ was compared with (and where that threshold came from), the decision rule, the v
 and the per-group numbers it was computed from. Undefined values are ``None`` with a
 reason and read INSUFFICIENT_EVIDENCE.
 
-Decision rules. ``estimate`` (the default): PASS when the estimate is on the right side
-of the threshold, FAIL otherwise, and ``uncertain`` marks a verdict whose interval
-crosses the threshold. ``interval`` (a policy may choose it per test): PASS when the
-whole interval is on the right side, FAIL when the whole interval is on the wrong side,
-INSUFFICIENT_EVIDENCE otherwise. Every comparison is exact (:mod:`respai.exact`).
+Decision rules. ``interval`` (the default since engine 0.4.0): PASS when the whole
+interval is on the right side, FAIL when the whole interval is on the wrong side,
+INSUFFICIENT_EVIDENCE otherwise, so a wrong PASS or a wrong FAIL is no more likely than
+the interval's miss rate. ``estimate`` (a policy may choose it per test): a *screening*
+verdict with no error guarantee, PASS when the estimate is on the right side of the
+threshold, FAIL otherwise, and ``uncertain`` marks a verdict whose interval crosses the
+threshold; its reason and its threshold's ``guarantee`` say so wherever it is shown.
+Every comparison is exact (:mod:`respai.exact`).
 
-A case without a decision never helps a test pass: a test that reads decisions carries
-its :class:`ValueRange` over every way the missing decisions could have gone, the
-estimate rule reads its worst end, and the intervals count them at their worst. A group
-under ``min_cell`` cases with a decision cannot decide a spread test (see
-:func:`_small_cells`).
+A case without a decision never improves a verdict: a test that reads decisions carries
+its :class:`ValueRange` over every way the missing decisions could have gone; the
+estimate rule reads its worst end; under the interval rule a PASS needs the interval
+with them at their worst on each side to pass, and a FAIL is proven from the ends with
+every one of them counted against the test (:func:`respai.decision.adverse_ends`). A
+group over ``max_missing`` cases without a decision keeps a spread test from passing. A
+group under ``min_cell`` cases with a decision cannot decide a PASS, and cannot launder
+a FAIL (see :func:`_small_cells`).
 """
 
 from __future__ import annotations
@@ -39,7 +45,7 @@ from respai.counts import Cell, Counts, RankSums
 from respai.decision import GroupRate
 from respai.errors import SpecError
 from respai.metrics import RateDef
-from respai.spec.parsed import DEFAULT_MIN_CELL, Policy, Spec
+from respai.spec.parsed import DEFAULT_MAX_MISSING, DEFAULT_MIN_CELL, Policy, Spec
 from respai.types import Interval, Undefined, Verdict
 
 __all__ = [
@@ -112,6 +118,23 @@ class Decision(enum.StrEnum):
     INTERVAL = "interval"
 
 
+#: What each decision rule promises (the record's ``threshold.guarantee``).
+GUARANTEES: Mapping[Decision, str] = MappingProxyType(
+    {
+        Decision.INTERVAL: (
+            "decided on the whole interval: a PASS or a FAIL is wrong no more often than "
+            "the interval misses"
+        ),
+        Decision.ESTIMATE: (
+            "screening verdict: decided on the estimate's side of the threshold, with no "
+            "error guarantee (at a true value on the threshold it is a coin flip)"
+        ),
+    }
+)
+#: The words an estimate-decided verdict's reason starts with.
+SCREENING = "screening verdict on the estimate, no error guarantee: "
+
+
 @dataclass(frozen=True, slots=True)
 class Threshold:
     """A threshold: ``value`` compared with ``comparison`` (``>=`` or ``<=``).
@@ -123,7 +146,7 @@ class Threshold:
     comparison: str
     value: float
     source: str
-    decision: Decision = Decision.ESTIMATE
+    decision: Decision = Decision.INTERVAL
 
     @property
     def as_fraction(self) -> Fraction:
@@ -144,6 +167,11 @@ class Threshold:
         """Whether an interval endpoint is on the passing side, decided as its kind allows."""
         return exact.bound_meets(bound, self.comparison, self.as_fraction)
 
+    @property
+    def guarantee(self) -> str:
+        """What the decision rule promises, as the record states it."""
+        return GUARANTEES[self.decision]
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form for the record."""
         return {
@@ -151,6 +179,7 @@ class Threshold:
             "value": self.value,
             "source": self.source,
             "decision": self.decision.value,
+            "guarantee": self.guarantee,
         }
 
 
@@ -211,6 +240,7 @@ def decide(
     *,
     worst: Fraction | None = None,
     bounds: tuple[exact.Bound, exact.Bound] | None = None,
+    broken: tuple[bool, float] | None = None,
 ) -> tuple[Verdict, bool, str]:
     """Verdict, ``uncertain`` flag and a sentence for one value against a threshold.
 
@@ -228,16 +258,24 @@ def decide(
     bounds
         The interval's ends as :class:`respai.exact.Bound` objects, so that an end at the
         threshold is decided exactly; read from ``interval`` (as floats) when omitted.
+    broken
+        For the interval rule when some case has no decision: whether the interval's
+        binding end, with every such case counted against the test, misses the threshold
+        (a FAIL), and that end as a float for the reason. Without it the FAIL reads
+        ``bounds``.
 
     Every comparison is exact (:mod:`respai.exact`): a value equal to the threshold
-    meets it.
+    meets it. An estimate-decided verdict's reason starts with :data:`SCREENING`.
 
     Examples
     --------
     >>> t = Threshold(">=", 0.8, "default")
     >>> decide(0.85, Interval(0.75, 0.9, "wilson", 0.95), t)[:2]
+    (<Verdict.INSUFFICIENT_EVIDENCE: 'INSUFFICIENT_EVIDENCE'>, True)
+    >>> e = Threshold(">=", 0.8, "default", Decision.ESTIMATE)
+    >>> decide(0.85, Interval(0.75, 0.9, "wilson", 0.95), e)[:2]
     (<Verdict.PASS: 'PASS'>, True)
-    >>> decide(Fraction(4, 5), None, t)[0]
+    >>> decide(Fraction(4, 5), None, e)[0]
     <Verdict.PASS: 'PASS'>
     """
     if value is None:
@@ -257,10 +295,19 @@ def decide(
                 "the interval decision needs an interval, and none is defined",
             )
         verdict, _ = decision.verdict_table(
-            broken=not lo_holds and not hi_holds, held=lo_holds and hi_holds
+            broken=(not lo_holds and not hi_holds) if broken is None else broken[0],
+            held=lo_holds and hi_holds,
         )
         if verdict is Verdict.PASS:
             return verdict, False, f"the whole interval is {op} {limit}"
+        if verdict is Verdict.FAIL and broken is not None and (lo_holds or hi_holds):
+            side = "upper" if op.startswith(">") else "lower"
+            return (
+                verdict,
+                False,
+                f"with the cases without a decision counted against the test, the "
+                f"interval's {side} end {_fmt(broken[1])} misses {op} {limit}",
+            )
         if verdict is Verdict.FAIL:
             return verdict, False, f"the whole interval misses {op} {limit}"
         return (
@@ -279,8 +326,8 @@ def decide(
         )
     note = "; uncertain: the interval crosses the threshold" if crosses else ""
     if threshold.holds(decided):
-        return Verdict.PASS, crosses, f"{subject} {op} {limit}{note}"
-    return Verdict.FAIL, crosses, f"{subject} is not {op} {limit}{note}"
+        return Verdict.PASS, crosses, f"{SCREENING}{subject} {op} {limit}{note}"
+    return Verdict.FAIL, crosses, f"{SCREENING}{subject} is not {op} {limit}{note}"
 
 
 def _undefined(
@@ -321,6 +368,7 @@ def _result(
     missing: int | None = None,
     bounds: tuple[exact.Bound, exact.Bound] | None = None,
     reported: float | None = None,
+    broken: tuple[bool, float] | None = None,
 ) -> TestResult:
     """A decided result; ``worst``/``best``/``missing`` for a test that reads decisions.
 
@@ -328,7 +376,9 @@ def _result(
     should be the plain float arithmetic a reader repeats (``min(k/n) / max(k/n)``)
     rather than the correctly rounded exact value (they can differ in the last bit).
     """
-    verdict, uncertain, reason = decide(value, interval, threshold, worst=worst, bounds=bounds)
+    verdict, uncertain, reason = decide(
+        value, interval, threshold, worst=worst, bounds=bounds, broken=broken
+    )
     value_range = None
     if missing is not None:
         estimate = value if isinstance(value, Fraction) else exact.decimal(value)
@@ -357,6 +407,45 @@ def _iv(iv: Interval | None) -> dict[str, Any] | None:
     if iv is None:
         return None
     return {"lo": iv.lo, "hi": iv.hi, "method": iv.method, "confidence": iv.confidence}
+
+
+def _without_estimate(result: TestResult, code: str, why: str) -> TestResult:
+    """``result`` decided on its worst case, its estimate undefined (``why``).
+
+    When every decision of a group (or of the file) is missing, the estimate over the
+    decided cases is undefined, but the worst case is not: the verdict can still FAIL (so
+    blanking every decision never escapes a FAIL) and can never PASS.
+    """
+    if result.verdict is Verdict.FAIL:
+        verdict, reason = Verdict.FAIL, f"{why}; it fails with them counted against it: "
+    else:
+        verdict, reason = Verdict.INSUFFICIENT_EVIDENCE, f"{why}, so it cannot pass: "
+    return replace(
+        result,
+        value=None,
+        undefined=Undefined(code, why),
+        verdict=verdict,
+        uncertain=False,
+        reason=reason + result.reason,
+    )
+
+
+def _adverse_wilson(
+    k: int, missing: int, n: int, threshold: Threshold
+) -> tuple[bool, float] | None:
+    """Whether a share's interval misses its threshold with the missing cases against it.
+
+    For a ``>=`` threshold the upper end of ``k`` events in ``n`` (every missing case a
+    non-event), for ``<=`` the lower end of ``k + missing``; ``None`` without a missing
+    case (the interval decides as it is).
+    """
+    if missing == 0:
+        return None
+    if threshold.comparison.startswith(">"):
+        end: exact.Bound = exact.Wilson(k, n, 0.95, "hi")
+    else:
+        end = exact.Wilson(k + missing, n, 0.95, "lo")
+    return not threshold.bound_holds(end), end.value
 
 
 def _wilson_widened(
@@ -389,22 +478,22 @@ def accuracy(cell: Cell, threshold: Threshold) -> TestResult:
         "without a prediction at their worst on each side"
     )
     details = {"correct": k, "with_prediction": n, "missing_prediction": missing}
-    if n == 0:
+    total = n + missing
+    if total == 0:
         return _undefined(
             TestId.ACCURACY,
             None,
             "no_predictions",
-            "no case has a prediction",
+            "there are no cases",
             threshold,
             method,
             details,
         )
-    total = n + missing
     interval, bounds = _wilson_widened(k, missing, total)
-    return _result(
+    result = _result(
         TestId.ACCURACY,
         None,
-        Fraction(k, n),
+        Fraction(k, n) if n else Fraction(k, total),
         interval,
         threshold,
         method,
@@ -413,7 +502,11 @@ def accuracy(cell: Cell, threshold: Threshold) -> TestResult:
         best=Fraction(k + missing, total),
         missing=missing,
         bounds=bounds,
+        broken=_adverse_wilson(k, missing, total, threshold),
     )
+    if n == 0:  # every case lacks a prediction: decided on the worst case
+        return _without_estimate(result, "no_predictions", "no case has a prediction")
+    return result
 
 
 #: The fewest cases of each label (with a score) whose AUC a verdict may read. Below it
@@ -558,11 +651,15 @@ def _group_rates(
 def _spread(entry: BatteryTest, scope: Scope, *, ratio: bool) -> TestResult:
     """Ratio (``min / max``) or difference (``max - min``) of a rate over the groups.
 
-    The estimate is over the cases with a decision; the verdict reads the worst case
-    over every way the missing decisions could have gone. The interval is built from
+    The estimate is over the cases with a decision; the estimate rule reads the worst
+    case over every way the missing decisions could have gone. The interval is built from
     simultaneous Clopper-Pearson intervals at ``alpha / G`` with the missing decisions at
-    their worst (as the group rules'). A group under ``min_cell`` cases with a decision
-    is shown and flagged, keeps the test from passing, and cannot make it fail alone.
+    their worst (as the group rules'); the interval rule's FAIL is proven from the ends
+    with every missing decision counted against the test (over pairs of distinct groups,
+    :func:`respai.decision.adverse_ends`). A group over ``max_missing`` cases without a
+    decision keeps the test from passing. A group under ``min_cell`` cases with a
+    decision is shown and flagged, keeps the test from passing, and cannot make it fail
+    alone (:func:`_small_cells`).
     """
     test_id, threshold, alpha = entry.id, scope.threshold, scope.alpha
     grouping = scope.grouping
@@ -573,17 +670,20 @@ def _spread(entry: BatteryTest, scope: Scope, *, ratio: bool) -> TestResult:
     what = rate.name
     formula = f"min {what} / max {what}" if ratio else f"max {what} - min {what}"
     method = formula + (
-        " over the declared groups; rates over cases with a prediction, the verdict on "
-        "the worst case with the cases without one counted against the test; interval "
-        f"from simultaneous Clopper-Pearson intervals at 1 - {alpha}/G, cases without a "
-        "prediction at their worst"
+        " over the declared groups; rates over cases with a prediction; interval from "
+        f"simultaneous Clopper-Pearson intervals at 1 - {alpha}/G, cases without a "
+        "prediction at their worst (counted against the test for a FAIL); the estimate "
+        "rule reads the worst case"
     )
     small = [g.label for g in groups if g.small]
+    over = decision.over_max_missing(groups, scope.max_missing)
     details: dict[str, Any] = {
         "groups": rows,
         "rate": what,
         "min_cell": scope.min_cell,
         "small_cells": small,
+        "max_missing": scope.max_missing,
+        "over_max_missing": [g.label for g in over],
     }
     if len(rows) < 2:
         return _undefined(
@@ -595,25 +695,46 @@ def _spread(entry: BatteryTest, scope: Scope, *, ratio: bool) -> TestResult:
             method,
             details,
         )
-    empty = [g.label for g in groups if g.with_prediction == 0]
+    empty = [g.label for g in groups if g.cases == 0]
     if empty:
         return _undefined(
             test_id,
             grouping,
             "empty_group",
-            f"no {rate.over} in group(s) {', '.join(empty)}",
+            f"no {rate.over} in group(s) {', '.join(empty)}, nor any without one",
             threshold,
             method,
             details,
         )
-    rates = [Fraction(g.events, g.with_prediction) for g in groups]
-    floats = [g.events / g.with_prediction for g in groups]  # what a reader recomputes
-    details |= {
-        "min_group": groups[rates.index(min(rates))].label,
-        "max_group": groups[rates.index(max(rates))].label,
-    }
+    undecided = [g.label for g in groups if g.with_prediction == 0]
+    estimate_undefined: tuple[str, str] | None = None
+    if undecided:
+        estimate_undefined = (
+            "empty_group",
+            f"no {rate.over} in group(s) {', '.join(undecided)}",
+        )
+        value: Fraction | None = None
+        reported: float | None = None
+    else:
+        rates = [Fraction(g.events, g.with_prediction) for g in groups]
+        floats = [g.events / g.with_prediction for g in groups]  # what a reader recomputes
+        details |= {
+            "min_group": groups[rates.index(min(rates))].label,
+            "max_group": groups[rates.index(max(rates))].label,
+        }
+        if ratio and max(rates) == 0:
+            estimate_undefined = (
+                "no_selections",
+                "no group has a selection among its decided cases, so the ratio is 0/0",
+            )
+            value, reported = None, None
+        elif ratio:
+            value, reported = min(rates) / max(rates), min(floats) / max(floats)
+        else:
+            value, reported = max(rates) - min(rates), max(floats) - min(floats)
     if ratio:
-        if max(rates) == 0:
+        found = decision.ratio_range(groups)
+        if found is None:  # no event and no missing decision anywhere
             return _undefined(
                 test_id,
                 grouping,
@@ -623,16 +744,11 @@ def _spread(entry: BatteryTest, scope: Scope, *, ratio: bool) -> TestResult:
                 method,
                 details,
             )
-        value = min(rates) / max(rates)
-        reported = min(floats) / max(floats)
-        found = decision.ratio_range(groups)
-        assert found is not None  # some group has an event, so some upper end is > 0
         worst, best = found
     else:
-        value = max(rates) - min(rates)
-        reported = max(floats) - min(floats)
         worst, best = decision.diff_range(groups)
-    lo, hi = decision.spread_bounds(*decision.exact_ends(groups, alpha_g), ratio=ratio)
+    los, his = decision.exact_ends(groups, alpha_g)
+    lo, hi = decision.spread_bounds(los, his, ratio=ratio)
     # the bounds hold whenever all G simultaneous intervals do: probability >= 1 - alpha
     interval = Interval(
         lo.value,
@@ -644,7 +760,7 @@ def _spread(entry: BatteryTest, scope: Scope, *, ratio: bool) -> TestResult:
     result = _result(
         test_id,
         grouping,
-        value,
+        worst if value is None else value,
         interval,
         threshold,
         method,
@@ -654,10 +770,55 @@ def _spread(entry: BatteryTest, scope: Scope, *, ratio: bool) -> TestResult:
         missing=sum(g.missing for g in groups),
         bounds=(lo, hi),
         reported=reported,
+        broken=_adverse_spread(groups, alpha_g, threshold, ratio=ratio),
     )
+    if over:
+        result = _over_missing(result, over, scope.max_missing)
     if small:
-        return _small_cells(result, groups, small, ratio=ratio, min_cell=scope.min_cell)
+        result = _small_cells(result, groups, small, ratio=ratio, min_cell=scope.min_cell)
+    if estimate_undefined is not None:
+        return _without_estimate(result, *estimate_undefined)
     return result
+
+
+def _adverse_spread(
+    groups: Sequence[GroupRate], alpha_g: Fraction, threshold: Threshold, *, ratio: bool
+) -> tuple[bool, float] | None:
+    """Whether a spread's interval misses its threshold with the missing ones against it.
+
+    ``None`` without a missing decision (the interval decides as it is). The binding end
+    is over pairs of distinct groups, each group's ends from
+    :func:`respai.decision.adverse_ends`: the largest gap's lower bound
+    ``max lo_i - hi_j`` for a ``<=`` difference, the smallest ratio's upper bound
+    ``min hi_i / lo_j`` for a ``>=`` ratio.
+    """
+    if not any(g.missing for g in groups):
+        return None
+    f_los, f_his = decision.adverse_ends(groups, alpha_g)
+    f_intervals = decision.adverse_intervals(groups, float(alpha_g))
+    limit = threshold.as_fraction
+    if ratio:
+        high = decision.ratio_bounds(f_intervals, None)[1]
+        if threshold.comparison.startswith(">"):
+            broken = decision.some_ratio_below(f_his, f_los, limit, None, f_intervals)
+            return broken, (1.0 if high is None else min(high, 1.0))
+        return False, 0.0  # a ratio held to a maximum: not a threshold the battery sets
+    low = decision.max_gap_bounds(f_intervals)[0]
+    if threshold.comparison.startswith("<"):
+        return decision.some_gap_above(f_los, f_his, low, limit, None), max(low, 0.0)
+    return False, 0.0  # a difference held to a minimum: not a threshold the battery sets
+
+
+def _over_missing(result: TestResult, over: Sequence[GroupRate], max_missing: float) -> TestResult:
+    """A spread verdict with groups over ``max_missing``: it cannot pass (a FAIL stands)."""
+    why = decision.missing_reason(over, max_missing, "prediction")
+    if result.verdict is Verdict.PASS:
+        return replace(
+            result, verdict=Verdict.INSUFFICIENT_EVIDENCE, reason=f"{why} ({result.reason})"
+        )
+    if result.verdict is Verdict.FAIL:
+        return result
+    return replace(result, reason=f"{result.reason}; {why}")
 
 
 def _small_cells(
@@ -670,10 +831,14 @@ def _small_cells(
 ) -> TestResult:
     """The verdict of a spread test with groups under ``min_cell``, as the group rules do.
 
-    A small cell cannot decide a PASS: it becomes INSUFFICIENT_EVIDENCE. Nor can it make
-    a FAIL alone: under the estimate rule a FAIL stands only when the groups at or above
-    ``min_cell`` fail on their own (worst case); under the interval rule the small cells'
-    wide intervals only widen the bounds, so a FAIL there stands.
+    A small cell cannot decide a PASS: it becomes INSUFFICIENT_EVIDENCE. Under the
+    interval rule a FAIL stands (the small cells' wide intervals only widen the bounds,
+    and the FAIL is proven with the missing decisions against it). Under the estimate
+    rule a FAIL stands when it does not rest on the groups with fewer than ``min_cell``
+    *cases*: when every group has ``min_cell`` cases, or the groups that do fail on their
+    own at their worst. Cases, not decided cases: a group pushed under ``min_cell`` by
+    blanking its decisions is still counted, so blanking decisions never turns a FAIL
+    into INSUFFICIENT_EVIDENCE.
     """
     threshold = result.threshold
     assert threshold is not None
@@ -684,19 +849,22 @@ def _small_cells(
     )
     estimate_fail = result.verdict is Verdict.FAIL and threshold.decision is Decision.ESTIMATE
     found = None
-    if estimate_fail:
-        large = [g for g in groups if not g.small]
+    few = [g for g in groups if decision.is_small(g.cases, min_cell)]
+    if estimate_fail and few:
+        large = [g for g in groups if not decision.is_small(g.cases, min_cell)]
         if len(large) >= 2:
             found = decision.ratio_range(large) if ratio else decision.diff_range(large)
     # under the interval rule the small cells' wide intervals only widen the bounds
-    fail_stands = not estimate_fail or (found is not None and not threshold.holds(found[0]))
+    fail_stands = (
+        not estimate_fail or not few or (found is not None and not threshold.holds(found[0]))
+    )
     verdict = decision.with_small_cells(result.verdict, fail_stands=fail_stands)
     if estimate_fail and found is not None and fail_stands:
         reason = (
-            f"{result.reason}; the groups at or above min_cell fail on their own "
+            f"{result.reason}; the groups with at least min_cell cases fail on their own "
             f"(worst case {_fmt(found[0])}); {under}"
         )
-    elif estimate_fail:
+    elif estimate_fail and few and not fail_stands:
         reason = f"{under}, and the failure rests on them: {result.reason}"
     elif result.verdict is Verdict.PASS:
         reason = f"{under}, so the test cannot pass ({result.reason})"
@@ -815,7 +983,9 @@ class Scope:
 
     ``grouping`` is the attribute or intersection of a per-grouping test, ``None`` for a
     test over the whole file; ``alpha`` is the error budget of the simultaneous intervals;
-    ``min_cell`` the fewest cases with a decision a group needs to decide a spread test.
+    ``min_cell`` the fewest cases with a decision a group needs to decide a spread test;
+    ``max_missing`` the largest share of a group's cases without a decision that still
+    lets a spread test pass.
     """
 
     counts: Counts
@@ -823,6 +993,7 @@ class Scope:
     alpha: float
     grouping: tuple[str, ...] | None = None
     min_cell: int = DEFAULT_MIN_CELL
+    max_missing: float = DEFAULT_MAX_MISSING
 
 
 @dataclass(frozen=True, slots=True)
@@ -870,12 +1041,14 @@ class BatteryTest:
         threshold: Threshold,
         alpha: float,
         min_cell: int = DEFAULT_MIN_CELL,
+        max_missing: float = DEFAULT_MAX_MISSING,
     ) -> tuple[TestResult, ...]:
         """The test's results: one per grouping for a per-grouping test, else one."""
         if not self.per_grouping:
-            return (self.compute(self, Scope(counts, threshold, alpha, None, min_cell)),)
+            scope = Scope(counts, threshold, alpha, None, min_cell, max_missing)
+            return (self.compute(self, scope),)
         return tuple(
-            self.compute(self, Scope(counts, threshold, alpha, g, min_cell))
+            self.compute(self, Scope(counts, threshold, alpha, g, min_cell, max_missing))
             for g in counts.groupings
         )
 
@@ -1011,6 +1184,7 @@ def run_battery(
     thresholds: Mapping[str, Threshold],
     alpha: float = 0.05,
     min_cell: int = DEFAULT_MIN_CELL,
+    max_missing: float = DEFAULT_MAX_MISSING,
 ) -> tuple[TestResult, ...]:
     """Run the chosen battery tests in report order.
 
@@ -1027,6 +1201,9 @@ def run_battery(
     min_cell
         The fewest cases with a decision a group needs for a per-group test to pass
         (the fairness block's or policy's ``min_cell``, as for the group rules).
+    max_missing
+        The largest share of a group's cases (of a rate's population) without a decision
+        that still lets a per-group test pass (the fairness block's or policy's).
 
     Examples
     --------
@@ -1039,7 +1216,7 @@ def run_battery(
     out: list[TestResult] = []
     for test in REGISTRY.values():
         if test.id in chosen:
-            out.extend(test.run(counts, thresholds[test.id], alpha, min_cell))
+            out.extend(test.run(counts, thresholds[test.id], alpha, min_cell, max_missing))
     return tuple(out)
 
 

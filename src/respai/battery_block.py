@@ -140,7 +140,12 @@ class BatteryBlock(Block):
         score, planned = plan.tests()
         thresholds = thresholds_for(ctx.policy)
         tests = run_battery(
-            fairness.counts, planned, thresholds, fairness.spec.alpha, fairness.spec.min_cell
+            fairness.counts,
+            planned,
+            thresholds,
+            fairness.spec.alpha,
+            fairness.spec.min_cell,
+            fairness.spec.max_missing,
         )
         model: LoadedModel | None = ctx.prepared
         ev = plan.evaluation

@@ -376,6 +376,12 @@ def rule_dict(r: RuleResult) -> dict[str, Any]:
             "max_left_out_source": r.max_left_out_source,
             "by_reason": dict(r.left_out),
         },
+        "missing_decisions": {
+            "total": sum(g.missing for g in r.groups),
+            "max_missing": r.max_missing,
+            "max_missing_source": r.max_missing_source,
+            "over_max_missing": list(r.over_missing),
+        },
         "groups": [
             {
                 "group": g.label,
@@ -421,6 +427,7 @@ def _result_dict(res: FairnessResult) -> dict[str, Any]:
             "alpha": spec.alpha,
             "min_cell": spec.min_cell,
             "max_left_out": spec.max_left_out,
+            "max_missing": spec.max_missing,
             "calibration_bins": spec.calibration_bins if spec.probability else None,
             "sources": dict(spec.sources),
         },

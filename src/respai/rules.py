@@ -10,10 +10,18 @@ as non-events, the upper bound as events.
 Decision, in order (:func:`respai.decision.verdict_table`):
 
 1. more than ``max_left_out`` of the file left out of the rule -> INSUFFICIENT_EVIDENCE;
-2. the intervals prove the rule broken -> FAIL;
-3. a group with fewer than ``min_cell`` cases with a prediction -> INSUFFICIENT_EVIDENCE;
-4. the intervals prove the rule holds -> PASS;
-5. otherwise (an interval straddles the threshold) -> INSUFFICIENT_EVIDENCE.
+2. the intervals prove the rule broken, with every case without a prediction counted
+   against the rule (:func:`respai.decision.adverse_ends`) -> FAIL;
+3. a group with more than ``max_missing`` of its cases without a prediction ->
+   INSUFFICIENT_EVIDENCE;
+4. a group with fewer than ``min_cell`` cases with a prediction -> INSUFFICIENT_EVIDENCE;
+5. the intervals prove the rule holds -> PASS;
+6. otherwise (an interval straddles the threshold) -> INSUFFICIENT_EVIDENCE.
+
+Abstaining never improves a verdict: a PASS needs every way the missing predictions
+could have gone to pass (the widened intervals), and a FAIL stands when some way fails
+(the adverse ends), so blanking predictions can turn a PASS into INSUFFICIENT_EVIDENCE
+or FAIL, and INSUFFICIENT_EVIDENCE into FAIL, never the other way.
 
 A gap rule (``max_group_gap``) bounds the largest ``|rate_i - rate_j|`` over every pair,
 or with ``reference`` over the pairs of a group and the reference group. A ratio rule
@@ -71,6 +79,11 @@ class RuleResult:
     left_out_share: float
     max_left_out: float
     max_left_out_source: str
+    #: The share of a group's cases without a prediction above which it cannot pass.
+    max_missing: float = 0.02
+    max_missing_source: str = "default"
+    #: The groups over ``max_missing``.
+    over_missing: tuple[str, ...] = ()
     #: Bounds on the smallest ratio (a ratio rule); the upper one is ``None`` when undefined.
     ratio_bounds: tuple[float, float | None] | None = None
     #: The two gap decisions of an ``equalized_odds`` rule (false positive, false negative).
@@ -164,7 +177,16 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
     ]
     intervals = [g.interval for g in groups]
     # every comparison with a threshold is exact (respai.exact): an end at the limit meets it
-    los, his = decision.exact_ends(groups, exact.decimal(spec.alpha) / n_groups)
+    share = exact.decimal(spec.alpha) / n_groups
+    los, his = decision.exact_ends(groups, share)
+    # a FAIL is proven with the missing predictions counted against the rule (adverse ends)
+    missing_any = any(g.missing for g in groups)
+    if missing_any:
+        f_intervals = decision.adverse_intervals(groups, alpha_g)
+        f_los, f_his = decision.adverse_ends(groups, share)
+    else:
+        f_intervals, f_los, f_his = intervals, los, his
+    counted = " (the cases without a prediction counted against the rule)" if missing_any else ""
     ref = _reference_index(groups, rule)
     against = "" if ref is None else f" against {groups[ref].label}"
 
@@ -175,14 +197,16 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
         pairs = decision.pairs_for(n_groups, ref)
         if pairs is None:
             bounds = decision.max_gap_bounds(intervals)
+            f_low = decision.max_gap_bounds(f_intervals)[0]
         else:
             bounds = decision.reference_gap_bounds(intervals, pairs)
+            f_low = decision.reference_gap_bounds(f_intervals, pairs)[0]
         limit = rule.max_group_gap
         q = exact.decimal(limit)
-        proven_broken = decision.some_gap_above(los, his, bounds[0], q, pairs)
+        proven_broken = decision.some_gap_above(f_los, f_his, f_low, q, pairs)
         proven_held = decision.every_gap_within(his, los, bounds[1], q, pairs)
         broken_text = (
-            f"the smallest possible largest gap{against} {_fmt(bounds[0])} is above "
+            f"the smallest possible largest gap{against} {_fmt(f_low)}{counted} is above "
             f"max_group_gap {limit}"
         )
         held_text = (
@@ -195,14 +219,15 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
     elif rule.min_group_ratio is not None:
         pairs = None if ref is None else [(i, ref) for i in range(n_groups) if i != ref]
         ratio = decision.ratio_bounds(intervals, pairs)
+        f_high = decision.ratio_bounds(f_intervals, pairs)[1] if missing_any else ratio[1]
         limit = rule.min_group_ratio
         q = exact.decimal(limit)
-        proven_broken = decision.some_ratio_below(his, los, q, pairs, intervals)
+        proven_broken = decision.some_ratio_below(f_his, f_los, q, pairs, f_intervals)
         proven_held = decision.every_ratio_at_least(los, his, q, pairs, intervals)
         to = "the highest group's rate" if ref is None else f"the rate of {groups[ref].label}"
         broken_text = (
             f"the largest possible smallest ratio to {to} "
-            f"{_fmt(ratio[1] if ratio[1] is not None else math.inf)} is below "
+            f"{_fmt(f_high if f_high is not None else math.inf)}{counted} is below "
             f"min_group_ratio {limit}"
         )
         held_text = (
@@ -225,23 +250,27 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
             ) + "; more cases with a prediction would bound it"
     elif rule.worst_min is not None:
         limit = rule.worst_min
-        highs = [g.interval.hi for g in groups]
-        proven_broken, proven_held = decision.worst_group_decided(
-            los, his, exact.decimal(limit), minimum=True
-        )
+        highs = [iv.hi for iv in f_intervals]
+        proven_broken = decision.worst_group_decided(
+            f_los, f_his, exact.decimal(limit), minimum=True
+        )[0]
+        proven_held = decision.worst_group_decided(los, his, exact.decimal(limit), minimum=True)[1]
         worst_group = groups[highs.index(min(highs))].label
-        broken_text = f"group {worst_group} lies wholly below the minimum {limit}"
+        broken_text = f"group {worst_group} lies wholly below the minimum {limit}{counted}"
         held_text = f"every group's interval is at or above the minimum {limit}"
         open_text = f"some group's interval straddles the minimum {limit}"
     else:
         assert rule.worst_max is not None
         limit = rule.worst_max
-        lows = [g.interval.lo for g in groups]
-        proven_broken, proven_held = decision.worst_group_decided(
-            los, his, exact.decimal(limit), minimum=False
-        )
+        lows = [iv.lo for iv in f_intervals]
+        proven_broken = decision.worst_group_decided(
+            f_los, f_his, exact.decimal(limit), minimum=False
+        )[0]
+        proven_held = decision.worst_group_decided(los, his, exact.decimal(limit), minimum=False)[
+            1
+        ]
         worst_group = groups[lows.index(max(lows))].label
-        broken_text = f"group {worst_group} lies wholly above the maximum {limit}"
+        broken_text = f"group {worst_group} lies wholly above the maximum {limit}{counted}"
         held_text = f"every group's interval is at or below the maximum {limit}"
         open_text = f"some group's interval straddles the maximum {limit}"
 
@@ -252,12 +281,19 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
         max_left = spec.max_left_out
         max_left_source = spec.sources.get("max_left_out", "spec")
     small = [g.label for g in groups if g.small]
+    if rule.max_missing is not None:
+        max_missing, max_missing_source = rule.max_missing, rule.max_missing_source
+    else:
+        max_missing = spec.max_missing
+        max_missing_source = spec.sources.get("max_missing", "spec")
+    over = decision.over_max_missing(groups, max_missing)
 
     left_exact = exact.fraction(grouping.left_out_total, counts.total) or Fraction(0)
     verdict, code = decision.verdict_table(
         broken=proven_broken,
         held=proven_held,
         left_out=exact.meets(left_exact, ">", exact.decimal(max_left)),
+        missing=bool(over),
         small=bool(small),
         undefined=undefined is not None,
     )
@@ -269,6 +305,8 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
         )
         if proven_broken:
             reason += f" (on the kept cases, {broken_text})"
+    elif code == "too_many_missing":
+        reason = decision.missing_reason(over, max_missing, "prediction")
     elif code == "small_cell":
         reason = (
             f"{len(small)} group(s) have fewer than min_cell {spec.min_cell} cases "
@@ -296,6 +334,9 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
         left_out_share=left_share,
         max_left_out=max_left,
         max_left_out_source=max_left_source,
+        max_missing=max_missing,
+        max_missing_source=max_missing_source,
+        over_missing=tuple(g.label for g in over),
         ratio_bounds=ratio,
     )
 

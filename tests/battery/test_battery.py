@@ -210,4 +210,7 @@ def test_a_group_without_predictions_is_named_with_what_it_lacks() -> None:
     counts = build_counts(rows, {"g": ["a", "b"]}, [("g",)], None)
     (ratio,) = run_battery(counts, ["impact_ratio"], DEFAULT_THRESHOLDS)
     assert ratio.undefined is not None and ratio.undefined.code == "empty_group"
-    assert ratio.reason == "no cases with a prediction in group(s) b"
+    assert ratio.undefined.reason == "no cases with a prediction in group(s) b"
+    # the worst case is still decided: the group's one case counted against the test
+    assert ratio.reason.startswith("no cases with a prediction in group(s) b")
+    assert ratio.verdict is not Verdict.PASS

@@ -23,6 +23,11 @@ from respai.counts import Cell, Counts, Grouping, Row, build_counts
 from respai.stats import wilson_interval
 from respai.types import Verdict
 
+#: The estimate rule (a screening verdict) for every test: most tests here check its exact
+#: comparisons; the interval rule, the default since engine 0.4.0, has its own tests in
+#: test_decision_default.py.
+SCREEN = {k: replace(v, decision=Decision.ESTIMATE) for k, v in DEFAULT_THRESHOLDS.items()}
+
 DECISION_TESTS = ["accuracy", "impact_ratio", "selection_rate_diff", "equal_opportunity_diff"]
 
 
@@ -41,7 +46,7 @@ def counts_of(cells: dict[str, Cell]) -> Counts:
 
 
 def by_key(counts: Counts, tests: list[str], **kw: Any) -> dict[str, Any]:
-    return {r.key: r for r in run_battery(counts, tests, DEFAULT_THRESHOLDS, **kw)}
+    return {r.key: r for r in run_battery(counts, tests, SCREEN, **kw)}
 
 
 # -- 1. exact decisions at the threshold ---------------------------------------------------
@@ -65,7 +70,7 @@ def test_equal_opportunity_difference_of_exactly_a_tenth_passes() -> None:
 def test_a_threshold_written_in_a_policy_is_the_decimal() -> None:
     # a policy's YAML float 0.75 / 0.1: equal values pass, the next count fails
     counts = counts_of({"a": Cell(tp=75, tn=25), "b": Cell(tp=100)})
-    t = {**DEFAULT_THRESHOLDS, "impact_ratio": Threshold(">=", 0.75, "policy")}
+    t = {**SCREEN, "impact_ratio": Threshold(">=", 0.75, "policy", Decision.ESTIMATE)}
     (r,) = run_battery(counts, ["impact_ratio"], t)
     assert r.verdict is Verdict.PASS
     counts = counts_of({"a": Cell(tp=74, tn=26), "b": Cell(tp=100)})
@@ -85,9 +90,9 @@ def test_spread_verdicts_agree_with_a_fraction_rederivation(
     groups = {f"g{i}": Cell(tp=min(k, n), tn=n - min(k, n)) for i, (k, n) in enumerate(cells)}
     counts = counts_of(groups)
     thresholds = {
-        **DEFAULT_THRESHOLDS,
-        "impact_ratio": Threshold(">=", float(t), "test"),
-        "selection_rate_diff": Threshold("<=", float(d), "test"),
+        **SCREEN,
+        "impact_ratio": Threshold(">=", float(t), "test", Decision.ESTIMATE),
+        "selection_rate_diff": Threshold("<=", float(d), "test", Decision.ESTIMATE),
     }
     res = {
         r.test_id: r
@@ -130,7 +135,7 @@ def test_blanking_wrong_predictions_does_not_raise_accuracy() -> None:
     )
     assert a.interval.lo == pytest.approx(wilson_interval(759, 1000).lo)
     assert a.interval.hi == pytest.approx(wilson_interval(899, 1000).hi)
-    strict = {**DEFAULT_THRESHOLDS, "accuracy": Threshold(">=", 0.8, "test")}
+    strict = {**SCREEN, "accuracy": Threshold(">=", 0.8, "test", Decision.ESTIMATE)}
     assert run_battery(before, ["accuracy"], strict)[0].verdict is Verdict.FAIL
     assert run_battery(after, ["accuracy"], strict)[0].verdict is Verdict.FAIL
 
@@ -138,7 +143,7 @@ def test_blanking_wrong_predictions_does_not_raise_accuracy() -> None:
 def test_missing_decisions_is_a_test_of_its_own() -> None:
     at = counts_of({"a": Cell(tp=49, tn=49, missing_pos=1, missing_neg=1)})  # 2/100
     over = counts_of({"a": Cell(tp=49, tn=48, missing_pos=2, missing_neg=1)})  # 3/100
-    (r,) = run_battery(at, ["missing_decisions"], DEFAULT_THRESHOLDS)
+    (r,) = run_battery(at, ["missing_decisions"], SCREEN)
     assert r.verdict is Verdict.PASS and r.value == pytest.approx(0.02)
     assert r.details == {
         "cases": 100,
@@ -148,7 +153,7 @@ def test_missing_decisions_is_a_test_of_its_own() -> None:
     }
     iv = wilson_interval(2, 100)
     assert (r.interval.lo, r.interval.hi) == (iv.lo, iv.hi)
-    (r,) = run_battery(over, ["missing_decisions"], DEFAULT_THRESHOLDS)
+    (r,) = run_battery(over, ["missing_decisions"], SCREEN)
     assert r.verdict is Verdict.FAIL
     assert DEFAULT_THRESHOLDS["missing_decisions"].comparison == "<="
 
@@ -178,7 +183,7 @@ def test_blanking_wrong_predictions_never_turns_a_verdict_into_a_pass(
     q = p.copy()
     q[blank] = None
     attrs = {"g": ["a", "b", "c"]}
-    thresholds = {k: replace(v, decision=decision) for k, v in DEFAULT_THRESHOLDS.items()}
+    thresholds = {k: replace(v, decision=decision) for k, v in SCREEN.items()}
     tests = [*DECISION_TESTS, "missing_decisions"]
     runs = []
     for preds in (p, q):
@@ -248,7 +253,7 @@ def test_a_failure_of_the_large_groups_stands_beside_a_small_cell() -> None:
 
 def test_simultaneous_intervals_are_clopper_pearson_at_the_bonferroni_share() -> None:
     cells = {"a": Cell(tp=3, tn=7), "b": Cell(tp=6, tn=4), "c": Cell(tp=0, tn=10)}
-    (res,) = run_battery(counts_of(cells), ["selection_rate_diff"], DEFAULT_THRESHOLDS)
+    (res,) = run_battery(counts_of(cells), ["selection_rate_diff"], SCREEN)
     for row, cell in zip(res.details["groups"], cells.values(), strict=True):
         ref = binomtest(cell.tp, cell.n).proportion_ci(1 - 0.05 / 3, method="exact")
         iv = row["interval_simultaneous"]
@@ -266,7 +271,7 @@ def _coverage(n: int, p: float, alpha: float) -> float:
     for k in range(n + 1):
         cells = {"a": Cell(tp=k, tn=n - k), "b": Cell(tp=0, tn=n)}
         counts = counts_of(cells)
-        (res,) = run_battery(counts, ["selection_rate_diff"], DEFAULT_THRESHOLDS, alpha)
+        (res,) = run_battery(counts, ["selection_rate_diff"], SCREEN, alpha)
         iv = res.details["groups"][0]["interval_simultaneous"]
         if iv["lo"] <= p <= iv["hi"]:
             covered += float(binom.pmf(k, n, p))
@@ -293,7 +298,7 @@ def test_a_float_value_of_one_division_is_read_as_its_decimal() -> None:
     # the AUC and perturbation stability reach the decision as floats: 7/10 is 0.7
     from respai.battery import decide
 
-    t = Threshold(">=", 0.7, "test")
+    t = Threshold(">=", 0.7, "test", Decision.ESTIMATE)
     assert Fraction(7 / 10) < Fraction(7, 10)
     assert decide(7 / 10, None, t)[0] is Verdict.PASS
     assert decide(0.6999999999999999, None, t)[0] is Verdict.FAIL

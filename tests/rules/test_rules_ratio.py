@@ -84,22 +84,28 @@ def reference_ratio_verdict(
 ) -> tuple[Verdict, str]:
     g = len(cells)
     ivs = []
+    adverse = []  # the ends a FAIL reads: every missing decision counted against the rule
     for c in cells:
         k, n, m = c.fp, c.fp + c.tn, c.missing_neg
         lo, _ = cp(k, n + m, alpha / g)
         _, hi = cp(k + m, n + m, alpha / g)
         ivs.append((lo, hi))
+        adverse.append((cp(k + m, n + m, alpha / g)[0], cp(k, n + m, alpha / g)[1]))
     pairs = [(i, j) for i in range(g) for j in range(g) if i != j and (ref is None or j == ref)]
-    broken = any(ivs[j][0] > 0 and ivs[i][1] / ivs[j][0] < limit for i, j in pairs)
+    broken = any(adverse[j][0] > 0 and adverse[i][1] / adverse[j][0] < limit for i, j in pairs)
+    over = any(c.missing_neg > 0.02 * (c.fp + c.tn + c.missing_neg) for c in cells)
     small = any(c.fp + c.tn < max(min_cell, 1) for c in cells)
     denominators = [ivs[ref]] if ref is not None else ivs
     undefined = all(lo == 0 for lo, _ in denominators)
     held = all(ivs[i][0] / ivs[j][1] >= limit for i, j in pairs)
     near = [ivs[i][1] / ivs[j][0] for i, j in pairs if ivs[j][0] > 0]
     near += [ivs[i][0] / ivs[j][1] for i, j in pairs]
+    near += [adverse[i][1] / adverse[j][0] for i, j in pairs if adverse[j][0] > 0]
     assume(all(abs(q - limit) > 1e-7 for q in near))  # no float tie in the re-statement
     if broken:
         return Verdict.FAIL, "threshold_exceeded"
+    if over:
+        return Verdict.INSUFFICIENT_EVIDENCE, "too_many_missing"
     if small:
         return Verdict.INSUFFICIENT_EVIDENCE, "small_cell"
     if undefined:

@@ -12,15 +12,25 @@ once:
 - one group's rate with its simultaneous interval (:class:`GroupRate`,
   :func:`group_rate`) and its ends as exact bounds (:func:`exact_ends`), the cases without
   a decision counted at their worst: a non-event for the lower end, an event for the
-  upper; the spread of a rate over every way the missing decisions could have gone
-  (:func:`ratio_range`, :func:`diff_range`): :mod:`respai.decision.groups`;
+  upper; the ends a FAIL is proven from, with every missing decision counted against the
+  test (:func:`adverse_ends`, :func:`adverse_intervals`); the groups over ``max_missing``
+  (:func:`over_max_missing`, :func:`resolve_max_missing`); the spread of a rate over
+  every way the missing decisions could have gone (:func:`ratio_range`,
+  :func:`diff_range`): :mod:`respai.decision.groups`;
 - bounds on the largest gap, the smallest ratio and the worst group, computed from the
   groups sorted by one end (never the ``G^2`` pairs): :func:`max_gap_bounds`,
   :func:`spread_bounds`, :func:`ratio_bounds`, :func:`some_gap_above` and the other
   exact tests of a limit: :mod:`respai.decision.bounds`;
 - the verdict table (:func:`verdict_table`), what a small cell does to a spread verdict
-  (:func:`with_small_cells`) and the screening line's comparison (:func:`below_line`):
+  (:func:`with_small_cells`), the sentence for groups over ``max_missing``
+  (:func:`missing_reason`) and the screening line's comparison (:func:`below_line`):
   :mod:`respai.decision.verdicts`.
+
+Abstaining never improves a verdict (engine 0.4.0): a PASS reads the intervals with the
+missing decisions at their worst on each side (every completion passes), a FAIL the
+adverse ends (some completion fails), and a group over ``max_missing`` cannot pass, so
+blanking a decision only keeps or worsens a verdict in the order of
+:attr:`respai.types.Verdict.severity`.
 
 Every name is imported from the package, ``from respai import decision``.
 
@@ -52,9 +62,11 @@ exact behaviour (the golden records are byte-identical); the differences are:
    paired test the floats of its widened adjusted Wald interval with ``+-max_difference``.
 5. *Small cells.* A rule with a small cell cannot PASS, and its FAIL stands whenever the
    intervals prove it (the small cells' wide intervals only widen the bounds). The
-   battery's estimate rule lets a FAIL stand only when the groups at or above
-   ``min_cell`` fail on their own, at their worst. The monitor's table is the rules' one
-   without the ``ratio_undefined`` step (it has no ratio rules).
+   battery's estimate rule, when some group has fewer than ``min_cell`` *cases*, lets a
+   FAIL stand only when the groups with at least ``min_cell`` cases fail on their own,
+   at their worst (cases, not decided cases, so blanking decisions cannot excuse it).
+   The monitor's table is the rules' one without the ``ratio_undefined`` step (it has no
+   ratio rules).
 6. *Ties.* The rules name the worst group as the first with the extreme end; the battery
    takes the first group with the extreme float end for each of its four ends; the
    equalized-odds rule reports the false-positive part on a tie.
@@ -87,20 +99,28 @@ from respai.decision.bounds import (
     worst_group_decided,
 )
 from respai.decision.groups import (
+    DEFAULT_MAX_MISSING,
     GroupRate,
+    adverse_ends,
+    adverse_intervals,
     diff_range,
     exact_ends,
     group_rate,
     is_small,
+    over_max_missing,
     ratio_range,
     resolve_alpha,
+    resolve_max_missing,
 )
-from respai.decision.verdicts import below_line, verdict_table, with_small_cells
+from respai.decision.verdicts import below_line, missing_reason, verdict_table, with_small_cells
 
 __all__ = [
+    "DEFAULT_MAX_MISSING",
     "MARGIN",
     "GroupRate",
     "Pairs",
+    "adverse_ends",
+    "adverse_intervals",
     "below_line",
     "diff_range",
     "every_gap_within",
@@ -109,12 +129,15 @@ __all__ = [
     "group_rate",
     "is_small",
     "max_gap_bounds",
+    "missing_reason",
+    "over_max_missing",
     "pairs_for",
     "positive",
     "ratio_bounds",
     "ratio_range",
     "reference_gap_bounds",
     "resolve_alpha",
+    "resolve_max_missing",
     "some_gap_above",
     "some_ratio_below",
     "spread_bounds",

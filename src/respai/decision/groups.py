@@ -10,17 +10,22 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from respai import exact, stats
-from respai.spec.parsed import DEFAULT_ALPHA, Policy, Spec
+from respai.spec.parsed import DEFAULT_ALPHA, DEFAULT_MAX_MISSING, Policy, Spec
 from respai.types import Interval
 
 __all__ = [
+    "DEFAULT_MAX_MISSING",
     "GroupRate",
+    "adverse_ends",
+    "adverse_intervals",
     "diff_range",
     "exact_ends",
     "group_rate",
     "is_small",
+    "over_max_missing",
     "ratio_range",
     "resolve_alpha",
+    "resolve_max_missing",
 ]
 
 
@@ -41,6 +46,22 @@ def resolve_alpha(spec: Spec, policy: Policy | None = None) -> tuple[float, str]
     if block is not None and block.sources.get("alpha") == "spec":
         return block.alpha, "spec"
     return DEFAULT_ALPHA, "default"
+
+
+def resolve_max_missing(spec: Spec, policy: Policy | None = None) -> tuple[float, str]:
+    """The run's ``max_missing`` for a block without its own, and where it came from.
+
+    The policy's when it sets one, else the ``fairness:`` block's when the spec declares
+    it, else the default 0.02 (:data:`respai.spec.parsed.DEFAULT_MAX_MISSING`). The paired
+    block reads it; the group rules and the battery read the fairness block with the
+    policy applied, which gives the same value.
+    """
+    if policy is not None and policy.max_missing is not None:
+        return policy.max_missing, policy.source
+    block = spec.fairness_block
+    if block is not None and block.sources.get("max_missing") == "spec":
+        return block.max_missing, "spec"
+    return DEFAULT_MAX_MISSING, "default"
 
 
 # -- one group's rate -------------------------------------------------------------------
@@ -89,6 +110,11 @@ class GroupRate:
     def label(self) -> str:
         """The group as text, e.g. ``female × over_60``."""
         return " × ".join(self.key)
+
+    @property
+    def missing_share(self) -> Fraction | None:
+        """The share of the group's cases without a decision (``None`` without a case)."""
+        return Fraction(self.missing, self.cases) if self.cases else None
 
     @property
     def worst_lo(self) -> Fraction:
@@ -158,6 +184,66 @@ def exact_ends(
             los.append(exact.ClopperPearson(g.events, g.cases, alpha_share, "lo"))
             his.append(exact.ClopperPearson(g.events + g.missing, g.cases, alpha_share, "hi"))
     return los, his
+
+
+def adverse_ends(
+    groups: Sequence[GroupRate], alpha_share: Fraction
+) -> tuple[list[exact.Bound], list[exact.Bound]]:
+    """Each group's ends with its cases without a decision counted *against* a FAIL's doubt.
+
+    The ends a FAIL is proven from (abstaining never escapes a FAIL): the lower end counts
+    every case without a decision as an event (Clopper-Pearson lower end of
+    ``(events + missing, cases)``), the upper end as a non-event (upper end of
+    ``(events, cases)``). Each is the end of the interval of the completion of the missing
+    decisions that is least favourable on that side, so "some completion's intervals
+    prove the threshold broken" is decided by comparing these ends as the intervals'
+    ends are compared. The lower end may lie above the upper end (a group whose decisions
+    are mostly missing); a rule compares ends of distinct groups only. With no missing
+    decision they are :func:`exact_ends`.
+    """
+    los: list[exact.Bound] = []
+    his: list[exact.Bound] = []
+    for g in groups:
+        if g.cases == 0:
+            los.append(exact.Exact(Fraction(0)))
+            his.append(exact.Exact(Fraction(1)))
+        else:
+            los.append(exact.ClopperPearson(g.events + g.missing, g.cases, alpha_share, "lo"))
+            his.append(exact.ClopperPearson(g.events, g.cases, alpha_share, "hi"))
+    return los, his
+
+
+def adverse_intervals(groups: Sequence[GroupRate], alpha_share: float) -> list[Interval]:
+    """The float ends of :func:`adverse_ends`, as ``Interval(lo, hi)`` per group.
+
+    ``lo`` may exceed ``hi`` for a group with many missing decisions: these are two ends
+    of two different completions, not one interval. An empty group's ends are 0 and 1.
+    """
+    out = []
+    for g in groups:
+        if g.missing == 0 or g.cases == 0:
+            out.append(g.interval)
+            continue
+        lo = stats.widened_interval(g.events + g.missing, 0, g.cases, alpha_share)
+        hi = stats.widened_interval(g.events, 0, g.cases, alpha_share)
+        out.append(Interval(lo.lo, hi.hi, g.interval.method, g.interval.confidence))
+    return out
+
+
+def over_max_missing(groups: Sequence[GroupRate], max_missing: float) -> list[GroupRate]:
+    """The groups whose share of cases without a decision is above ``max_missing``.
+
+    Compared exactly: ``max_missing`` is read as the decimal it spells, so 1 of 50 cases
+    (0.02) is not above 0.02.
+
+    Examples
+    --------
+    >>> g = group_rate(("a",), 50, 3, 1, 0.025, 5)
+    >>> [x.label for x in over_max_missing([g], 0.02)], len(over_max_missing([g], 0.01))
+    ([], 1)
+    """
+    limit = exact.decimal(max_missing)
+    return [g for g in groups if g.missing_share is not None and g.missing_share > limit]
 
 
 # -- the spread with the missing decisions at their worst -------------------------------

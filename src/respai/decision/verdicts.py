@@ -5,12 +5,14 @@ Part of :mod:`respai.decision`; pure.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 
 from respai import exact
+from respai.decision.groups import GroupRate
 from respai.types import Verdict
 
-__all__ = ["below_line", "verdict_table", "with_small_cells"]
+__all__ = ["below_line", "missing_reason", "verdict_table", "with_small_cells"]
 
 
 # -- verdicts ---------------------------------------------------------------------------
@@ -21,6 +23,7 @@ def verdict_table(
     broken: bool,
     held: bool,
     left_out: bool = False,
+    missing: bool = False,
     small: bool = False,
     undefined: bool = False,
 ) -> tuple[Verdict, str]:
@@ -28,7 +31,9 @@ def verdict_table(
 
     In order: too many cases left out -> INSUFFICIENT_EVIDENCE
     (``too_many_left_out``); the interval proves the threshold broken -> FAIL
-    (``threshold_exceeded``); a small cell -> INSUFFICIENT_EVIDENCE (``small_cell``); an
+    (``threshold_exceeded``); a group over ``max_missing`` (too many cases without a
+    decision) -> INSUFFICIENT_EVIDENCE (``too_many_missing``); a small cell ->
+    INSUFFICIENT_EVIDENCE (``small_cell``); an
     undefined bound -> INSUFFICIENT_EVIDENCE (``ratio_undefined``); the interval proves the
     threshold holds -> PASS (``within_threshold``); otherwise the interval straddles it ->
     INSUFFICIENT_EVIDENCE (``interval_straddles``).
@@ -44,6 +49,8 @@ def verdict_table(
         return Verdict.INSUFFICIENT_EVIDENCE, "too_many_left_out"
     if broken:
         return Verdict.FAIL, "threshold_exceeded"
+    if missing:
+        return Verdict.INSUFFICIENT_EVIDENCE, "too_many_missing"
     if small:
         return Verdict.INSUFFICIENT_EVIDENCE, "small_cell"
     if undefined:
@@ -86,3 +93,15 @@ def below_line(value: Fraction | None, line: float | Fraction) -> bool | None:
     if value is None:
         return None
     return exact.meets(value, "<", exact.decimal(line))
+
+
+def missing_reason(over: Sequence[GroupRate], max_missing: float, what: str) -> str:
+    """Why groups over ``max_missing`` keep a verdict from passing (a sentence)."""
+    named = ", ".join(f"{g.label} {g.missing} of {g.cases}" for g in over[:5]) + (
+        ", ..." if len(over) > 5 else ""
+    )
+    return (
+        f"{len(over)} group(s) have more than max_missing {max_missing:.0%} of their cases "
+        f"without a {what} ({named}); the verdict cannot pass until they are decided, and "
+        "it fails only if it fails with them counted against it"
+    )

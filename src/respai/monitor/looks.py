@@ -6,16 +6,23 @@ of alpha over the rule's groups, and the rule is decided on those bounds with th
 rules' decision table. Because the sequences hold at every look at once, the verdicts of
 all looks are right together with probability at least ``1 - alpha``, however many looks
 are taken.
+
+Abstaining never improves a look: a PASS needs the sequences with the missing decisions
+at their worst on each side, a FAIL is proven from the ends with every missing decision
+counted against the rule (the lower end with them events, the upper with them
+non-events), and a group over ``max_missing`` cases without a decision cannot pass.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from respai.decision import is_small, max_gap_bounds, verdict_table
-from respai.monitor.sequence import widened_sequence
+from respai.exact import decimal
+from respai.monitor.sequence import confidence_sequence, widened_sequence
 from respai.spec import FairnessSpec, Rule
 from respai.stats import bonferroni_alpha
 from respai.types import Interval, Verdict, worst
@@ -63,6 +70,20 @@ class GroupLook:
     events: int
     missing: int
     interval: Interval
+
+    @property
+    def adverse(self) -> Interval:
+        """The ends a FAIL is proven from: missing decisions against the rule on each side.
+
+        The lower end counts them as events, the upper as non-events (the ends may cross);
+        the interval itself without a missing decision.
+        """
+        if self.missing == 0 or self.cases == 0:
+            return self.interval
+        alpha = 1.0 - self.interval.confidence
+        lo = confidence_sequence(self.events + self.missing, self.cases, alpha).lo
+        hi = confidence_sequence(self.events, self.cases, alpha).hi
+        return Interval(lo, hi, self.interval.method, self.interval.confidence)
 
     @property
     def rate(self) -> float | None:
@@ -141,18 +162,20 @@ def _decide(
     float threshold (the rules compare exactly; see :mod:`respai.decision`).
     """
     intervals = [g.interval for g in groups]
+    adverse = [g.adverse for g in groups]
     bounds = None
     if rule.max_group_gap is not None:
         bounds = max_gap_bounds(intervals)
         limit = rule.max_group_gap
-        broken = bounds[0] > limit
+        low = max_gap_bounds(adverse)[0]
+        broken = low > limit
         held = bounds[1] <= limit
-        broken_text = f"the smallest possible largest gap {bounds[0]:.4f} is above {limit}"
+        broken_text = f"the smallest possible largest gap {low:.4f} is above {limit}"
         held_text = f"every gap is at most {bounds[1]:.4f}, within max_group_gap {limit}"
         open_text = f"the largest gap may lie either side of max_group_gap {limit}"
     elif rule.worst_min is not None:
         limit = rule.worst_min
-        broken = any(iv.hi < limit for iv in intervals)
+        broken = any(iv.hi < limit for iv in adverse)
         held = all(iv.lo >= limit for iv in intervals)
         broken_text = f"a group lies wholly below the minimum {limit}"
         held_text = f"every group is at or above the minimum {limit}"
@@ -160,17 +183,20 @@ def _decide(
     else:
         assert rule.worst_max is not None
         limit = rule.worst_max
-        broken = any(iv.lo > limit for iv in intervals)
+        broken = any(iv.lo > limit for iv in adverse)
         held = all(iv.hi <= limit for iv in intervals)
         broken_text = f"a group lies wholly above the maximum {limit}"
         held_text = f"every group is at or below the maximum {limit}"
         open_text = f"some group straddles the maximum {limit}"
     max_left = rule.max_left_out if rule.max_left_out is not None else spec.max_left_out
     small = [g.group for g in groups if is_small(g.cases - g.missing, spec.min_cell)]
+    max_missing = rule.max_missing if rule.max_missing is not None else spec.max_missing
+    over = [g for g in groups if g.cases and Fraction(g.missing, g.cases) > decimal(max_missing)]
     verdict, code = verdict_table(
         broken=broken,
         held=held,
         left_out=bool(total) and left / total > max_left,
+        missing=bool(over),
         small=bool(small),
     )
     reason = {
@@ -178,6 +204,12 @@ def _decide(
             f"{left} of {total} cases so far are left out, more than max_left_out {max_left:.0%}"
         ),
         "threshold_exceeded": broken_text,
+        "too_many_missing": (
+            f"{len(over)} group(s) have more than max_missing {max_missing:.0%} of their "
+            "cases so far without a prediction ("
+            + ", ".join(f"{g.group} {g.missing} of {g.cases}" for g in over[:5])
+            + ")"
+        ),
         "small_cell": (
             f"{len(small)} group(s) have fewer than min_cell {spec.min_cell} decided cases so "
             f"far ({', '.join(small[:5])})"

@@ -7,18 +7,27 @@ outcome rates with its widened adjusted Wald interval (exact coverage at least i
 at the Bonferroni share of the run's alpha.
 The verdict follows the gap decision table: PASS when the whole interval lies within
 ``+-max_difference``, FAIL when it lies wholly beyond, INSUFFICIENT_EVIDENCE otherwise.
+
+Rows without an outcome never improve a verdict (:func:`decide_paired`): their pairs are
+completed every way they could have gone (up to :data:`EVERY_COMPLETION` of them; beyond,
+the two extremes, every one discordant one way or the other), a FAIL stands when the
+complete pairs or some completion prove it, a PASS needs the complete pairs and every
+completion to pass, and more than ``max_missing`` of the rows without an outcome keeps a
+comparison from passing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from respai.decision import resolve_alpha, verdict_table
+from respai.decision import resolve_alpha, resolve_max_missing, verdict_table
 from respai.engine.pairs import PairCounts, PairTallies, bad_outcomes, pair_tallies
 from respai.errors import InputError, did_you_mean
+from respai.exact import decimal
 from respai.paired.spec import PairedSpec, declared_paired
 from respai.paired.stats import (
     PAIRED_INTERVAL,
@@ -134,17 +143,83 @@ class PairedResult:
         }
 
 
-def decide_paired(interval: Interval | None, max_difference: float) -> tuple[Verdict, str]:
+#: Up to this many rows without an outcome, every completion of their pairs is checked;
+#: beyond, the two extreme ones (every such pair discordant one way, or the other).
+EVERY_COMPLETION = 40
+
+
+def _completions(b: int, c: int, n: int, u: int) -> list[tuple[int, int, int]]:
+    """``(b', c', n')`` of every way ``u`` pairs without an outcome could have gone."""
+    if u == 0:
+        return []
+    if u > EVERY_COMPLETION:
+        return [(b, c + u, n + u), (b + u, c, n + u)]
+    return [(b + i, c + j, n + u) for i in range(u + 1) for j in range(u + 1 - i)]
+
+
+def decide_paired(
+    interval: Interval | None,
+    max_difference: float,
+    *,
+    counts: tuple[int, int, int] | None = None,
+    missing: int = 0,
+    confidence: float | None = None,
+    max_missing: float = 0.02,
+) -> tuple[Verdict, str]:
     """The gap decision table for a paired difference's interval.
 
     PASS when ``-max_difference <= lo`` and ``hi <= max_difference`` (a bound exactly at
     the limit meets it); FAIL when ``lo > max_difference`` or ``hi < -max_difference``;
     INSUFFICIENT_EVIDENCE otherwise, and without complete pairs.
+
+    With ``missing`` rows without an outcome (``counts`` the complete pairs' ``b, c, n``
+    and ``confidence`` the interval's level), each is a pair that could have gone any
+    way: a FAIL stands when some completion's interval lies beyond the limit, a PASS
+    needs every completion's interval within it, and a share of rows without an outcome
+    above ``max_missing`` (of the complete pairs plus those rows) keeps it from passing.
+    So blanking outcomes never improves the verdict.
     """
+    m = max_difference
+    others: list[Interval] = []
+    if missing and counts is not None and confidence is not None:
+        for b2, c2, n2 in _completions(*counts, missing):
+            found = paired_difference_interval(b2, c2, n2, confidence)
+            assert found is not None
+            others.append(found)
+    broken_by = [iv for iv in others if iv.lo > m or iv.hi < -m]
     if interval is None:
+        if broken_by:
+            iv = broken_by[0]
+            return Verdict.FAIL, (
+                f"no complete pair; with the {missing} row(s) without an outcome completed "
+                f"against the test the interval [{iv.lo:.4f}, {iv.hi:.4f}] lies beyond "
+                f"+-{m:g}"
+            )
         return Verdict.INSUFFICIENT_EVIDENCE, "no complete pair: the difference is undefined"
-    lo, hi, m = interval.lo, interval.hi, max_difference
-    verdict, _ = verdict_table(broken=lo > m or hi < -m, held=-m <= lo and hi <= m)
+    lo, hi = interval.lo, interval.hi
+    share = Fraction(missing, missing + (counts[2] if counts else 0)) if missing else None
+    over = share is not None and share > decimal(max_missing)
+    verdict, code = verdict_table(
+        broken=lo > m or hi < -m or bool(broken_by),
+        held=-m <= lo and hi <= m and all(-m <= iv.lo and iv.hi <= m for iv in others),
+        missing=over,
+    )
+    if verdict is Verdict.FAIL and not (lo > m or hi < -m):
+        iv = broken_by[0]
+        return verdict, (
+            f"with the {missing} row(s) without an outcome completed against the test, the "
+            f"interval [{iv.lo:.4f}, {iv.hi:.4f}] lies beyond +-{m:g}"
+        )
+    if code == "too_many_missing":
+        return verdict, (
+            f"{missing} row(s) have no outcome, more than max_missing {max_missing:.0%} of "
+            f"the pairs; the interval over the complete pairs is [{lo:.4f}, {hi:.4f}]"
+        )
+    if verdict is not Verdict.PASS and not (lo > m or hi < -m) and -m <= lo and hi <= m:
+        return verdict, (
+            f"the interval [{lo:.4f}, {hi:.4f}] is within +-{m:g}, but not for every way "
+            f"the {missing} row(s) without an outcome could have gone"
+        )
     if verdict is Verdict.PASS:
         return verdict, f"the whole interval [{lo:.4f}, {hi:.4f}] is within +-{m:g}"
     if verdict is Verdict.FAIL:
@@ -156,7 +231,7 @@ def decide_paired(interval: Interval | None, max_difference: float) -> tuple[Ver
 
 
 def compare(
-    block: PairedSpec, tallies: PairTallies, alpha: float
+    block: PairedSpec, tallies: PairTallies, alpha: float, max_missing: float = 0.02
 ) -> tuple[tuple[PairedComparison, ...], float]:
     """Test and decide every variant from the tallies (a pure function of counts)."""
     m = max(1, len(block.variants) - 1)
@@ -168,7 +243,14 @@ def compare(
     for name, c, p_two, p_adj in zip(block.variants[1:], counts, p, adjusted, strict=True):
         n = c.n_pairs
         interval = paired_difference_interval(c.b, c.c, n, confidence)
-        verdict, reason = decide_paired(interval, block.max_difference)
+        verdict, reason = decide_paired(
+            interval,
+            block.max_difference,
+            counts=(c.b, c.c, n),
+            missing=c.missing_outcome_rows,
+            confidence=confidence,
+            max_missing=max_missing,
+        )
         out.append(
             PairedComparison(
                 variant=name,
@@ -251,7 +333,8 @@ def run_paired(
             "Export one row per submitted variant.",
         )
     alpha, alpha_source = resolve_alpha(parsed, pol)
-    comparisons, confidence = compare(block, tallies, alpha)
+    max_missing, _ = resolve_max_missing(parsed, pol)
+    comparisons, confidence = compare(block, tallies, alpha, max_missing)
     fingerprint = source.fingerprint()
     source.check_unchanged()
     return PairedResult(

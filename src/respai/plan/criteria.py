@@ -113,6 +113,8 @@ def _rule(rule: Rule) -> dict[str, Any]:
         "threshold_source": source_criterion(rule.threshold_source),
         "max_left_out": rule.max_left_out,
         "max_left_out_source": source_criterion(rule.max_left_out_source),
+        "max_missing": rule.max_missing,
+        "max_missing_source": source_criterion(rule.max_missing_source),
     }
 
 
@@ -128,6 +130,7 @@ def fairness_criteria(fs: FairnessSpec) -> dict[str, Any]:
         "intersections": [list(i) for i in fs.intersections],
         "min_cell": fs.min_cell,
         "max_left_out": fs.max_left_out,
+        "max_missing": fs.max_missing,
         "alpha": fs.alpha,
         "calibration_bins": fs.calibration_bins,
         "label_map": dict(fs.label_map),
@@ -143,6 +146,7 @@ def _policy(policy: Policy | None) -> dict[str, Any] | None:
     return {
         "alpha": policy.alpha,
         "max_left_out": policy.max_left_out,
+        "max_missing": policy.max_missing,
         "min_cell": policy.min_cell,
         "rules": criteria_values(policy.rules),
         "tests": criteria_values(policy.tests),
@@ -184,7 +188,7 @@ def criteria(spec: Spec, policy: Policy | None) -> dict[str, Any]:
 #: name, the calibration bins (monitoring draws no calibration) and where each threshold
 #: came from (the same threshold from the spec or a policy decides the same looks).
 _NOT_MONITORED = ("name", "calibration_bins", "sources")
-_RULE_NOT_MONITORED = ("threshold_source", "max_left_out_source")
+_RULE_NOT_MONITORED = ("threshold_source", "max_left_out_source", "max_missing_source")
 
 
 def monitor_criteria(system: SystemInfo, fairness: FairnessSpec) -> dict[str, Any]:

@@ -112,6 +112,10 @@ class SpreadDetails(TypedDict):
     #: the min_cell the groups were held to and the groups under it (from engine 0.3.0)
     min_cell: NotRequired[int]
     small_cells: NotRequired[list[str]]
+    #: the share of a group's cases without a decision above which the test cannot pass,
+    #: and the groups over it (from engine 0.4.0; absent before)
+    max_missing: NotRequired[float]
+    over_max_missing: NotRequired[list[str]]
 
 
 class CompletenessDetails(TypedDict):
@@ -183,6 +187,9 @@ class GroupRuleDetails(TypedDict):
     ratio_bounds: NotRequired[dict[str, float | None]]
     #: an equalized_odds rule: its false positive and false negative decisions
     parts: NotRequired[list[dict[str, Any]]]
+    #: the cases without a prediction, max_missing, where it came from, and the groups
+    #: over it (from engine 0.4.0; absent before)
+    missing_decisions: NotRequired[dict[str, Any]]
 
 
 class LL144Details(TypedDict):

@@ -17,6 +17,7 @@ from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.text import Text
 
+from respai.battery import TestResult
 from respai.decision import GroupRate
 from respai.render.aligned import AlignedTable, Justify
 from respai.render.escape import terminal_text
@@ -332,6 +333,17 @@ def print_fairness(
     render_fairness(result, console)
 
 
+def _fail_inside(t: TestResult) -> bool:
+    """Whether a FAIL's shown interval reaches its threshold.
+
+    Such a FAIL was proven with the missing decisions counted against the test, which its
+    reason says, so the reason is shown.
+    """
+    if t.verdict is not Verdict.FAIL or t.interval is None or t.threshold is None:
+        return False
+    return t.threshold.holds(t.interval.lo) or t.threshold.holds(t.interval.hi)
+
+
 def _verdict_table() -> AlignedTable:
     return AlignedTable(
         (
@@ -354,7 +366,8 @@ def render_battery(result: BatteryResult, console: Console) -> None:
             if t.threshold is None
             else (
                 f"{terminal_text(t.threshold.comparison)} {t.threshold.value:g}"
-                + (" (interval)" if t.threshold.decision.value == "interval" else "")
+                # the estimate rule is a screening verdict with no error guarantee
+                + (" (estimate: screening)" if t.threshold.decision.value == "estimate" else "")
             )
         )
         verdict = _verdict(t.verdict)
@@ -363,7 +376,7 @@ def render_battery(result: BatteryResult, console: Console) -> None:
         table.add_row(terminal_text(t.key), _rate(t.value), _iv(t.interval), threshold, verdict)
     console.print(table)
     for t in result.tests:
-        if t.value is None or t.uncertain:
+        if t.value is None or t.uncertain or _fail_inside(t):
             console.print(Text(f"  {terminal_text(t.key)}: {terminal_text(t.reason)}"))
     sources = sorted(
         {t.threshold.source.split(": ")[0] for t in result.tests if t.threshold is not None}

@@ -119,6 +119,7 @@ def build_predicate(
             "alpha": e.fairness.spec.alpha,
             "min_cell": e.fairness.spec.min_cell,
             "max_left_out": e.fairness.spec.max_left_out,
+            "max_missing": e.fairness.spec.max_missing,
             "sources": dict(e.fairness.spec.sources),
             "score": e.score,
             "unit": e.fairness.spec.unit,

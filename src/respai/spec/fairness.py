@@ -39,6 +39,7 @@ from respai.spec.parsed import (
     DEFAULT_ALPHA,
     DEFAULT_CALIBRATION_BINS,
     DEFAULT_MAX_LEFT_OUT,
+    DEFAULT_MAX_MISSING,
     DEFAULT_MIN_CELL,
     FairnessSpec,
     Rule,
@@ -58,6 +59,7 @@ _FAIRNESS_KEYS = (
     "intersections",
     "min_cell",
     "max_left_out",
+    "max_missing",
     "calibration_bins",
     "rules",
     "alpha",
@@ -75,6 +77,7 @@ _RULE_KEYS = (
     "worst_group",
     "reference",
     "max_left_out",
+    "max_missing",
 )
 _THRESHOLDS = ("max_group_gap", "min_group_ratio", "worst_group")
 #: A ``rate:`` value that is not one rate: both error rates at once (a gap rule).
@@ -155,6 +158,9 @@ def parse_fairness(
         max_left_out=_fraction(
             ctx, "fairness.max_left_out", fb.get("max_left_out", DEFAULT_MAX_LEFT_OUT)
         ),
+        max_missing=_fraction(
+            ctx, "fairness.max_missing", fb.get("max_missing", DEFAULT_MAX_MISSING)
+        ),
         calibration_bins=_count(
             ctx,
             "fairness.calibration_bins",
@@ -175,7 +181,8 @@ def parse_fairness(
     )
     rules = _parse_rules(ctx, fb.get("rules"), spec)
     sources = {
-        k: ("spec" if k in fb else "default") for k in ("alpha", "max_left_out", "min_cell")
+        k: ("spec" if k in fb else "default")
+        for k in ("alpha", "max_left_out", "min_cell", "max_missing")
     }
     return replace(spec, rules=rules, sources=sources)
 
@@ -317,6 +324,7 @@ def _parse_rules(ctx: _Ctx, value: Any, spec: FairnessSpec) -> tuple[Rule, ...]:
                 )
             reference = _reference(ctx, f"{where}.reference", rb["reference"], attrs, spec)
         left = rb.get("max_left_out")
+        missing = rb.get("max_missing")
         rules.append(
             Rule(
                 id=rule_id,
@@ -331,6 +339,9 @@ def _parse_rules(ctx: _Ctx, value: Any, spec: FairnessSpec) -> tuple[Rule, ...]:
                 max_left_out=None
                 if left is None
                 else _fraction(ctx, f"{where}.max_left_out", left),
+                max_missing=None
+                if missing is None
+                else _fraction(ctx, f"{where}.max_missing", missing),
             )
         )
     return tuple(rules)

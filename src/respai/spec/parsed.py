@@ -21,6 +21,7 @@ __all__ = [
     "DEFAULT_ALPHA",
     "DEFAULT_CALIBRATION_BINS",
     "DEFAULT_MAX_LEFT_OUT",
+    "DEFAULT_MAX_MISSING",
     "DEFAULT_MIN_CELL",
     "FORMATS",
     "DataSpec",
@@ -37,6 +38,9 @@ __all__ = [
 DEFAULT_ALPHA = 0.05
 DEFAULT_MIN_CELL = 30
 DEFAULT_MAX_LEFT_OUT = 0.10
+#: The largest share of a group's cases (of a rate's population) that may lack a decision
+#: before the group keeps a verdict from passing (``max_missing``).
+DEFAULT_MAX_MISSING = 0.02
 DEFAULT_CALIBRATION_BINS = 10
 #: The file formats a ``format:`` key may name.
 FORMATS = ("csv", "jsonl", "parquet")
@@ -67,6 +71,9 @@ class Rule:
     min_group_ratio: float | None = None
     reference: tuple[str, ...] | None = None
     equalized_odds: bool = False
+    #: the rule's own ``max_missing`` (``None``: the fairness block's)
+    max_missing: float | None = None
+    max_missing_source: str = "spec"
 
     @property
     def kind(self) -> str:
@@ -117,6 +124,7 @@ class FairnessSpec:
     intersections: tuple[tuple[str, ...], ...] = ()
     min_cell: int = DEFAULT_MIN_CELL
     max_left_out: float = DEFAULT_MAX_LEFT_OUT
+    max_missing: float = DEFAULT_MAX_MISSING
     calibration_bins: int = DEFAULT_CALIBRATION_BINS
     alpha: float = DEFAULT_ALPHA
     rules: tuple[Rule, ...] = ()
@@ -297,6 +305,7 @@ class Policy:
     alpha: float | None = None
     max_left_out: float | None = None
     min_cell: int | None = None
+    max_missing: float | None = None
     rules: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     tests: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 

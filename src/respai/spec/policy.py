@@ -1,6 +1,7 @@
 """Policy files: thresholds and overrides for one use of a spec, and applying them.
 
-A policy may set ``alpha``, ``max_left_out`` and ``min_cell`` for the whole file, override
+A policy may set ``alpha``, ``max_left_out``, ``max_missing`` and ``min_cell`` for the whole
+file, override
 a rule's threshold by rule id (not its kind or side), and set a battery test's threshold or
 decision rule. :func:`apply_policy` returns the spec with the overrides applied and each
 threshold's source noted (``spec``, ``default`` or ``policy <file> sha256:<hex>``), so the
@@ -29,7 +30,23 @@ from respai.spec.yaml_io import _read_yaml
 
 __all__ = ["apply_policy", "load_policy", "parse_policy"]
 
-_POLICY_KEYS = ("name", "description", "alpha", "max_left_out", "min_cell", "rules", "tests")
+_POLICY_KEYS = (
+    "name",
+    "description",
+    "alpha",
+    "max_left_out",
+    "max_missing",
+    "min_cell",
+    "rules",
+    "tests",
+)
+_RULE_OVERRIDES = (
+    "max_group_gap",
+    "min_group_ratio",
+    "worst_group",
+    "max_left_out",
+    "max_missing",
+)
 _POLICY_TEST_KEYS = ("threshold", "decision")
 
 
@@ -45,8 +62,9 @@ def parse_policy(
 ) -> Policy:
     """Validate a policy mapping.
 
-    A policy may set ``alpha``, ``max_left_out``, ``min_cell`` and, per rule id under
-    ``rules:``, ``max_group_gap``, ``min_group_ratio``, ``worst_group`` or ``max_left_out``.
+    A policy may set ``alpha``, ``max_left_out``, ``max_missing``, ``min_cell`` and, per
+    rule id under ``rules:``, ``max_group_gap``, ``min_group_ratio``, ``worst_group``,
+    ``max_left_out`` or ``max_missing``.
     """
     ctx = _Ctx(origin)
     block = _mapping(ctx, "(top level)", doc if doc is not None else {})
@@ -56,9 +74,7 @@ def parse_policy(
     for rule_id, override in rules_block.items():
         where = f"rules.{rule_id}"
         ob = _mapping(ctx, where, override)
-        _check_keys(
-            ctx, where, ob, ("max_group_gap", "min_group_ratio", "worst_group", "max_left_out"), ()
-        )
+        _check_keys(ctx, where, ob, _RULE_OVERRIDES, ())
         clean: dict[str, Any] = {}
         if "max_group_gap" in ob:
             clean["max_group_gap"] = _fraction(ctx, f"{where}.max_group_gap", ob["max_group_gap"])
@@ -70,6 +86,8 @@ def parse_policy(
             clean["worst_group"] = _worst_group(ctx, f"{where}.worst_group", ob["worst_group"])
         if "max_left_out" in ob:
             clean["max_left_out"] = _fraction(ctx, f"{where}.max_left_out", ob["max_left_out"])
+        if "max_missing" in ob:
+            clean["max_missing"] = _fraction(ctx, f"{where}.max_missing", ob["max_missing"])
         rules[str(rule_id)] = clean
     tests_block = _mapping(ctx, "tests", block.get("tests") or {})
     tests: dict[str, dict[str, Any]] = {}
@@ -108,6 +126,9 @@ def parse_policy(
         max_left_out=None
         if "max_left_out" not in block
         else _fraction(ctx, "max_left_out", block["max_left_out"]),
+        max_missing=None
+        if "max_missing" not in block
+        else _fraction(ctx, "max_missing", block["max_missing"]),
         min_cell=None
         if "min_cell" not in block
         else _count(ctx, "min_cell", block["min_cell"], low=0, high=10**9),
@@ -123,11 +144,12 @@ def apply_policy(spec: FairnessSpec, policy: Policy | None) -> FairnessSpec:
     SpecError
         When the policy names a rule the spec does not declare, or changes a rule's kind.
     """
-    sources = {k: spec.sources.get(k, "spec") for k in ("alpha", "max_left_out", "min_cell")}
+    keys = ("alpha", "max_left_out", "min_cell", "max_missing")
+    sources = {k: spec.sources.get(k, "spec") for k in keys}
     if policy is None:
         return replace(spec, sources=sources)
     changes: dict[str, Any] = {}
-    for key in ("alpha", "max_left_out", "min_cell"):
+    for key in keys:
         value = getattr(policy, key)
         if value is not None:
             changes[key] = value
@@ -150,6 +172,9 @@ def apply_policy(spec: FairnessSpec, policy: Policy | None) -> FairnessSpec:
             # the policy's file-wide limit outranks the spec, the rule's own setting too
             updates["max_left_out"] = policy.max_left_out
             updates["max_left_out_source"] = policy.source
+        if policy.max_missing is not None and "max_missing" not in override:
+            updates["max_missing"] = policy.max_missing
+            updates["max_missing_source"] = policy.source
         if not override:
             new_rules.append(replace(rule, **updates) if updates else rule)
             continue
@@ -182,5 +207,8 @@ def apply_policy(spec: FairnessSpec, policy: Policy | None) -> FairnessSpec:
         if "max_left_out" in override:
             updates["max_left_out"] = override["max_left_out"]
             updates["max_left_out_source"] = policy.source
+        if "max_missing" in override:
+            updates["max_missing"] = override["max_missing"]
+            updates["max_missing_source"] = policy.source
         new_rules.append(replace(rule, **updates))
     return replace(spec, rules=tuple(new_rules), sources=sources, **changes)

@@ -97,6 +97,7 @@ LABELS = frozenset(
         "Framework",
         "Frameworks",
         "Groups",
+        "Guarantee",
         "Hash chain",
         "Interval",
         "It concerns these defined measurements on this data only: not safety, fairness or compliance in general.",

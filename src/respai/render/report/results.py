@@ -140,6 +140,8 @@ def result_section(i: int, rec: At, tamper: bool, records: At) -> str:
         ("Uncertain", rec.show("uncertain_note")),
         ("Method", rec["method"].show()),
     ]
+    if isinstance(threshold.get("guarantee"), str):  # from engine 0.4.0
+        rows.insert(2, ("Guarantee", threshold["guarantee"].show()))
     undefined = rec.get("undefined_reason")
     if isinstance(undefined, str) and undefined != rec.get("reason"):
         rows.insert(1, ("Undefined", rec["undefined_reason"].show()))
