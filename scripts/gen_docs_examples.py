@@ -767,18 +767,23 @@ def battery_worked(predicate: dict[str, Any]) -> None:
     ranks = predicate["counts"]["rank_sums"]
     positives, negatives = ranks["scored_labelled_1"], ranks["scored_labelled_0"]
     twice_u = int(ranks["twice_u"])
-    found = stats.auc_from_rank_sums(
+    sums = (
         positives,
         negatives,
         twice_u,
         int(ranks["positive_placement_squares"]),
         int(ranks["negative_placement_squares"]),
     )
+    found = stats.auc_from_rank_sums(*sums)
     assert found is not None
     value, _, se = found
-    iv = stats.auc_score_interval(positives, negatives, twice_u)
+    score = stats.auc_score_interval(positives, negatives, twice_u)
+    logit = stats.auc_logit_interval(*sums)
+    iv = stats.auc_interval(*sums)
     record = tests["auc"]
-    assert iv is not None and se is not None
+    assert iv is not None and se is not None and score is not None and logit is not None
+    small = min(positives, negatives) * min(value, 1 - value)
+    bound = stats.auc_bound_joins(positives, negatives, twice_u)
     if (value, iv.lo, iv.hi) != (
         record["value"],
         record["interval"]["lo"],
@@ -789,8 +794,16 @@ def battery_worked(predicate: dict[str, Any]) -> None:
         "",
         f"AUC from counts.rank_sums ({positives} cases labelled 1, {negatives} labelled 0)",
         f"  twice_u / (2 m n) = {twice_u} / (2 x {positives} x {negatives}) = {value:.4f}",
-        f"  95% Newcombe score interval [{iv.lo:.4f}, {iv.hi:.4f}] (from m, n, twice_u); "
-        f"DeLong standard error {se:.5f} (from the squares)",
+        f"  DeLong standard error {se:.5f} (from the squares)",
+        f"  95% Newcombe score interval   [{score.lo:.4f}, {score.hi:.4f}] (from m, n, twice_u)",
+        f"  95% DeLong logit, t quantile  [{logit.lo:.4f}, {logit.hi:.4f}] (from the squares)",
+        "  the distribution-free bound   "
+        + (
+            f"joins (min(m, n) x min(AUC, 1 - AUC) = {small:.1f} < 5)"
+            if bound
+            else f"left out (min(m, n) x min(AUC, 1 - AUC) = {small:.1f} >= 5)"
+        ),
+        f"  95% interval: the widest      [{iv.lo:.4f}, {iv.hi:.4f}]",
     ]
     _write("battery-worked.txt", "\n".join(lines) + "\n")
 

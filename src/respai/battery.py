@@ -423,11 +423,10 @@ AUC_MIN_PER_LABEL = 10
 
 
 def _auc_found(r: RankSums) -> tuple[float, Interval, float | None] | None:
-    """The AUC, its Newcombe score interval and DeLong's standard error (or ``None``)."""
-    found = stats.auc_from_rank_sums(
-        r.positives, r.negatives, r.twice_u, r.positive_squares, r.negative_squares
-    )
-    interval = stats.auc_score_interval(r.positives, r.negatives, r.twice_u)
+    """The AUC, its interval (:func:`respai.stats.auc_interval`) and DeLong's error."""
+    sums = (r.positives, r.negatives, r.twice_u, r.positive_squares, r.negative_squares)
+    found = stats.auc_from_rank_sums(*sums)
+    interval = stats.auc_interval(*sums)
     if found is None or interval is None:
         return None
     return found[0], interval, found[2]
@@ -464,15 +463,22 @@ def _auc_entry(r: RankSums) -> dict[str, Any]:
 
 
 def auc(counts: Counts, threshold: Threshold) -> TestResult:
-    """AUC by rank (Mann-Whitney, ties half) overall, per group too (Newcombe score 95%).
+    """AUC by rank (Mann-Whitney, ties half) overall and per group, with a 95% interval.
 
-    The verdict reads the overall AUC; with fewer than :data:`AUC_MIN_PER_LABEL` cases of
-    either label it is INSUFFICIENT_EVIDENCE, the value and interval still reported.
+    The interval is :func:`respai.stats.auc_interval` (the widest of Newcombe's score
+    interval, DeLong's on the logit scale and, when the smaller label expects fewer than
+    5 cases on the wrong side, the distribution-free bound). The verdict reads the
+    overall AUC; with fewer than :data:`AUC_MIN_PER_LABEL` cases of either label it is
+    INSUFFICIENT_EVIDENCE, the value and interval still reported.
     """
     method = (
-        "AUC by rank, ties counted half (Mann-Whitney); 95% Newcombe score interval "
-        f"(2006, method 5); at least {AUC_MIN_PER_LABEL} cases of each label for a "
-        "verdict; per-group AUCs reported, the verdict reads the overall AUC"
+        "AUC by rank, ties counted half (Mann-Whitney); 95% interval: the widest of "
+        "Newcombe's score interval (2006, method 5) and DeLong's on the logit scale with a "
+        "t quantile, and, when min(m, n) * min(AUC, 1 - AUC) < "
+        f"{stats.AUC_BOUND_COUNT}, the score interval at the largest variance any scores "
+        "allow (Birnbaum-Klose); at least "
+        f"{AUC_MIN_PER_LABEL} cases of each label for a verdict; per-group AUCs reported, "
+        "the verdict reads the overall AUC"
     )
     if counts.overall_ranks is None:
         return _undefined(
@@ -491,8 +497,8 @@ def auc(counts: Counts, threshold: Threshold) -> TestResult:
         "overall": overall,
         "per_group": per_group,
         "cases_without_score": counts.total - ranks.positives - ranks.negatives,
-        "interval_method": stats.AUC_SCORE_METHOD,
-        "interval_reference": stats.AUC_SCORE_REFERENCE,
+        "interval_method": stats.AUC_INTERVAL_METHOD,
+        "interval_reference": stats.AUC_INTERVAL_REFERENCE,
         "minimum_per_label": AUC_MIN_PER_LABEL,
     }
     if overall["value"] is None:

@@ -18,6 +18,7 @@ as a rejection, as it would in exact arithmetic.
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ __all__ = [
     "FindingCode",
     "GapFinding",
     "assess_gap",
+    "design_sample_size",
     "exact_power",
     "fisher_lower",
     "sample_size_for_power",
@@ -419,6 +421,51 @@ def sample_size_for_power(
     return hi
 
 
+@functools.lru_cache(maxsize=256)
+def design_sample_size(
+    top_rate: float,
+    *,
+    line: float = 0.8,
+    alpha: float = 0.05,
+    power: float = 0.80,
+    max_n: int = 200_000,
+) -> int | None:
+    """Applicants per category for the one-sided Fisher test to detect a ratio of ``line``.
+
+    The design question of an audit, asked before the data: with the same number of
+    applicants in a category and in the top category, how many does the test at level
+    ``alpha`` need to reach ``power`` when the category's true rate is ``line * top_rate``
+    (an impact ratio of exactly ``line``)? It is :func:`sample_size_for_power` at
+    ``p1 = line * top_rate``, ``p2 = top_rate`` and ``ratio = 1``. For an audit's family of
+    ``m`` comparisons, pass ``alpha / m``: the level of Holm's first step, at which a
+    single gap among true nulls is tested. Results are cached (one per top rate and level).
+
+    Returns
+    -------
+    int or None
+        The applicants per category; ``None`` when ``top_rate`` is 0 (no ratio), ``line``
+        is 1 or more (no gap), or the target is not met by ``max_n``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`sample_size_for_power`, or when ``line`` is not positive.
+
+    Examples
+    --------
+    >>> design_sample_size(0.36, alpha=0.05 / 26)
+    1202
+    """
+    top_rate = _check_probability(top_rate, "top_rate")
+    if not (math.isfinite(line) and line > 0.0):
+        raise ValueError(f"line must be positive and finite, got line={line!r}")
+    if top_rate == 0.0 or line >= 1.0:
+        return None
+    return sample_size_for_power(
+        line * top_rate, top_rate, ratio=1.0, alpha=alpha, power=power, max_n=max_n
+    )
+
+
 # ---------------------------------------------------------------------- the finding
 
 
@@ -460,6 +507,23 @@ class GapFinding:
     adjustment
         The adjustment in words (e.g. ``"Holm-adjusted over the audit's 226
         comparisons"``), else ``None``.
+    decision_level
+        The level at which the caller's family-wise method tested this finding (for Holm,
+        ``alpha / (m - r + 1)`` with ``r`` its rank among the family's p-values), else
+        ``None``.
+    power_at_decision_level
+        Exact power of the test at ``decision_level``, at the observed rates and cell
+        sizes: the power that means "the chance this finding would have been called
+        significant" (``power`` is that of the unadjusted test, which never decides when
+        there is a family); ``None`` without a ``decision_level`` or a defined ratio.
+    design_level
+        The family level the design figure is for (``alpha / m``), else ``None``.
+    design_n
+        Applicants per category (the same number in the category and in the top
+        category) at which the test at ``design_level`` reaches ``power_target`` against an
+        impact ratio of exactly ``line`` at the top category's observed rate
+        (:func:`design_sample_size`); ``None`` without a ``design_level``, when the top
+        category has no selections, or when the target is not met by ``max_n``.
     """
 
     k1: int
@@ -479,6 +543,10 @@ class GapFinding:
     sentence: str
     p_adjusted: float | None = None
     adjustment: str | None = None
+    decision_level: float | None = None
+    power_at_decision_level: float | None = None
+    design_level: float | None = None
+    design_n: int | None = None
 
 
 def _fmt_p(p: float) -> str:
@@ -513,6 +581,20 @@ def _fmt_needed(
     )
 
 
+def _fmt_design(design_n: int | None, level: float, target: float, line: float, max_n: int) -> str:
+    """The design clause of a sentence: applicants per category at the family level."""
+    if design_n is None:
+        return (
+            f"even {max_n:,} applicants per category would not give {target:.0%} power "
+            f"against an impact ratio of {line:g} at the family level {level:.2g}"
+        )
+    return (
+        f"to detect an impact ratio of {line:g} at the top category's rate with "
+        f"{target:.0%} power at the family level {level:.2g}, an audit needs about "
+        f"{design_n:,} applicants per category"
+    )
+
+
 def _describe(
     *,
     ratio: float,
@@ -525,6 +607,8 @@ def _describe(
     margin: float,
     p_adjusted: float | None = None,
     adjustment: str | None = None,
+    decision_level: float | None = None,
+    power_at_decision_level: float | None = None,
 ) -> tuple[FindingCode, str]:
     """The finding code and sentence for a defined impact ratio."""
     shown = _fmt_ratio(ratio, line)
@@ -532,7 +616,12 @@ def _describe(
     power_text = f"{power:.0%} power at the observed rates and cell sizes"
     if p_adjusted is not None:
         test += f", {adjustment} to {_fmt_p(p_adjusted)}"
-        power_text += f" at level {alpha:g} before the adjustment"
+        power_text += f" at level {alpha:g} before the adjustment (unadjusted power)"
+    if decision_level is not None and power_at_decision_level is not None:
+        power_text += (
+            f", and {power_at_decision_level:.0%} at level {decision_level:.2g}, the level "
+            "the adjustment tested it at"
+        )
     if ratio < line and significant:
         return "below_line_significant", (
             f"Impact ratio {shown} is under the {line:g} line and the gap is statistically "
@@ -570,6 +659,8 @@ def assess_gap(
     max_n: int = 200_000,
     p_adjusted: float | None = None,
     adjustment: str | None = None,
+    decision_level: float | None = None,
+    design_level: float | None = None,
 ) -> GapFinding:
     """Assess one category's selection rate against the top category's.
 
@@ -610,6 +701,17 @@ def assess_gap(
     adjustment
         The adjustment in words, for the sentence ("one-sided Fisher exact p = 0.0132,
         <adjustment> to p = 0.6310"); required with ``p_adjusted``.
+    decision_level
+        The level at which the caller's family-wise method tests this finding (Holm's
+        ``alpha / (m - r + 1)``). When given, the finding also carries the exact power at
+        that level: the chance, at the observed rates, that this comparison's own step
+        rejects (an upper bound on the chance that Holm calls it significant). Power at
+        ``alpha`` alone is post-hoc power of a test that does not decide (Hoenig and
+        Heisey 2001); it stays, labelled unadjusted.
+    design_level
+        The family level (``alpha / m``) for the design figure: applicants per category
+        for ``power_target`` against an impact ratio of ``line`` at the top category's
+        observed rate (:func:`design_sample_size`).
 
     Returns
     -------
@@ -642,7 +744,12 @@ def assess_gap(
     if not (math.isfinite(margin) and margin >= 0.0):
         raise ValueError(f"margin must be >= 0 and finite, got margin={margin!r}")
 
+    for name, level in (("decision_level", decision_level), ("design_level", design_level)):
+        if level is not None:
+            _check_open_unit(level, name)
     p_value = fisher_lower(k1, n1, k2, n2)
+    power_at_level: float | None = None
+    design_n: int | None = None
     if p_adjusted is not None:
         p_adjusted = _check_probability(p_adjusted, "p_adjusted")
         if p_adjusted < p_value * (1.0 - _TIE_RTOL) or not adjustment:
@@ -660,6 +767,8 @@ def assess_gap(
             else f"the top category has no selections (0 of {n2}), so no ratio can be formed"
         )
         power = None if n1 == 0 or n2 == 0 else exact_power(k1 / n1, n1, 0.0, n2, alpha)
+        if power is not None and decision_level is not None:
+            power_at_level = exact_power(k1 / n1, n1, 0.0, n2, decision_level)
         n_for_power = None
         finding = "ratio_undefined"
         sentence = (
@@ -671,20 +780,30 @@ def assess_gap(
         reason = None
         rate1, rate2 = k1 / n1, k2 / n2
         power = exact_power(rate1, n1, rate2, n2, alpha)
+        if decision_level is not None:
+            power_at_level = exact_power(rate1, n1, rate2, n2, decision_level)
         n_for_power = sample_size_for_power(
             rate1, rate2, ratio=n2 / n1, alpha=alpha, power=power_target, max_n=max_n
         )
+        needed = _fmt_needed(n_for_power, rate1 < rate2, Fraction(n2, n1), power_target, max_n)
+        if design_level is not None:
+            design_n = design_sample_size(
+                rate2, line=line, alpha=design_level, power=power_target, max_n=max_n
+            )
+            needed += "; " + _fmt_design(design_n, design_level, power_target, line, max_n)
         finding, sentence = _describe(
             ratio=ratio,
             p_value=p_value,
             significant=significant,
             power=power,
-            needed=_fmt_needed(n_for_power, rate1 < rate2, Fraction(n2, n1), power_target, max_n),
+            needed=needed,
             alpha=alpha,
             line=line,
             margin=margin,
             p_adjusted=p_adjusted,
             adjustment=adjustment,
+            decision_level=decision_level,
+            power_at_decision_level=power_at_level,
         )
     return GapFinding(
         k1=k1,
@@ -704,4 +823,8 @@ def assess_gap(
         sentence=sentence,
         p_adjusted=p_adjusted,
         adjustment=adjustment,
+        decision_level=decision_level,
+        power_at_decision_level=power_at_level,
+        design_level=design_level,
+        design_n=design_n,
     )

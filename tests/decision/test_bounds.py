@@ -153,3 +153,37 @@ def test_max_gap_bounds_pairs_distinct_groups() -> None:
 def test_max_gap_bounds_needs_two_groups(n: int) -> None:
     with pytest.raises(ValueError):
         decision.max_gap_bounds([Interval(0.0, 1.0, "wilson", 0.95)] * n)
+
+
+def _q(b: exact.Bound) -> Fraction:
+    found = b.exact()
+    assert found is not None
+    return found
+
+
+@settings(max_examples=400, deadline=None)
+@given(_groups(), st.integers(min_value=0, max_value=25))
+def test_every_question_is_the_exact_answer_over_all_pairs(
+    g: tuple[list[exact.Bound], list[exact.Bound], list[Interval]], k: int
+) -> None:
+    # the truth, in fractions, over every ordered pair of distinct groups: not the
+    # module's own paths compared with each other
+    los, his, ivs = g
+    lo, hi = [_q(b) for b in los], [_q(b) for b in his]
+    every = _every_pair(len(ivs))
+    limit = Fraction(k, 20)
+    lo_bound = max(ivs[i].lo - ivs[j].hi for i, j in every)
+    hi_bound = max(ivs[i].hi - ivs[j].lo for i, j in every)
+    assert decision.some_gap_above(los, his, lo_bound, limit, None) == any(
+        lo[i] - hi[j] > limit for i, j in every
+    )
+    assert decision.every_gap_within(his, los, hi_bound, limit, None) == all(
+        hi[i] - lo[j] <= limit for i, j in every
+    )
+    ratio = Fraction(max(k, 1), 25)
+    assert decision.some_ratio_below(his, los, ratio, None, ivs) == any(
+        lo[j] > 0 and hi[i] / lo[j] < ratio for i, j in every
+    )
+    assert decision.every_ratio_at_least(los, his, ratio, None, ivs) == all(
+        lo[i] / hi[j] >= ratio for i, j in every
+    )

@@ -47,10 +47,11 @@ def test_interval_formula_rederived(b: int, c: int, extra: int) -> None:
         assert iv is None
         return
     assert iv is not None
-    # Bonett and Price (2012), eq. 4, written out independently
+    # Bonett and Price (2012), eq. 4, with two pseudo-pairs each way and the widening
+    # 1 + (0.1 + 0.2 / sqrt(n)) (at 95%), written out independently
     z = norm.ppf(0.975)
-    p12, p21 = (b + 1) / (n + 2), (c + 1) / (n + 2)
-    se = math.sqrt((p12 + p21 - (p12 - p21) ** 2) / (n + 2))
+    p12, p21 = (b + 2) / (n + 4), (c + 2) / (n + 4)
+    se = (1 + 0.1 + 0.2 / math.sqrt(n)) * math.sqrt((p12 + p21 - (p12 - p21) ** 2) / (n + 4))
     assert iv.lo == pytest.approx(max(-1.0, (p21 - p12) - z * se), abs=1e-12)
     assert iv.hi == pytest.approx(min(1.0, (p21 - p12) + z * se), abs=1e-12)
     assert -1.0 <= iv.lo <= iv.hi <= 1.0

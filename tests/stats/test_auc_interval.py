@@ -1,10 +1,13 @@
 """The AUC's Newcombe score interval: coverage, endpoints, small and extreme samples.
 
 The interval (Newcombe 2006, Part 2, method 5) replaced DeLong's ``auc ± z·se``, whose
-variance is exactly 0 for a perfectly separated sample; these tests hold it to its
-coverage in a fixed-seed binormal simulation, re-derive its endpoints independently
-(root finding on the defining equation, and the roots of the quartic it multiplies out
-to), and check that a handful of cases cannot PASS.
+variance is exactly 0 for a perfectly separated sample; since engine 0.4.0 it is one of
+the three parts of the battery's interval (``stats.auc_interval``; its coverage over
+score shapes is in ``test_auc_coverage.py``). These tests hold Newcombe's interval to
+its coverage in a fixed-seed equal-spread binormal simulation (the shape it was built
+for), re-derive its endpoints independently (root finding on the defining equation, and
+the roots of the quartic it multiplies out to), and check that a handful of cases cannot
+PASS in the battery.
 """
 
 from __future__ import annotations
@@ -308,7 +311,7 @@ def test_two_and_two_perfectly_separated_is_insufficient_never_pass(
     assert result.interval.lo < 1.0 == result.interval.hi
     assert "at least 10 cases of each label" in result.reason
     overall = result.details["overall"]
-    assert overall["interval"]["method"] == "newcombe-score"
+    assert overall["interval"]["method"] == stats.AUC_INTERVAL_METHOD
     assert "insufficient_reason" in overall
 
 
@@ -322,15 +325,16 @@ def test_below_the_minimum_of_either_label_is_insufficient(m: int, n: int) -> No
 
 def test_at_the_minimum_the_verdict_reads_the_interval() -> None:
     assert AUC_MIN_PER_LABEL == 10
-    ranks = separated(10, 10)  # AUC 1; the interval's lower end is about 0.80
+    ranks = separated(10, 10)  # AUC 1; the interval's lower end is about 0.72 (the bound:
+    # 10 x (1 - 1) = 0 cases expected on the wrong side)
     passed = auc(counts_with(ranks), Threshold(">=", 0.7, "test", Decision.INTERVAL))
     assert passed.verdict is Verdict.PASS
-    assert passed.interval is not None and 0.79 < passed.interval.lo < 0.81
+    assert passed.interval is not None and 0.72 < passed.interval.lo < 0.73
     crossed = auc(counts_with(ranks), Threshold(">=", 0.9, "test", Decision.INTERVAL))
     assert crossed.verdict is Verdict.INSUFFICIENT_EVIDENCE and crossed.uncertain
     details: dict[str, Any] = dict(passed.details)
-    assert details["interval_method"] == "newcombe-score"
-    assert details["interval_reference"].startswith("Newcombe, R. G. (2006)")
+    assert details["interval_method"] == "widest-of-newcombe-delong-logit-bound"
+    assert details["interval_reference"].startswith("The widest of: Newcombe, R. G. (2006)")
     assert details["minimum_per_label"] == 10
     assert "insufficient_reason" not in details["overall"]
 
@@ -372,5 +376,5 @@ def test_four_cases_end_to_end_exit_3(tmp_path: Path, monkeypatch: pytest.Monkey
         (test,) = summary["tests"]
         assert code == 3 and test["verdict"] == "INSUFFICIENT_EVIDENCE"
         assert test["value"] == 1.0
-        assert test["interval"]["method"] == "newcombe-score"
+        assert test["interval"]["method"] == stats.AUC_INTERVAL_METHOD
         assert test["interval"]["lo"] < test["interval"]["hi"] == 1.0

@@ -49,7 +49,7 @@ exact behaviour (the golden records are byte-identical); the differences are:
 4. *Exact or float comparisons.* The rules and the battery compare every interval end
    with its threshold exactly (:mod:`respai.exact`); the monitor compares the floats of
    its confidence sequences and of the left-out share with the float threshold, and the
-   paired test the floats of its Bonett-Price interval with ``+-max_difference``.
+   paired test the floats of its widened adjusted Wald interval with ``+-max_difference``.
 5. *Small cells.* A rule with a small cell cannot PASS, and its FAIL stands whenever the
    intervals prove it (the small cells' wide intervals only widen the bounds). The
    battery's estimate rule lets a FAIL stand only when the groups at or above

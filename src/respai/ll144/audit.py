@@ -339,9 +339,11 @@ def _interpretation(ll: LL144Spec) -> tuple[str, ...]:
         "of any false 'significant' finding in the audit at alpha, although the top "
         "category each test compares with is chosen by the data. The raw p-value is shown "
         "beside the adjusted one.",
-        "Power: the exact power of the unadjusted one-sided Fisher test at level alpha, "
-        "at the observed rates and cell sizes (and the cell size for 80% power likewise); "
-        "the adjusted test has less.",
+        "Power: the exact power of the one-sided Fisher test at the observed rates and "
+        "cell sizes, at the level Holm's step tested the finding at (the power that "
+        "'significant' refers to) and, labelled unadjusted, at alpha (with the cell size "
+        "for 80% power likewise); the design figure is the applicants per category for 80% "
+        "power against an impact ratio of 0.8 at the top category's rate at alpha / m.",
     ]
     if ll.kind == "scoring":
         items.append(
@@ -404,6 +406,10 @@ def finding_dict(f: Finding) -> dict[str, Any]:
         "significant": g.significant,
         "power": g.power,
         "n_for_power": g.n_for_power,
+        "holm_level": g.decision_level,
+        "power_at_holm_level": g.power_at_decision_level,
+        "design_level": g.design_level,
+        "design_n_per_category": g.design_n,
         "alpha": g.alpha,
         "line": g.line,
         "power_target": g.power_target,
@@ -435,8 +441,10 @@ def family_note(res: LL144Result) -> str:
         f"Each finding gives its one-sided Fisher exact p-value and, beside it, the p-value "
         f"Holm-adjusted over the audit's {fam.size} comparisons (every ordered pair of kept "
         f"categories within each table: {tables}); only the adjusted one decides "
-        f"significance at alpha {res.alpha:g}. Power is that of the unadjusted test at "
-        "the observed rates and cell sizes."
+        f"significance at alpha {res.alpha:g}. Power is given twice, at the observed rates "
+        "and cell sizes: of the unadjusted test at alpha, and at the level Holm's step "
+        "tested the finding at; the design figure is the applicants per category for 80% "
+        f"power against an impact ratio of 0.8 at alpha / {res.family.size}."
     )
 
 
@@ -451,7 +459,13 @@ def multiple_comparisons(family: Family) -> dict[str, Any]:
         "controls": "the family-wise error rate at alpha, under any dependence, with the "
         "top category chosen by the data",
         "power": "exact power of the unadjusted one-sided Fisher test at level alpha, at "
-        "the observed rates and cell sizes",
+        "the observed rates and cell sizes (post-hoc power of a test that does not decide)",
+        "power_at_holm_level": "exact power of the same test at holm_level = alpha / (m - r "
+        "+ 1), the level Holm's step tests the finding at (r: its rank among the family's "
+        "p-values); the power the word significant refers to",
+        "design_n_per_category": "applicants per category (equal in the category and the "
+        "top) for 80% power against an impact ratio of 0.8 at the top category's observed "
+        "rate, at design_level = alpha / m",
     }
 
 

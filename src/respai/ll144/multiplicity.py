@@ -23,6 +23,7 @@ Everything here is a pure function of integer counts; NumPy and SciPy load lazil
 
 from __future__ import annotations
 
+import bisect
 import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -121,7 +122,9 @@ class Comparison:
     """One member of the family: whether ``category`` is below ``against`` in ``table``.
 
     ``p_value`` is the one-sided Fisher exact p-value of "``category``'s rate is lower",
-    ``p_adjusted`` its Holm-adjusted value over the whole family.
+    ``p_adjusted`` its Holm-adjusted value over the whole family. ``divisor`` is Holm's
+    divisor for it, ``m - r + 1`` with ``r`` its rank (one plus the number of strictly
+    smaller p-values): Holm's step tests it at ``alpha / divisor``.
     """
 
     table: str
@@ -129,6 +132,7 @@ class Comparison:
     against: str
     p_value: float
     p_adjusted: float
+    divisor: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +176,34 @@ class Family:
                 return c.p_adjusted
         raise KeyError((table, category, against))
 
+    def level(self, table: str, category: str, against: str, alpha: float) -> float:
+        """The level at which Holm's step-down tests this comparison: ``alpha / divisor``.
+
+        The comparison with the smallest p-value is tested at ``alpha / m``, the next at
+        ``alpha / (m - 1)``, and so on (tied p-values share the first of their steps). It
+        is the level that decides the finding when every earlier step rejected, so the
+        power at it is the power that the word "significant" refers to.
+
+        Raises
+        ------
+        KeyError
+            When the pair is not in the family.
+
+        Examples
+        --------
+        >>> fam = comparison_family({"sex": [("Male", 100, 50), ("Female", 100, 35)]})
+        >>> fam.level("sex", "Female", "Male", 0.05)
+        0.025
+        """
+        for c in self.comparisons:
+            if (c.table, c.category, c.against) == (table, category, against):
+                return alpha / c.divisor
+        raise KeyError((table, category, against))
+
+    def design_level(self, alpha: float) -> float:
+        """The family level for a design figure: ``alpha / m`` (Holm's first step)."""
+        return alpha / max(1, self.size)
+
 
 def comparison_family(kept: Mapping[str, Kept]) -> Family:
     """The family of an audit: every ordered pair of kept categories in each table.
@@ -210,9 +242,13 @@ def comparison_family(kept: Mapping[str, Kept]) -> Family:
                 n2.append(n_other)
     raw = fisher_lower_all(k1, n1, k2, n2)
     adjusted = holm(raw)
+    m = len(raw)
+    ordered = sorted(raw)
+    divisors = [m - bisect.bisect_left(ordered, p) for p in raw]
     return Family(
         comparisons=tuple(
-            Comparison(t, i, j, p, q) for (t, i, j), p, q in zip(pairs, raw, adjusted, strict=True)
+            Comparison(t, i, j, p, q, d)
+            for (t, i, j), p, q, d in zip(pairs, raw, adjusted, divisors, strict=True)
         ),
         tables=tuple(tables),
     )

@@ -117,6 +117,10 @@ def _finding_details(f: Finding | None) -> dict[str, Any]:
             "significant": None,
             "power": None,
             "n_for_power": None,
+            "holm_level": None,
+            "power_at_holm_level": None,
+            "design_level": None,
+            "design_n_per_category": None,
         }
     g = f.gap
     return {
@@ -129,6 +133,10 @@ def _finding_details(f: Finding | None) -> dict[str, Any]:
         "significant": g.significant,
         "power": g.power,
         "n_for_power": g.n_for_power,
+        "holm_level": g.decision_level,
+        "power_at_holm_level": g.power_at_decision_level,
+        "design_level": g.design_level,
+        "design_n_per_category": g.design_n,
     }
 
 
@@ -162,7 +170,8 @@ def _test_record(
         reason=reason,
         method="ll144 impact ratio (6 RCNY § 5-301); one-sided Fisher exact test "
         "against the top category, Holm-adjusted over every ordered pair of kept "
-        "categories in the audit's tables, with exact power of the unadjusted test",
+        "categories in the audit's tables, with exact power of the unadjusted test and at the "
+        "level Holm's step tested it at, and a design size at alpha / m",
         details={
             "table": table.name,
             "category": row.category,
@@ -238,7 +247,10 @@ def ll144_caveats(result: LL144Result) -> list[str]:
         "29 CFR 1607.4(D)) is only the screening line that decides which categories get a "
         f"Fisher test (one-sided, alpha {result.alpha:g}, significant only when its p-value "
         f"Holm-adjusted over the audit's {result.family.size} comparisons is at most alpha) "
-        "with the exact power of the unadjusted test at the observed rates (target 80%); an "
+        "with the exact power at the observed rates of the unadjusted test (details.power) "
+        "and at the level Holm's step tested it at (details.power_at_holm_level), and the "
+        "applicants per category for 80% power against an impact ratio of 0.8 at alpha / "
+        "m (details.design_n_per_category); an "
         "auditor judges the findings. The impact ratio is given without an interval "
         "(interval null); each category's rate has its 95% Wilson interval in "
         "details.rate_interval."

@@ -311,6 +311,8 @@ def _findings(
                 margin=margin,
                 p_adjusted=family.adjusted(table.name, row.category, top.category),
                 adjustment=family.words,
+                decision_level=family.level(table.name, row.category, top.category, alpha),
+                design_level=family.design_level(alpha),
             )
             found.append(
                 Finding(table.name, row.category, top.category, gap, family.method, family.size)

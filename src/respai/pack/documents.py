@@ -185,8 +185,10 @@ def scope_md(res: LL144Result) -> str:
         "- Multiple comparisons: a finding is significant only when its p-value, "
         "Holm-adjusted over every ordered pair of kept categories within each table, "
         f"across all the audit's tables ({res.family.size} comparisons), is at most alpha; "
-        "the raw p-value is shown beside it. The power is that of the unadjusted test at "
-        "the observed rates.",
+        "the raw p-value is shown beside it. Power at the observed rates is given for the "
+        "unadjusted test (labelled unadjusted) and at the level Holm's step tested the "
+        "finding at; the design figure is the applicants per category for 80% power "
+        f"against an impact ratio of {LINE:g} at alpha / {res.family.size}.",
         "- A finding that is not significant at low power is reported as underpowered, "
         "never as a pass.",
         "",

@@ -3,7 +3,8 @@
 For each declared variant against the reference (the first one): the complete pairs, the
 rows left out by reason, the discordant counts ``b`` and ``c``, the exact McNemar test
 (two-sided and one-sided), Holm's adjustment across the variants, and the difference in
-outcome rates with its Bonett-Price interval at the Bonferroni share of the run's alpha.
+outcome rates with its widened adjusted Wald interval (exact coverage at least its level)
+at the Bonferroni share of the run's alpha.
 The verdict follows the gap decision table: PASS when the whole interval lies within
 ``+-max_difference``, FAIL when it lies wholly beyond, INSUFFICIENT_EVIDENCE otherwise.
 """

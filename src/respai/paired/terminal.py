@@ -20,7 +20,7 @@ def paired_lines(res: PairedResult) -> list[str]:
     b = res.block
     lines = [
         f"paired test: {b.cases.name}, {res.tallies.rows} rows, reference variant '{b.reference}'",
-        f"max_difference {b.max_difference:g}; intervals: Bonett-Price at "
+        f"max_difference {b.max_difference:g}; intervals: widened adjusted Wald at "
         f"{res.confidence:.4g} each (alpha {res.alpha:g} from {res.alpha_source}, Bonferroni "
         f"over {len(res.comparisons)}); test: exact McNemar, Holm-adjusted",
         "",

@@ -73,8 +73,9 @@ class AucDetails(TypedDict):
     overall: dict[str, Any]
     per_group: dict[str, list[dict[str, Any]]]
     cases_without_score: int
-    #: the intervals' ``method`` (``"newcombe-score"`` from engine 0.3.0; absent before,
-    #: when they were DeLong's) and where it is defined
+    #: the intervals' ``method`` (``"widest-of-newcombe-delong-logit-bound"`` from engine
+    #: 0.4.0, ``"newcombe-score"`` in 0.3.0; absent before, when they were DeLong's) and
+    #: where it is defined
     interval_method: NotRequired[str]
     interval_reference: NotRequired[str]
     #: the fewest cases of each label whose AUC the verdict reads
@@ -210,8 +211,15 @@ class LL144Details(TypedDict):
     adjustment: NotRequired[str | None]
     comparisons: NotRequired[int | None]
     significant: bool | None
+    #: power of the unadjusted test at alpha (post-hoc; it never decides in a family)
     power: float | None
     n_for_power: int | None
+    #: Holm's level for this finding, the power at it, and the design figure at alpha / m
+    #: (from engine 0.4.0; absent before)
+    holm_level: NotRequired[float | None]
+    power_at_holm_level: NotRequired[float | None]
+    design_level: NotRequired[float | None]
+    design_n_per_category: NotRequired[int | None]
 
 
 class PairedDetails(TypedDict):

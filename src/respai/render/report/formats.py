@@ -474,8 +474,9 @@ def _auc_title(key: object, _arg: str | None) -> str:
 
 def _auc_caption(key: object, _arg: str | None) -> str:
     return (
-        f"AUC by {_str(key, '?')}, with 95% intervals (Newcombe's score interval from "
-        "engine 0.3.0, DeLong's before: the record's interval.method names it); the open "
+        f"AUC by {_str(key, '?')}, with 95% intervals (from engine 0.4.0 the widest of "
+        "Newcombe's, DeLong's on the logit scale and, for small unbalanced samples, a "
+        "distribution-free bound; the record's interval.method names it); the open "
         "dot is the whole file, which the verdict reads. Numbers on the right: the AUC, "
         "then cases labelled 1 / labelled 0 with a score."
     )
