@@ -16,6 +16,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMANDS = ("paired", "monitor", "plan", "init", "export")
+#: scripts/gen_commands_examples.py writes the examples of these pages, each file named
+#: after its command (``ll144.txt``, ``sample-page-help.txt``).
+SHARED = ("compare", "ll144", "log", "pack", "report", "reproduce", "sample-page")
 
 
 def _generator(command: str) -> ModuleType:
@@ -39,3 +42,18 @@ def test_examples_are_current_and_shown(command: str) -> None:
         shown = (ROOT / "docs" / "examples" / name).read_text(encoding="utf-8")
         assert shown == text, f"docs/examples/{name} is stale: run gen_{command}_examples.py"
         assert f"examples/{name}" in page, f"docs/commands/{command}.md does not show {name}"
+
+
+def test_the_shared_generators_examples_are_current_and_shown() -> None:
+    files = _generator("commands").generate()
+    assert sorted(_generator("commands").COMMANDS) == sorted(SHARED)
+    shown_on = {c: set() for c in SHARED}
+    for name, text in files.items():
+        shown = (ROOT / "docs" / "examples" / name).read_text(encoding="utf-8")
+        assert shown == text, f"docs/examples/{name} is stale: run gen_commands_examples.py"
+        command = max((c for c in SHARED if name.startswith(f"{c}-") or name.startswith(f"{c}.")),
+                      key=len)  # fmt: skip
+        page = (ROOT / "docs" / "commands" / f"{command}.md").read_text(encoding="utf-8")
+        assert f"examples/{name}" in page, f"docs/commands/{command}.md does not show {name}"
+        shown_on[command].add(name)
+    assert all(shown_on.values()), f"a page has no generated example: {shown_on}"

@@ -40,6 +40,7 @@ _FINGERPRINT_FIELDS: tuple[tuple[str, tuple[str | int, ...]], ...] = (
     ("engine_code version", ("fingerprints", "engine_code", "version")),
     ("engine_code git_commit", ("fingerprints", "engine_code", "git_commit")),
     ("engine_code git_dirty", ("fingerprints", "engine_code", "git_dirty")),
+    ("engine_code wheel_sha256", ("fingerprints", "engine_code", "wheel_sha256")),
     ("engine version", ("engine", "version")),
     ("spec sha256", ("records", 0, "spec", "sha256")),
     ("policy sha256", ("records", 0, "policy", "sha256")),
@@ -161,7 +162,11 @@ class RecordSide:
     run_id, timestamp
         The run's id and time.
     system_name, system_version
-        The evaluated system.
+        The evaluated system (``None`` when the record names none: the spec had no
+        ``system:`` block).
+    dataset
+        The base name of the dataset the run read, which tells apart records that name
+        no system.
     verdict
         The run's verdict.
     tests
@@ -175,6 +180,7 @@ class RecordSide:
     system_version: str | None
     verdict: str | None
     tests: int
+    dataset: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Return the side as JSON-ready data."""
@@ -190,7 +196,9 @@ class Comparison:
     a, b
         The two records' identities.
     same_system
-        Whether both name the same system (or neither names one).
+        ``True`` when both records name the same system, ``False`` when they name
+        different ones, ``None`` when either names none (its spec had no ``system:``
+        block): respai cannot tell, and compares the two records as given.
     fingerprint_changes
         The fingerprint and identity fields that differ.
     tests
@@ -202,7 +210,7 @@ class Comparison:
 
     a: RecordSide
     b: RecordSide
-    same_system: bool
+    same_system: bool | None
     fingerprint_changes: tuple[FieldChange, ...]
     tests: tuple[TestDiff, ...]
     only_in_a: tuple[str, ...]
@@ -254,7 +262,19 @@ class Comparison:
         (:func:`respai.render.escape.terminal_text`).
         """
         out = [_side_line("A", self.a), _side_line("B", self.b)]
-        if not self.same_system:
+        if self.same_system is None:
+            unnamed = [s for s in (self.a, self.b) if s.system_name is None]
+            which = (
+                "Neither record names its system"
+                if len(unnamed) == 2
+                else f"{unnamed[0].label} names no system"
+            )
+            out.append(
+                f"{which} (no system: block in the spec), so respai cannot tell whether both "
+                "are about the same system; they are compared as given. Name it with "
+                "system: {name: ...} in the spec."
+            )
+        elif not self.same_system:
             out.append(
                 f"These records are about different systems ({self.a.system_name!r} and "
                 f"{self.b.system_name!r}): the comparison may not mean much."
@@ -379,7 +399,9 @@ def _threshold_change(a: Any, b: Any) -> str:
 
 
 def _side_line(name: str, side: RecordSide) -> str:
-    system = " ".join(x for x in (side.system_name, side.system_version) if x) or "no system"
+    system = " ".join(x for x in (side.system_name, side.system_version) if x) or (
+        "no system named" + (f" (dataset {side.dataset})" if side.dataset else "")
+    )
     label = f"{side.label}: " if side.label != name else ""
     return (
         f"{name}: {label}run {side.run_id or '?'} at {side.timestamp or '?'}, {system}, "
@@ -457,6 +479,7 @@ def _side(label: str, predicate: Mapping[str, Any], tests: int) -> RecordSide:
         system_version=_text(_get(predicate, ("system", "version"))),
         verdict=_verdict(predicate),
         tests=tests,
+        dataset=_text(_get(predicate, ("fingerprints", "dataset", "name"))),
     )
 
 
@@ -523,7 +546,11 @@ def compare_records(
     return Comparison(
         a=side_a,
         b=side_b,
-        same_system=side_a.system_name == side_b.system_name,
+        same_system=(
+            None
+            if side_a.system_name is None or side_b.system_name is None
+            else side_a.system_name == side_b.system_name
+        ),
         fingerprint_changes=changes,
         tests=tuple(diffs),
         only_in_a=tuple(k for k in tests_a if k not in tests_b),

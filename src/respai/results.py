@@ -20,7 +20,7 @@ from respai.counts import Counts
 from respai.rules import RuleResult
 from respai.spec import FairnessSpec, Policy, Spec, SystemInfo
 from respai.tables import METRICS, CalibrationRow, GroupRow, GroupTables, Measure
-from respai.types import Interval, Verdict
+from respai.types import Interval, Verdict, accepted_exit_code
 from respai.version import __version__
 
 if TYPE_CHECKING:
@@ -47,7 +47,11 @@ class FairnessResult:
     verdict
         The worst rule verdict; INSUFFICIENT_EVIDENCE when no rule is declared.
     exit_code
-        ``verdict.exit_code``: 0 PASS, 1 FAIL, 3 INSUFFICIENT_EVIDENCE, 4 MANUAL_REVIEW.
+        ``verdict.exit_code``: 0 PASS, 1 FAIL, 3 INSUFFICIENT_EVIDENCE, 4 MANUAL_REVIEW;
+        0 also when every rule verdict worse than PASS is in ``accepted``.
+    accepted
+        The verdicts the person running accepted (``--accept``): INSUFFICIENT_EVIDENCE,
+        MANUAL_REVIEW or both. The verdicts stay as they are; only the exit code changes.
     rules
         One :class:`~respai.rules.RuleResult` per declared rule, in declared order.
     tables
@@ -70,11 +74,14 @@ class FairnessResult:
     verdict: Verdict
     #: The library :meth:`by_group` answers in: the input frame's, else pandas or pyarrow.
     backend: str | None = None
+    #: The verdicts accepted by the person running (``--accept``); see :attr:`exit_code`.
+    accepted: tuple[Verdict, ...] = ()
 
     @property
     def exit_code(self) -> int:
-        """The process exit code of this result."""
-        return self.verdict.exit_code
+        """The process exit code: the worst verdict's, or 0 when the rest is accepted."""
+        verdicts = [self.verdict, *(r.verdict for r in self.rules)]
+        return accepted_exit_code(verdicts, self.accepted)
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{r.rule.id}={r.verdict.value}" for r in self.rules) or "none"
@@ -170,6 +177,15 @@ class Evaluation:
     plan_check: Mapping[str, Any] | None = None
     #: The signed record, when the run was sealed (:func:`respai.evaluate` with ``out``).
     sealed: Sealed | None = None
+    #: The verdicts accepted by the person running (``--accept``); see :attr:`exit_code`.
+    accepted: tuple[Verdict, ...] = ()
+
+    @property
+    def verdicts(self) -> tuple[Verdict, ...]:
+        """Every verdict of the run: each block's tests, rules and lines."""
+        from respai.blocks import block_named
+
+        return tuple(v for n, r in self.blocks.items() for v in block_named(n).verdicts(r))
 
     @property
     def fairness(self) -> FairnessResult:
@@ -241,8 +257,14 @@ class Evaluation:
 
     @property
     def exit_code(self) -> int:
-        """The process exit code: the worst verdict's."""
-        return self.verdict.exit_code
+        """The process exit code: the worst verdict's, or 0 when the rest is accepted.
+
+        With ``accepted`` (``--accept``), the exit code is that of the worst verdict that
+        is not accepted, 0 when every verdict worse than PASS is accepted; FAIL never is.
+        """
+        if not self.accepted:
+            return self.verdict.exit_code
+        return accepted_exit_code([self.verdict, *self.verdicts], self.accepted)
 
     @property
     def counts(self) -> Counts:
@@ -430,6 +452,7 @@ def _result_dict(res: FairnessResult) -> dict[str, Any]:
             "max_missing": spec.max_missing,
             "calibration_bins": spec.calibration_bins if spec.probability else None,
             "sources": dict(spec.sources),
+            "accepted": [v.value for v in res.accepted],
         },
         "overall": group_row_dict(res.overall),
         "tables": {

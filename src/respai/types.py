@@ -7,9 +7,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 __all__ = [
+    "ACCEPTABLE",
     "Interval",
     "Undefined",
     "Verdict",
+    "accepted_exit_code",
     "worst",
 ]
 
@@ -67,6 +69,37 @@ def worst(verdicts: Iterable[Verdict]) -> Verdict:
     if not items:
         return Verdict.INSUFFICIENT_EVIDENCE
     return max(items, key=lambda v: v.severity)
+
+
+ACCEPTABLE = (Verdict.INSUFFICIENT_EVIDENCE, Verdict.MANUAL_REVIEW)
+"""The verdicts a person running a gate may accept (``--accept``); FAIL never."""
+
+
+def accepted_exit_code(verdicts: Iterable[Verdict], accepted: Iterable[Verdict]) -> int:
+    """The exit code once the ``accepted`` verdicts no longer stop the gate.
+
+    The exit code of the worst verdict among ``verdicts`` that is not accepted; 0 when
+    every verdict worse than PASS is accepted. Only :data:`ACCEPTABLE` verdicts can be
+    accepted: FAIL (or PASS) among ``accepted`` raises ``ValueError``. ``verdicts``
+    should hold every verdict of the run (each test's and the run's own), so that a
+    verdict hidden behind a worse accepted one still decides.
+
+    Examples
+    --------
+    >>> v = Verdict
+    >>> accepted_exit_code([v.PASS, v.MANUAL_REVIEW], [v.MANUAL_REVIEW])
+    0
+    >>> accepted_exit_code([v.INSUFFICIENT_EVIDENCE, v.MANUAL_REVIEW], [v.INSUFFICIENT_EVIDENCE])
+    4
+    >>> accepted_exit_code([v.FAIL, v.MANUAL_REVIEW], [v.MANUAL_REVIEW])
+    1
+    """
+    allowed = set(accepted)
+    if not allowed <= set(ACCEPTABLE):
+        bad = ", ".join(sorted(v.value for v in allowed - set(ACCEPTABLE)))
+        raise ValueError(f"only INSUFFICIENT_EVIDENCE and MANUAL_REVIEW can be accepted: {bad}")
+    left = [v for v in verdicts if v not in allowed]
+    return worst(left).exit_code if left else 0
 
 
 @dataclass(frozen=True, slots=True)

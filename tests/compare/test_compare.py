@@ -181,7 +181,25 @@ def test_system_identity() -> None:
     assert newer.same_system
     assert [f.field for f in newer.fingerprint_changes] == ["system version"]
     neither = compare_records(envelope("d", BASE, system={}), envelope("e", BASE, system={}))
-    assert neither.same_system and not neither.changed
+    assert neither.same_system is None and not neither.changed
+    assert any(line.startswith("Neither record names its system") for line in neither.lines())
+    assert not any("different systems" in line for line in neither.lines())
+    one = compare_records(a, envelope("f", BASE, system={}))
+    assert one.same_system is None
+    assert any(line.startswith("B names no system") for line in one.lines())
+
+
+def test_records_without_a_system_are_told_apart_by_their_dataset() -> None:
+    # two different specs without a system: block are not called "the same system"
+    a = envelope("a", BASE, system={})
+    b = envelope("b", BASE, system={})
+    pred_b = json.loads(base64.b64decode(b["payload"]))
+    pred_b["predicate"]["fingerprints"]["dataset"]["name"] = "hiring.csv"
+    c = compare_records(a, pred_b)
+    assert c.same_system is None
+    assert c.to_dict()["same_system"] is None and c.to_dict()["b"]["dataset"] == "hiring.csv"
+    assert "no system named (dataset hiring.csv)" in c.lines()[1]
+    assert [f.field for f in c.fingerprint_changes] == ["dataset name"]
 
 
 def test_undefined_values() -> None:

@@ -64,7 +64,15 @@ def test_engine_code_fingerprint_is_stable() -> None:
     first = engine_code_fingerprint()
     second = engine_code_fingerprint()
     assert first == second
-    assert set(first) == {"sha256", "files", "version", "git_commit", "git_dirty"}
+    assert set(first) == {
+        "sha256",
+        "files",
+        "version",
+        "git_commit",
+        "git_dirty",
+        "commit_from",
+        "wheel_sha256",
+    }
     assert first["version"] == respai.__version__
     package = Path(respai.__file__).resolve().parent
     expected = sum(
@@ -81,6 +89,7 @@ def test_engine_code_fingerprint_without_git(monkeypatch: pytest.MonkeyPatch) ->
     fp = engine_code_fingerprint()
     assert fp["git_commit"] is None
     assert fp["git_dirty"] is None
+    assert fp["commit_from"] is None
 
 
 def _digest(data: bytes) -> str:

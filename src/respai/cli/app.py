@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 import os
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -81,6 +82,44 @@ NO_LEDGER_OPTION = click.option(
     "--no-ledger",
     is_flag=True,
     help="Do not append to a ledger (the record then starts its own chain).",
+)
+
+
+def _accepted(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> Any:
+    from respai.types import ACCEPTABLE, Verdict
+
+    found = []
+    for given in value:
+        name = given.strip().upper().replace("-", "_")
+        if name == "FAIL":
+            raise click.BadParameter(
+                "FAIL can never be accepted: a rule or test shown to be broken stops the gate. "
+                "Only INSUFFICIENT_EVIDENCE and MANUAL_REVIEW can be accepted.",
+                ctx,
+                param,
+            )
+        if name not in {v.value for v in ACCEPTABLE}:
+            raise click.BadParameter(
+                f"{given!r} is not a verdict that can be accepted: give "
+                "INSUFFICIENT_EVIDENCE or MANUAL_REVIEW.",
+                ctx,
+                param,
+            )
+        if Verdict(name) not in found:
+            found.append(Verdict(name))
+    return tuple(sorted(found, key=lambda v: v.severity))
+
+
+ACCEPT_OPTION = click.option(
+    "--accept",
+    "accepted",
+    multiple=True,
+    metavar="VERDICT",
+    callback=_accepted,
+    help="Let this verdict through the gate (repeatable): MANUAL_REVIEW or "
+    "INSUFFICIENT_EVIDENCE, never FAIL. The exit code is 0 when every verdict worse than "
+    "PASS is accepted, else the worst one's that is not; the verdicts themselves are "
+    "unchanged, and the run states what was accepted.",
 )
 KEY_OPTION = click.option(
     "--key",

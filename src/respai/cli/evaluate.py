@@ -8,11 +8,13 @@ only once the evaluation succeeded. The summary is rendered twice: into ``summar
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from respai.cli import output
 from respai.cli.app import (
+    ACCEPT_OPTION,
     ENGINE_OPTION,
     JUNIT_OPTION,
     KEY_OPTION,
@@ -22,6 +24,9 @@ from respai.cli.app import (
     check_junit_path,
     cli,
 )
+
+if TYPE_CHECKING:
+    from respai.types import Verdict
 
 __all__ = ["evaluate_command"]
 
@@ -68,6 +73,7 @@ __all__ = ["evaluate_command"]
     help="The plan (from respai plan) whose criteria this run is held to: refused, exit 2, "
     "naming each criterion that changed since; the record carries the plan id and time.",
 )
+@ACCEPT_OPTION
 def evaluate_command(
     spec: Path,
     policy: Path | None,
@@ -82,6 +88,7 @@ def evaluate_command(
     quiet: bool,
     engine: str,
     plan_id: str | None,
+    accepted: tuple[Verdict, ...],
 ) -> None:
     """Run the RESPAI battery and the group rules of SPEC and write a signed record."""
     from respai.cli.preload import EVALUATE, preload
@@ -105,6 +112,7 @@ def evaluate_command(
         trusted_types=trust_types,
         engine=engine,
         quiet=quiet,
+        accepted=accepted,
     )
     sealed = result.sealed
     assert sealed is not None  # sealed_evaluation seals

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from respai.cli import output
-from respai.cli.app import ENGINE_OPTION, JUNIT_OPTION, QUIET_OPTION, check_junit_path, cli
+from respai.cli.app import (
+    ACCEPT_OPTION,
+    ENGINE_OPTION,
+    JUNIT_OPTION,
+    QUIET_OPTION,
+    check_junit_path,
+    cli,
+)
+
+if TYPE_CHECKING:
+    from respai.types import Verdict
 
 __all__ = ["fairness"]
 
@@ -23,8 +35,15 @@ __all__ = ["fairness"]
 @JUNIT_OPTION
 @ENGINE_OPTION
 @QUIET_OPTION
+@ACCEPT_OPTION
 def fairness(
-    spec: Path, policy: Path | None, as_json: bool, junit: Path | None, engine: str, quiet: bool
+    spec: Path,
+    policy: Path | None,
+    as_json: bool,
+    junit: Path | None,
+    engine: str,
+    quiet: bool,
+    accepted: tuple[Verdict, ...],
 ) -> None:
     """Evaluate the declared group rules of SPEC (a YAML file) on its cases file."""
     from respai.progress import progress
@@ -37,6 +56,7 @@ def fairness(
     preload(FAIRNESS)  # scipy and rich import while DuckDB counts
     with progress("counting", quiet=quiet):
         result = evaluate_fairness(spec, policy=policy, engine=engine)
+    result = dataclasses.replace(result, accepted=accepted)
     if junit is not None:  # the run is not signed: the suite says so
         from respai.export.junit import junit_xml
         from respai.export.outcomes import fairness_outcomes

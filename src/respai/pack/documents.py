@@ -345,18 +345,26 @@ def engine_json(engine_code: Mapping[str, Any]) -> dict[str, Any]:
             "machine": platform.machine(),
             "platform": platform.platform(),
         },
-        "reinstall": (
-            f"Install respai {__version__}"
-            + (
-                f" (git commit {engine_code['git_commit']}"
-                + (", with uncommitted changes" if engine_code.get("git_dirty") else "")
-                + ")"
-                if engine_code.get("git_commit")
-                else ""
-            )
-            + " and the versions in environment.lock, then run: respai reproduce PACK"
-        ),
+        "reinstall": _reinstall(engine_code, __version__),
     }
+
+
+def _reinstall(engine_code: Mapping[str, Any], version: str) -> str:
+    """How to get the same engine back: the wheel by its SHA-256, else the commit."""
+    commit = engine_code.get("git_commit")
+    where = []
+    if engine_code.get("wheel_sha256"):
+        where.append(f"the wheel with SHA-256 {engine_code['wheel_sha256']}")
+    if commit:
+        where.append(
+            f"git commit {commit}"
+            + (" (with uncommitted changes)" if engine_code.get("git_dirty") else "")
+        )
+    return (
+        f"Install respai {version}"
+        + (f" ({'; built from '.join(where)})" if where else "")
+        + " and the versions in environment.lock, then run: respai reproduce PACK"
+    )
 
 
 def dates_json(res: LL144Result, created: str) -> dict[str, Any]:

@@ -6,13 +6,15 @@ file under it (:func:`list_folder`: hidden names, ``*.pyc`` and subfolders inclu
 link to a folder, a pipe, a socket or a device is refused), so nothing an engine could
 read in it is left out. The engine code is the manifest of the files of the installed
 ``respai`` package as they are on disk (without ``__pycache__`` and compiled ``.pyc``
-files), plus the git commit and a dirty flag when the package runs from a checkout.
+files), plus the git commit and a dirty flag when the package runs from a checkout or was
+built from one, and the SHA-256 of the wheel it was installed from when pip recorded it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 import subprocess
 from pathlib import Path
@@ -30,6 +32,7 @@ __all__ = [
     "list_folder",
     "manifest_digest",
     "spark_hidden",
+    "wheel_sha256",
 ]
 
 CHUNK = 1 << 20
@@ -335,6 +338,56 @@ def _git_state(package_dir: Path) -> tuple[str | None, bool | None]:
     return head.strip(), (None if status is None else bool(status.strip()))
 
 
+def _build_info(package_dir: Path) -> tuple[str | None, bool | None]:
+    """The commit written into the package when its wheel or sdist was built (hatch_build.py)."""
+    import json
+
+    try:
+        info = json.loads((package_dir / "_build_info.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None, None
+    commit = info.get("git_commit") if isinstance(info, dict) else None
+    dirty = info.get("git_dirty") if isinstance(info, dict) else None
+    if not isinstance(commit, str) or not re.fullmatch(r"[0-9a-f]{40,64}", commit):
+        return None, None
+    return commit, dirty if isinstance(dirty, bool) else None
+
+
+def wheel_sha256(package_dir: Path) -> str | None:
+    """The SHA-256 of the wheel the running package was installed from, when pip recorded it.
+
+    pip writes ``direct_url.json`` into the ``.dist-info`` folder of a distribution
+    installed from a file or URL (PEP 610); for a wheel file its ``archive_info`` holds the
+    wheel's hash. It is read only when that distribution's files are the ones running
+    (not another copy of respai earlier on the path), and only a ``sha256`` hash counts.
+    An install from a package index, or from a checkout (editable or not), records no
+    wheel hash: the result is then ``None``.
+    """
+    import json
+    from importlib import metadata
+
+    try:
+        dist = metadata.distribution("respai")
+        here = Path(str(dist.locate_file("respai/__init__.py"))).resolve()
+        if here != (package_dir / "__init__.py").resolve():
+            return None
+        text = dist.read_text("direct_url.json")
+        data = json.loads(text) if text else None
+    except (metadata.PackageNotFoundError, OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or not str(data.get("url", "")).endswith(".whl"):
+        return None
+    archive = data.get("archive_info")
+    if not isinstance(archive, dict):
+        return None
+    hashes = archive.get("hashes")
+    found = hashes.get("sha256") if isinstance(hashes, dict) else None
+    if found is None and isinstance(archive.get("hash"), str):
+        algorithm, _, value = archive["hash"].partition("=")
+        found = value if algorithm == "sha256" else None
+    return found if isinstance(found, str) and re.fullmatch(r"[0-9a-f]{64}", found) else None
+
+
 def engine_code_fingerprint() -> dict[str, Any]:
     """Return the fingerprint of the respai code that is running.
 
@@ -345,19 +398,29 @@ def engine_code_fingerprint() -> dict[str, Any]:
     -------
     dict
         ``sha256`` (over the canonical bytes of the sorted ``[{path, sha256}]`` list),
-        ``files`` (how many), ``version`` (``respai.__version__``), and ``git_commit``
-        and ``git_dirty`` (whether the package directory differs from that commit) when
-        the package runs from a git checkout, else ``None``.
+        ``files`` (how many), ``version`` (``respai.__version__``); ``git_commit`` and
+        ``git_dirty`` (whether the package's files differed from that commit) with
+        ``commit_from``: ``"checkout"`` when the package runs from a git checkout,
+        ``"build"`` when a wheel or sdist built from a checkout carries them
+        (``respai/_build_info.json``), else all three ``None``; and ``wheel_sha256``,
+        the SHA-256 of the wheel file pip installed the package from (:func:`wheel_sha256`),
+        else ``None``.
     """
     from respai.version import __version__
 
     package_dir = Path(__file__).resolve().parents[1]  # the respai package
     entries, _ = _manifest(package_dir)
     commit, dirty = _git_state(package_dir)
+    source = "checkout" if commit else None
+    if commit is None:
+        commit, dirty = _build_info(package_dir)
+        source = "build" if commit else None
     return {
         "sha256": manifest_digest(entries),
         "files": len(entries),
         "version": __version__,
         "git_commit": commit,
         "git_dirty": dirty,
+        "commit_from": source,
+        "wheel_sha256": wheel_sha256(package_dir),
     }

@@ -10,7 +10,7 @@ built from it, and :class:`TerminalConsole` escapes whatever else reaches the te
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import IO, Any
 
 from rich.console import Console, ConsoleOptions, RenderableType
@@ -253,7 +253,11 @@ def render_fairness(result: FairnessResult, console: Console) -> None:
         )
     )
     console.print(
-        Text.assemble("verdict: ", _verdict(result.verdict), f" (exit {result.exit_code})")
+        Text.assemble(
+            "verdict: ",
+            _verdict(result.verdict),
+            f" (exit {result.exit_code}{_accepted_note(result.accepted)})",
+        )
     )
     if not result.rules:
         console.print(Text("No rule is declared: nothing can PASS.", style="yellow"))
@@ -378,10 +382,44 @@ def render_battery(result: BatteryResult, console: Console) -> None:
     for t in result.tests:
         if t.value is None or t.uncertain or _fail_inside(t):
             console.print(Text(f"  {terminal_text(t.key)}: {terminal_text(t.reason)}"))
-    sources = sorted(
-        {t.threshold.source.split(": ")[0] for t in result.tests if t.threshold is not None}
+    line = _source_line(
+        "battery thresholds",
+        [(t.key.split(":")[0], t.threshold.source) for t in result.tests if t.threshold],
+        "test",
     )
-    console.print(Text("thresholds: " + "; ".join(terminal_text(s) for s in sources)))
+    if line:
+        console.print(Text(line))
+
+
+def _source_line(what: str, used: Sequence[tuple[str, str]], noun: str) -> str | None:
+    """Where each threshold came from, saying which ones when the sources differ.
+
+    ``used`` is ``(test or rule id, source)``; a battery default's source reads
+    ``respai default: <why>``, a policy's ``policy <file> sha256:<digest>``, a rule's own
+    ``spec``. One source: ``battery thresholds: respai default, for every test``; more:
+    each source with the ids it set, so "respai default" is printed only for the
+    thresholds it really set.
+
+    Examples
+    --------
+    >>> _source_line("battery thresholds", [("auc", "respai default: floor")], "test")
+    'battery thresholds: respai default, for every test'
+    >>> _source_line("rule thresholds", [("a", "spec"), ("b", "policy p.yaml")], "rule")
+    'rule thresholds: spec: a; policy p.yaml: b'
+    """
+    by_source: dict[str, list[str]] = {}
+    for name, source in used:
+        ids = by_source.setdefault(source.split(": ")[0], [])
+        if name not in ids:
+            ids.append(name)
+    if not by_source:
+        return None
+    if len(by_source) == 1:
+        return f"{what}: {terminal_text(next(iter(by_source)))}, for every {noun}"
+    return f"{what}: " + "; ".join(
+        f"{terminal_text(source)}: {', '.join(terminal_text(i) for i in ids)}"
+        for source, ids in by_source.items()
+    )
 
 
 def render_rule_lines(rules: tuple[RuleResult, ...], console: Console) -> None:
@@ -395,6 +433,17 @@ def render_rule_lines(rules: tuple[RuleResult, ...], console: Console) -> None:
     console.print(table)
     for r in rules:
         console.print(Text(f"  rule:{terminal_text(r.rule.id)}: {terminal_text(r.reason)}"))
+    sources = [(r.rule.id, r.rule.threshold_source) for r in rules]
+    line = _source_line(
+        "rule thresholds", [(i, "the spec" if s == "spec" else s) for i, s in sources], "rule"
+    )
+    if line:
+        console.print(Text(line))
+
+
+def _accepted_note(accepted: Sequence[Verdict]) -> str:
+    """``; accepted: MANUAL_REVIEW`` after the exit code when ``--accept`` was given."""
+    return f"; accepted: {', '.join(v.value for v in accepted)}" if accepted else ""
 
 
 def render_evaluation(
@@ -408,7 +457,11 @@ def render_evaluation(
             f"{terminal_text(e.fairness.source)}",
         )
     )
-    console.print(Text.assemble("verdict: ", _verdict(e.verdict), f" (exit {e.exit_code})"))
+    console.print(
+        Text.assemble(
+            "verdict: ", _verdict(e.verdict), f" (exit {e.exit_code}{_accepted_note(e.accepted)})"
+        )
+    )
     from respai.blocks import block_named
 
     for name, result in e.blocks.items():  # each block's own lines, in registry order

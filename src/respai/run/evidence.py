@@ -126,6 +126,9 @@ def build_predicate(
             "seed": e.spec.evaluation.seed if e.spec.evaluation else None,
             "model": None if e.model is None else dict(e.model),
             "thresholds": {k: v.to_dict() for k, v in e.thresholds.items()},
+            # the verdicts the person running accepted (--accept): the run_end exit_code
+            # is the worst verdict's that is not accepted, 0 when none is left
+            "accepted": [v.value for v in e.accepted],
         },
     }
     if e.plan is not None:

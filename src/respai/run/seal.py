@@ -27,6 +27,7 @@ from respai.sealing import (
     spec_inputs,
 )
 from respai.spec import Policy, Spec
+from respai.types import Verdict
 
 __all__ = ["evaluate_output", "seal_evaluation", "sealed_evaluation"]
 
@@ -47,6 +48,7 @@ def sealed_evaluation(
     trusted_types: Sequence[str] = (),
     engine: str = "duckdb",
     quiet: bool = True,
+    accepted: Sequence[Verdict] = (),
 ) -> Evaluation:
     """Evaluate ``spec`` and seal the run into ``out`` (and ``ledger``): all or nothing.
 
@@ -76,6 +78,10 @@ def sealed_evaluation(
     quiet
         ``False`` draws a progress display on standard error while the data is counted,
         when that is a terminal (:func:`respai.progress.progress`).
+    accepted
+        The verdicts the person running accepts (``--accept``): stated in the record's
+        settings, and the record's exit code is the one they leave
+        (:attr:`respai.results.Evaluation.exit_code`).
 
     Returns
     -------
@@ -124,6 +130,7 @@ def sealed_evaluation(
         result,
         plan=None if planned is None else planned.reference(),
         plan_check=None if plan_check is None else plan_check.to_record(),
+        accepted=tuple(accepted),
     )
     sk = signing.signing_key()  # created only once the evaluation succeeded
     try:
