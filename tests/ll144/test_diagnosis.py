@@ -139,3 +139,22 @@ def test_the_margin_band_gets_a_finding() -> None:
     (finding,) = sex.findings
     assert finding.gap.finding == "near_line"  # 0.83: above 0.8, under 0.85
     assert build_tables(tally, margin=0.0)["sex"].findings == ()
+
+
+@pytest.mark.parametrize(("short", "below"), [(0, None), (1, "screen")])
+def test_the_funnel_line_is_decided_exactly(short: int, below: str | None) -> None:
+    # women pass (4e17 - short) of 1e18, men 5e17 of 1e18: an impact ratio of exactly
+    # 0.8, or under it by 2.5e-18, which no float tells from 0.8
+    from respai.ll144.diagnosis import funnel
+
+    n, men = 10**18, 5 * 10**17
+    women = 4 * 10**17 - short
+    cells = [
+        ("Male", "White", (1,), men),
+        ("Male", "White", (0,), n - men),
+        ("Female", "White", (1,), women),
+        ("Female", "White", (0,), n - women),
+    ]
+    f = funnel(cells, ["screen"], min_share=0.02, exclusions={})
+    assert f.first_below["sex"] == below
+    assert f.first_below_cumulative["sex"] == below

@@ -6,7 +6,9 @@ looks (:mod:`respai.monitor.looks`), the paired tests (:mod:`respai.paired.audit
 LL144 screening line (:mod:`respai.ll144.tables`, :mod:`respai.ll144.seal`). It holds,
 once:
 
-- the run's significance level (:func:`resolve_alpha`), in :mod:`respai.decision.groups`;
+- the run's significance level (:func:`resolve_alpha`, over :func:`alpha_in_force`, which
+  the policy's application to the fairness block applies too), in
+  :mod:`respai.decision.groups`;
 - the small-cell rule: a group is small when fewer than ``max(min_cell, 1)`` of its cases
   have a decision (:func:`is_small`), so a declared group without one is always small;
 - one group's rate with its simultaneous interval (:class:`GroupRate`,
@@ -70,13 +72,12 @@ exact behaviour (the golden records are byte-identical); the differences are:
 6. *Ties.* The rules name the worst group as the first with the extreme end; the battery
    takes the first group with the extreme float end for each of its four ends; the
    equalized-odds rule reports the false-positive part on a tie.
-7. *The screening line.* The LL144 findings and the record's ``below_screening_line``
-   compare the exact impact ratio with the line (:func:`below_line`); the funnel's
-   ``first_below`` (:func:`respai.ll144.diagnosis.funnel`) compares the float worst
-   ratio with the float line.
-8. *The alpha that reaches the group rules and the battery* is the fairness block's with
-   the policy applied (:func:`respai.spec.policy.apply_policy`); LL144 and paired read
-   :func:`resolve_alpha`. They give the same value.
+7. *The screening line.* The LL144 findings, the record's ``below_screening_line`` and
+   the funnel's ``first_below`` (:func:`respai.ll144.diagnosis.funnel`, exact since
+   engine 0.4.0) compare the exact impact ratio with the line (:func:`below_line`).
+8. *The alpha* of every block is :func:`alpha_in_force`'s: the group rules and the
+   battery read it through :func:`respai.spec.policy.apply_policy`, LL144 and paired
+   through :func:`resolve_alpha`.
 
 The package is pure: it reads counts and declarations and imports no dataframe library.
 """
@@ -103,6 +104,7 @@ from respai.decision.groups import (
     GroupRate,
     adverse_ends,
     adverse_intervals,
+    alpha_in_force,
     diff_range,
     exact_ends,
     group_rate,
@@ -121,6 +123,7 @@ __all__ = [
     "Pairs",
     "adverse_ends",
     "adverse_intervals",
+    "alpha_in_force",
     "below_line",
     "diff_range",
     "every_gap_within",

@@ -38,14 +38,24 @@ def resolve_alpha(spec: Spec, policy: Policy | None = None) -> tuple[float, str]
     The policy's ``alpha`` when it sets one, else the ``fairness:`` block's ``alpha`` when
     the spec declares it, else the default 0.05. The LL144 Fisher tests and the paired
     intervals read it; the group rules and the battery read the fairness block with the
-    policy applied, which gives the same value.
+    policy applied (:func:`respai.spec.policy.apply_policy`); both apply
+    :func:`alpha_in_force`, so the two cannot differ.
+    """
+    block = spec.fairness_block
+    if block is None:
+        return alpha_in_force(DEFAULT_ALPHA, "default", policy)
+    return alpha_in_force(block.alpha, block.sources.get("alpha", "default"), policy)
+
+
+def alpha_in_force(alpha: float, source: str, policy: Policy | None) -> tuple[float, str]:
+    """The alpha in force: the policy's when it sets one, else ``alpha`` from ``source``.
+
+    The one rule both :func:`resolve_alpha` and :func:`respai.spec.policy.apply_policy`
+    (which the group rules and the battery read) apply.
     """
     if policy is not None and policy.alpha is not None:
         return policy.alpha, policy.source
-    block = spec.fairness_block
-    if block is not None and block.sources.get("alpha") == "spec":
-        return block.alpha, "spec"
-    return DEFAULT_ALPHA, "default"
+    return alpha, source
 
 
 def resolve_max_missing(spec: Spec, policy: Policy | None = None) -> tuple[float, str]:

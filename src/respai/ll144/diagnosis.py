@@ -209,6 +209,11 @@ def _worst(tables: Mapping[str, CategoryTable]) -> dict[str, tuple[str, float] |
     return {name: worst_ratio(tables[name]) for name in TABLES}
 
 
+def _any_below(table: CategoryTable, line: float) -> bool:
+    """Whether some category's impact ratio is under ``line``, compared exactly."""
+    return any(r.ratio_below(line) for r in table.rows if r.impact_ratio is not None)
+
+
 def _percent(share: Fraction) -> str:
     value = float(share) * 100
     return f"top {value:.0f}%" if value.is_integer() else f"top {value:g}%"
@@ -363,11 +368,10 @@ def funnel(
             rate_word=f"passing {name}",
         )
         worst_cond, worst_cum = _worst(conditional), _worst(cumulative)
-        for table in TABLES:
-            wc, wu = worst_cond[table], worst_cum[table]
-            if first[table] is None and wc is not None and wc[1] < line:
+        for table in TABLES:  # decided exactly from the counts, as the findings are
+            if first[table] is None and _any_below(conditional[table], line):
                 first[table] = name
-            if first_cum[table] is None and wu is not None and wu[1] < line:
+            if first_cum[table] is None and _any_below(cumulative[table], line):
                 first_cum[table] = name
         stages.append(
             FunnelStage(

@@ -144,12 +144,17 @@ def apply_policy(spec: FairnessSpec, policy: Policy | None) -> FairnessSpec:
     SpecError
         When the policy names a rule the spec does not declare, or changes a rule's kind.
     """
+    from respai.decision import alpha_in_force
+
     keys = ("alpha", "max_left_out", "min_cell", "max_missing")
     sources = {k: spec.sources.get(k, "spec") for k in keys}
     if policy is None:
         return replace(spec, sources=sources)
     changes: dict[str, Any] = {}
-    for key in keys:
+    alpha, sources["alpha"] = alpha_in_force(spec.alpha, sources["alpha"], policy)
+    if policy.alpha is not None:
+        changes["alpha"] = alpha
+    for key in keys[1:]:
         value = getattr(policy, key)
         if value is not None:
             changes[key] = value
