@@ -1167,15 +1167,8 @@ BATTERY: tuple[str, ...] = tuple(REGISTRY)
 DEFAULT_THRESHOLDS: dict[str, Threshold] = {t.id.value: t.default for t in REGISTRY.values()}
 #: Tests computed once per attribute and per declared intersection.
 PER_GROUPING: tuple[str, ...] = tuple(t.id.value for t in REGISTRY.values() if t.per_grouping)
-#: The display name of every test id a record can carry (for reports and their scripts).
-TEST_NAMES: Mapping[str, str] = MappingProxyType(
-    {
-        **{t.id.value: t.name for t in REGISTRY.values()},
-        TestId.GROUP_RULE.value: "Group rule",
-        TestId.CALIBRATION.value: "Calibration",
-        TestId.LL144_IMPACT_RATIO.value: "LL144 impact ratio",
-    }
-)
+#: The display name of every battery test id (every block's: :func:`respai.blocks.test_names`).
+TEST_NAMES: Mapping[str, str] = MappingProxyType({t.id.value: t.name for t in REGISTRY.values()})
 
 
 def run_battery(

@@ -68,6 +68,13 @@ class BatteryBlock(Block):
     frame = True
     assesses_fairness = True
 
+    @property
+    def test_names(self) -> Mapping[str, str]:  # type: ignore[override]
+        """The battery's tests, by id (:data:`respai.battery.TEST_NAMES`)."""
+        from respai.battery import TEST_NAMES
+
+        return TEST_NAMES
+
     def parse(self, raw: Any, ctx: ParseContext) -> EvaluationSpec:
         """The ``evaluation:`` block, its model file relative to the spec's folder."""
         from respai.spec.evaluation import parse_evaluation

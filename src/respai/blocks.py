@@ -25,12 +25,13 @@ naming a block:
   :meth:`Block.to_json` under the block's name (an optional block's: the frame blocks'
   results are the document's ``tests`` and ``per_group``).
 
-The HTML report shows a block's test records like every other, by their test ids
-(:data:`respai.battery.TEST_NAMES`); the exports (:mod:`respai.export.outcomes`) give them
-the block's kind (:attr:`Block.kind`, found by :meth:`Block.owns`), its JUnit suite
-(:attr:`Block.suite`), its readable names and reasons (:meth:`Block.outcome_name`,
-:meth:`Block.outcome_reason`) and, in the CycloneDX BOM, its measured values
-(:meth:`Block.metrics`) and fairness assessments (:attr:`Block.assesses_fairness`).
+The HTML report shows a block's test records like every other, named by their test ids
+(:attr:`Block.test_names`, merged by :func:`test_names`); the exports
+(:mod:`respai.export.outcomes`) give them the block's kind (:attr:`Block.kind`, found
+by :meth:`Block.owns`), its JUnit suite (:attr:`Block.suite`), its readable names and
+reasons (:meth:`Block.outcome_name`, :meth:`Block.outcome_reason`) and, in the CycloneDX
+BOM, its measured values (:meth:`Block.metrics`) and fairness assessments
+(:attr:`Block.assesses_fairness`).
 Adding a block touches its own package, one line of :data:`BLOCKS`, its tests and its
 docs page.
 """
@@ -43,6 +44,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import import_module
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -68,6 +70,7 @@ __all__ = [
     "block_of_test",
     "blocks",
     "declared_blocks",
+    "test_names",
 ]
 
 #: Every block of a spec, by its top-level key, in the order a run runs them and the
@@ -238,6 +241,8 @@ class Block(ABC):
     test_prefix: str = ""
     #: The JUnit suite its test records are cases of.
     suite: str = ""
+    #: The display name of each of its test ids (the report, the exports).
+    test_names: Mapping[str, str] = MappingProxyType({})
     #: Whether its grouped test records are fairness assessments in a CycloneDX BOM.
     assesses_fairness: bool = False
     #: Whether it is one of the spec's frame blocks (``fairness:``, ``evaluation:``): parsed
@@ -367,6 +372,14 @@ def block_named(name: str) -> Block:
 def blocks() -> list[Block]:
     """Every registered block, in :data:`BLOCKS` order."""
     return [block_named(name) for name in BLOCKS]
+
+
+def test_names() -> dict[str, str]:
+    """The display name of every test id a record can carry, from every block's names."""
+    out: dict[str, str] = {}
+    for b in blocks():
+        out |= dict(b.test_names)
+    return out
 
 
 def declared_blocks(spec: Spec) -> list[tuple[Block, Any]]:

@@ -12,6 +12,7 @@ reasons in exports, and measured values in a CycloneDX BOM.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from respai.blocks import Block, CaseColumns, Metric, ParseContext, RecordParts, RunContext
@@ -45,6 +46,7 @@ class RulesBlock(Block):
     suite = "respai.rules"
     frame = True
     assesses_fairness = True
+    test_names = MappingProxyType({"group_rule": "Group rule", "calibration": "Calibration"})
 
     def parse(self, raw: Any, ctx: ParseContext) -> FairnessSpec:
         """The ``fairness:`` block (with ``cases``, ``format``, ``delimiter`` from ``data:``)."""

@@ -105,15 +105,14 @@ def _text(value: object) -> str:
 
 
 def _name(rec: Mapping[str, Any]) -> str:
-    from respai.battery import TEST_NAMES
-    from respai.blocks import block_of_test
+    from respai.blocks import block_of_test, test_names
 
     key = _text(rec.get("test_key"))
     block = block_of_test(_text(rec.get("test_id")))
     named = None if block is None else block.outcome_name(rec)
     if named is not None:
         return named
-    name = TEST_NAMES.get(_text(rec.get("test_id")), _text(rec.get("test_id")) or key)
+    name = test_names().get(_text(rec.get("test_id")), _text(rec.get("test_id")) or key)
     grouping = rec.get("grouping")
     if isinstance(grouping, list) and grouping:
         return f"{name} by {' x '.join(str(g) for g in grouping)}"

@@ -8,6 +8,7 @@ scan of the decisions for both), the audit, its record parts and its terminal li
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from respai.blocks import Block, CaseColumns, Metric, ParseContext, RecordParts, RunContext
@@ -32,6 +33,7 @@ class LL144Block(Block):
     name = "ll144"
     test_prefix = "ll144"
     suite = "respai.ll144"
+    test_names = MappingProxyType({"ll144_impact_ratio": "LL144 impact ratio"})
 
     def parse(self, raw: Any, ctx: ParseContext) -> LL144Spec:
         """The block, checked against the spec's ``data:`` and ``system:``."""

@@ -7,6 +7,7 @@ test, its record parts and its terminal lines.
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from respai.blocks import Block, ParseContext, RecordParts, RunContext
@@ -29,6 +30,7 @@ class PairedBlock(Block):
     name = "paired"
     test_prefix = "paired"
     suite = "respai.paired"
+    test_names = MappingProxyType({"paired_difference": "Paired difference"})
 
     def parse(self, raw: Any, ctx: ParseContext) -> PairedSpec:
         """The block, its pairs file relative to the spec's folder."""

@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from respai.battery import TEST_NAMES
+from respai.blocks import test_names
 from respai.io import read_bounded
 from respai.record.canonical import MAX_JSON_BYTES, loads_strict
 from respai.record.dsse import b64decode_any
@@ -113,7 +113,7 @@ def render_report(
     contents = {"title": f"{html_text(title)}</title>", "style": f"{page_style()}</style>"}
     head = "\n".join(start_tag(tag, attrs, csp) + contents.get(tag, "") for tag, attrs in HEAD)
     main, *embedded_tags, script_tag = BODY
-    embedded = (embed_json(dict(envelope)), embed_json(key_json), embed_json(dict(TEST_NAMES)))
+    embedded = (embed_json(dict(envelope)), embed_json(key_json), embed_json(test_names()))
     return (
         "<!DOCTYPE html>\n"
         f"{start_tag('html', HTML_ATTRIBUTES)}\n<head>\n{head}\n</head>\n<body>\n"

@@ -19,7 +19,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from respai.battery import TEST_NAMES, TestId
+from respai.battery import TestId
+from respai.blocks import test_names
 from respai.record.canonical import canonical_bytes
 from respai.render.escape import terminal_text
 from respai.render.gap import shown_gap_bounds
@@ -184,7 +185,7 @@ def _items(value: object) -> str:
 
 def _test_name(value: object, _arg: str | None) -> str:
     if isinstance(value, str):
-        return TEST_NAMES.get(value, shown(value))
+        return test_names().get(value, shown(value))
     return "test"
 
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from respai.battery import TEST_NAMES, TestId
+from respai.battery import TestId
+from respai.blocks import test_names
 from respai.render.inline import embed_json
 from respai.render.report.chart import LEGEND_ICONS
 from respai.render.report.formats import FORMATS, FRAMEWORK_NAMES
@@ -33,7 +34,7 @@ def script_tables() -> str:
     caption = FORMATS["auc_caption"](_SLOT, None)
     before, _, after = caption.partition(_SLOT)
     tables = {
-        "testNames": dict(TEST_NAMES),
+        "testNames": test_names(),
         "testIds": {
             "groupRule": TestId.GROUP_RULE.value,
             "impactRatio": TestId.IMPACT_RATIO.value,
