@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import math
 from pathlib import Path
 from typing import Any
 
@@ -165,3 +166,14 @@ def test_a_parquet_list_column_is_refused_by_the_command(
     assert main(["fairness", str(spec)]) == 2
     err = capsys.readouterr().err
     assert "column 'g' holds values of type List(String)" in err and "internal" not in err
+
+
+def test_a_probability_contributes_the_floor_of_its_binary_product() -> None:
+    # the methods page's example: 0.00397 * 10**6 is 3969.9999999999995 in doubles
+    import duckdb
+
+    from respai.counts import MICRO
+
+    assert math.floor(0.00397 * MICRO) == 3969
+    found = duckdb.sql(f"SELECT CAST(FLOOR(0.00397::DOUBLE * {MICRO}) AS BIGINT)").fetchall()
+    assert found == [(3969,)]
