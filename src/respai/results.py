@@ -430,6 +430,8 @@ def _result_dict(res: FairnessResult) -> dict[str, Any]:
             "max_missing": spec.max_missing,
             "calibration_bins": spec.calibration_bins if spec.probability else None,
             "sources": dict(spec.sources),
+            "favorable": spec.favorable,
+            "orientation": spec.orientation,
         },
         "overall": group_row_dict(res.overall),
         "tables": {

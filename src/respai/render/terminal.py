@@ -255,6 +255,7 @@ def render_fairness(result: FairnessResult, console: Console) -> None:
     console.print(
         Text.assemble("verdict: ", _verdict(result.verdict), f" (exit {result.exit_code})")
     )
+    console.print(Text(terminal_text(spec.orientation_line)))
     if not result.rules:
         console.print(Text("No rule is declared: nothing can PASS.", style="yellow"))
     for r in result.rules:
@@ -409,6 +410,7 @@ def render_evaluation(
         )
     )
     console.print(Text.assemble("verdict: ", _verdict(e.verdict), f" (exit {e.exit_code})"))
+    console.print(Text(terminal_text(e.fairness.spec.orientation_line)))
     from respai.blocks import block_named
 
     for name, result in e.blocks.items():  # each block's own lines, in registry order

@@ -192,6 +192,26 @@ class FairnessSpec:
         return orientation_sentence(self.favorable, self.favorable_value)
 
     @property
+    def orientation_line(self) -> str:
+        """The orientation in one short line, for the terminal and notebook summaries.
+
+        Examples
+        --------
+        >>> FairnessSpec(label="y", prediction="p", attributes={}, favorable=0).orientation_line
+        'favorable: 0 (recoded: every rate counts the value 0 in the data as the good outcome)'
+        """
+        named = f" ({self.favorable_value!r})" if self.favorable_value is not None else ""
+        if self.favorable == 1:
+            return (
+                f"favorable: 1{named} (every rate counts the value 1 as the good outcome; "
+                "selection = share predicted 1)"
+            )
+        return (
+            f"favorable: 0{named} (recoded: every rate counts the value 0 in the data as the "
+            "good outcome)"
+        )
+
+    @property
     def groupings(self) -> tuple[tuple[str, ...], ...]:
         """Every single attribute, then every declared intersection."""
         return tuple((a,) for a in self.attributes) + self.intersections
