@@ -53,6 +53,27 @@ PREDICTION_NAMES = (
     "selected",
 )
 SCORE_NAMES = ("score", "probability", "prob", "proba", "y_score", "y_prob", "p", "risk")
+#: Words in a label or prediction column's name that say 1 is the adverse outcome for the
+#: person (a flag, a refusal, a default), so the draft proposes ``favorable: 0``.
+ADVERSE_WORDS = (
+    "default",
+    "defaulted",
+    "fraud",
+    "flag",
+    "flagged",
+    "reject",
+    "rejected",
+    "deny",
+    "denied",
+    "decline",
+    "declined",
+    "churn",
+    "risk",
+    "recid",
+    "recidivism",
+    "arrest",
+    "bad",
+)
 UNIT_NAMES = ("person_id", "applicant_id", "candidate_id", "customer_id", "user_id", "id")
 
 #: How much of a file an id column's approximate distinct count must reach to be checked
@@ -71,6 +92,8 @@ class Draft:
     unit: str | None
     attributes: tuple[str, ...]
     checks: tuple[str, ...] = field(default=())
+    #: the ``favorable:`` drafted: 1, or 0 when a column's name says 1 is adverse
+    favorable: int = 1
 
 
 def _words(name: str) -> list[str]:
@@ -285,6 +308,13 @@ def draft_from_summary(summary: FileSummary, *, cases: str, name: str, unit: str
     assert prediction is not None
     if not by_name:
         checks.append("prediction: no 0/1 column is named like a prediction; the next was taken")
+    adverse = [c for c in (label.name, prediction.name) if set(_words(c)) & set(ADVERSE_WORDS)]
+    favorable = 0 if adverse else 1
+    if adverse:
+        checks.append(
+            f"favorable: 0 was drafted because {adverse[0]!r} reads as an adverse outcome "
+            "(1 = flagged, refused, defaulted); set favorable: 1 if 1 is good for the person"
+        )
     used = {label.name, prediction.name}
     scores = [c for c in summary.columns if _is_score(c) and c.name not in used]
     score, by_name = _pick(scores, SCORE_NAMES)
@@ -319,6 +349,7 @@ def draft_from_summary(summary: FileSummary, *, cases: str, name: str, unit: str
     lines += _dump("label", label.name, 2)
     lines.append("  # the system's decision, 0/1 (an empty cell is 'no prediction')")
     lines += _dump("prediction", prediction.name, 2)
+    lines += _favorable_lines(favorable)
     if score is not None:
         lines.append("  # the score the decision came from, in [0, 1] (calibration, AUC)")
         lines += _dump("probability", score.name, 2)
@@ -373,7 +404,21 @@ def draft_from_summary(summary: FileSummary, *, cases: str, name: str, unit: str
         unit=unit,
         attributes=tuple(names),
         checks=tuple(checks),
+        favorable=favorable,
     )
+
+
+def _favorable_lines(favorable: int) -> list[str]:
+    """The drafted ``favorable:`` with what each reading means for the rates."""
+    return [
+        "  # which value of label and prediction is the GOOD outcome for the person?",
+        "  # every rate, ratio and difference is of that outcome:",
+        "  #   favorable: 1  selection rate = share predicted 1, true positive rate = share",
+        "  #                 predicted 1 among cases labelled 1 (1 = approved, hired, admitted)",
+        "  #   favorable: 0  selection rate = share predicted 0, true positive rate = share",
+        "  #                 predicted 0 among cases labelled 0 (1 = flagged, denied, defaulted)",
+        f"  favorable: {favorable}",
+    ]
 
 
 def _header(summary: FileSummary, checks: Sequence[str]) -> list[str]:
@@ -384,6 +429,8 @@ def _header(summary: FileSummary, checks: Sequence[str]) -> list[str]:
         "# It is a guess from the column names and values, not a decision. Check:",
         "#   - label is the true outcome and prediction the system's decision (0/1 each),",
         "#     and probability, if set, the score the decision came from;",
+        "#   - favorable names the value that is good for the person (1 or 0): the impact",
+        "#     ratio and every rate are of that outcome;",
         "#   - unit, if set, is the column naming the person each case is about;",
         "#   - every attribute is a characteristic you must evaluate, with every group you",
         "#     mean to report spelled as in the file (values are matched as text);",

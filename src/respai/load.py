@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from respai import engine
-from respai.counts import Counts, RankSums, Row, build_counts
+from respai.counts import MICRO, Counts, RankSums, Row, build_counts
 from respai.engine.registry import ENGINES, engine_named
 from respai.errors import InputError, did_you_mean
 from respai.spec import FairnessSpec, Spec, SystemInfo
@@ -352,6 +352,8 @@ def _rank_sums(
     def sums(parts: engine.RankParts | None) -> RankSums:
         if parts is None:
             return RankSums()
+        if spec.favorable == 0:  # the labels are recoded: read the score reversed too
+            parts = reversed_score(parts)
         return RankSums.from_parts(
             parts.positives, parts.negatives, parts.sum_x, parts.sum_x2, parts.sum_w, parts.sum_w2
         )
@@ -364,6 +366,35 @@ def _rank_sums(
             for key in product(*(range(len(declared[i])) for i in idx))
         }
     return overall, per
+
+
+def reversed_score(parts: engine.RankParts) -> engine.RankParts:
+    """The rank sums of the same cases with the score negated (``-s``, as ``1 - p`` orders).
+
+    With ``favorable: 0`` the labels reach the rank pass recoded (the favourable label
+    counts as 1), while the score is still the probability of the value 1 in the data; so
+    the score is read reversed. Negating the score turns each case's placement ``x`` (a
+    favourable case: twice the unfavourable cases below it, ties once) into ``2N - x``
+    counted from the other side, where ``N`` is the other label's count; the sums follow
+    exactly in integers. The AUC is unchanged by recoding both the label and the score
+    direction: ``sum_x`` of the result over ``2PN`` equals the input's ``1 - sum_x/2PN``.
+
+    Examples
+    --------
+    >>> from respai.engine import RankParts
+    >>> p = reversed_score(RankParts(2, 1, 4, 8, 0, 0))  # both positives above the negative
+    >>> p.positives, p.negatives, p.sum_x, p.sum_x2, p.sum_w, p.sum_w2
+    (2, 1, 0, 0, 4, 16)
+    """
+    pos, neg = parts.positives, parts.negatives
+    return engine.RankParts(
+        positives=pos,
+        negatives=neg,
+        sum_x=2 * pos * neg - parts.sum_x,
+        sum_x2=4 * neg * neg * pos - 4 * neg * parts.sum_x + parts.sum_x2,
+        sum_w=2 * pos * neg - parts.sum_w,
+        sum_w2=4 * pos * pos * neg - 4 * pos * parts.sum_w + parts.sum_w2,
+    )
 
 
 def _null_cells(
@@ -522,11 +553,16 @@ class _Gate:
             spec.prediction, pred_raw, spec.prediction_map, "prediction", allow_missing=True
         )
         assert label is not None
+        prob_bin, prob_sum = cell.prob_bin, cell.prob_sum
         if spec.probability is not None:
             self._probability(cell)
-        return Row(
-            tuple(values), tuple(reasons), label, pred, cell.prob_bin, cell.n, cell.prob_sum
-        )
+            if spec.favorable == 0 and prob_bin is not None:
+                # the probability of the favourable outcome, 1 - p: the bins mirrored and
+                # the millionths summed from the other end (each bin's calibration gap,
+                # and so the ECE, is the same number as for p and the value 1)
+                prob_bin = spec.calibration_bins - 1 - prob_bin
+                prob_sum = cell.prob_n * MICRO - prob_sum
+        return Row(tuple(values), tuple(reasons), label, pred, prob_bin, cell.n, prob_sum)
 
     def _attribute(self, attr: str, raw: Any) -> tuple[str | None, str | None]:
         key = (attr, raw)
@@ -582,7 +618,8 @@ class _Gate:
         text = value_text(value).strip()
         read = self._binaries[role].read(text)
         if read is not None:
-            return self._remember(key, read)
+            # recoded so that 1 is the favourable outcome (docs/spec.md, favorable)
+            return self._remember(key, read if self.spec.favorable == 1 else 1 - read)
         raw, text = self._first_bad(column, role, raw, text)
         if mapping:
             raise InputError(

@@ -453,6 +453,8 @@ def _result_dict(res: FairnessResult) -> dict[str, Any]:
             "calibration_bins": spec.calibration_bins if spec.probability else None,
             "sources": dict(spec.sources),
             "accepted": [v.value for v in res.accepted],
+            "favorable": spec.favorable,
+            "orientation": spec.orientation,
         },
         "overall": group_row_dict(res.overall),
         "tables": {

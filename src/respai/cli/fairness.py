@@ -59,11 +59,15 @@ def fairness(
     result = dataclasses.replace(result, accepted=accepted)
     if junit is not None:  # the run is not signed: the suite says so
         from respai.export.junit import junit_xml
-        from respai.export.outcomes import fairness_outcomes
+        from respai.export.outcomes import fairness_outcomes, orientation_facts
         from respai.io import write_file
 
         doc = result.to_dict()
-        facts = {"verdict": result.verdict.value, "signed": "no (respai fairness)"}
+        facts = {
+            "verdict": result.verdict.value,
+            "signed": "no (respai fairness)",
+            **orientation_facts(doc.get("settings")),
+        }
         name = f"respai: {doc['name']}" if doc.get("name") else "respai"
         write_file(junit, junit_xml(fairness_outcomes(doc), name=name, properties=facts))
     print_fairness(result)

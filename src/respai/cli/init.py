@@ -59,7 +59,7 @@ def init_command(datafile: Path, out: Path, force: bool) -> None:
             )
     draft = draft_spec(datafile, out)
     write_file(out, draft.text)
-    chosen = f"label {draft.label!r}, prediction {draft.prediction!r}"
+    chosen = f"label {draft.label!r}, prediction {draft.prediction!r}, favorable {draft.favorable}"
     if draft.probability:
         chosen += f", probability {draft.probability!r}"
     if draft.unit:

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from respai.blocks import block_of_test
 from respai.export.formats import json_document
-from respai.export.outcomes import record_outcomes
+from respai.export.outcomes import orientation_facts, record_outcomes, run_start_settings
 from respai.record.reading import as_dict as _as_dict
 from respai.record.reading import as_list as _as_list
 from respai.record.reading import number as _num
@@ -225,6 +225,7 @@ def cyclonedx_bom(
         "respai:dataset_sha256": _text(dataset.get("sha256")),
         "respai:dataset_name": _text(dataset.get("name")),
         "respai:engine": f"{_text(engine.get('name'))}/{_text(engine.get('version'))}",
+        **{f"respai:{k}": v for k, v in orientation_facts(run_start_settings(predicate)).items()},
     }
     component["properties"] = [{"name": k, "value": v} for k, v in facts.items() if v]
     return {

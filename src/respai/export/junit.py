@@ -28,7 +28,13 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from respai.export.outcomes import Outcome, kinds, record_outcomes
+from respai.export.outcomes import (
+    Outcome,
+    kinds,
+    orientation_facts,
+    record_outcomes,
+    run_start_settings,
+)
 from respai.render.escape import terminal_text
 
 if TYPE_CHECKING:
@@ -165,6 +171,7 @@ def record_junit(predicate: Mapping[str, Any], *, record_sha256: str | None = No
         "run_id": predicate.get("run_id"),
         "key_id": predicate.get("key_id"),
         "record_sha256": record_sha256,
+        **orientation_facts(run_start_settings(predicate)),
     }
     return junit_xml(
         record_outcomes(predicate),

@@ -21,8 +21,10 @@ __all__ = [
     "Outcome",
     "fairness_outcomes",
     "kinds",
+    "orientation_facts",
     "outcome_kind",
     "record_outcomes",
+    "run_start_settings",
     "worst_verdict",
 ]
 
@@ -41,6 +43,40 @@ def kinds() -> tuple[str, ...]:
     from respai.blocks import blocks
 
     return tuple(b.outcome_kind for b in blocks())
+
+
+def orientation_facts(settings: Any) -> dict[str, str]:
+    """The favourable outcome a run's rates count, as export properties (text values).
+
+    ``settings`` is a record's ``run_start`` settings or the ``settings`` of an unsigned
+    ``respai fairness`` JSON; a record made before ``favorable`` existed gives nothing.
+
+    Examples
+    --------
+    >>> orientation_facts({"favorable": 0, "orientation": "favorable: 0. ..."})
+    {'favorable': '0', 'orientation': 'favorable: 0. ...'}
+    >>> orientation_facts(None)
+    {}
+    """
+    if not isinstance(settings, Mapping):
+        return {}
+    out: dict[str, str] = {}
+    favorable = settings.get("favorable")
+    if isinstance(favorable, int) and not isinstance(favorable, bool):
+        out["favorable"] = str(favorable)
+    orientation = settings.get("orientation")
+    if isinstance(orientation, str):
+        out["orientation"] = orientation
+    return out
+
+
+def run_start_settings(predicate: Mapping[str, Any]) -> Any:
+    """The ``settings`` of a record's ``run_start`` (``None`` when there is none)."""
+    records = predicate.get("records")
+    for rec in records if isinstance(records, list) else []:
+        if isinstance(rec, Mapping) and rec.get("record_type") == "run_start":
+            return rec.get("settings")
+    return None
 
 
 #: From best to worst (DESIGN.md section 2): the worst verdict of a run decides.

@@ -119,8 +119,14 @@ def _rule(rule: Rule) -> dict[str, Any]:
 
 
 def fairness_criteria(fs: FairnessSpec) -> dict[str, Any]:
-    """The criteria of a ``fairness:`` block in force (the policy applied)."""
+    """The criteria of a ``fairness:`` block in force (the policy applied).
+
+    ``favorable`` is a criterion only when it is 0 (so earlier plans keep their id): which
+    outcome the rates count is fixed before the data is seen, as the rules are.
+    """
+    oriented = {} if fs.favorable == 1 else {"favorable": fs.favorable}
     return {
+        **oriented,
         "name": fs.name,
         "label": fs.label,
         "prediction": fs.prediction,

@@ -47,6 +47,7 @@ def fairness_html(res: FairnessResult) -> str:
     head = (
         f"<p><strong>{html_text(res.verdict.value)}</strong> (exit {res.exit_code}): "
         f"{res.counts.total} cases from {html_text(res.source)}</p>"
+        f"<p>{html_text(res.spec.orientation_line)}</p>"
     )
     tables = ", ".join(html_text(name) for name in res.tables)
     return (
@@ -60,6 +61,7 @@ def evaluation_html(e: Evaluation) -> str:
     head = (
         f"<p><strong>{html_text(e.verdict.value)}</strong> (exit {e.exit_code}): "
         f"{e.counts.total} cases</p>"
+        f"<p>{html_text(e.fairness.spec.orientation_line)}</p>"
     )
     battery = _table(
         ("test", "value", "interval", "verdict"),

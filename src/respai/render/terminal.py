@@ -259,6 +259,7 @@ def render_fairness(result: FairnessResult, console: Console) -> None:
             f" (exit {result.exit_code}{_accepted_note(result.accepted)})",
         )
     )
+    console.print(Text(terminal_text(spec.orientation_line)))
     if not result.rules:
         console.print(Text("No rule is declared: nothing can PASS.", style="yellow"))
     for r in result.rules:
@@ -462,6 +463,7 @@ def render_evaluation(
             "verdict: ", _verdict(e.verdict), f" (exit {e.exit_code}{_accepted_note(e.accepted)})"
         )
     )
+    console.print(Text(terminal_text(e.fairness.spec.orientation_line)))
     from respai.blocks import block_named
 
     for name, result in e.blocks.items():  # each block's own lines, in registry order

@@ -123,6 +123,8 @@ def build_predicate(
             "sources": dict(e.fairness.spec.sources),
             "score": e.score,
             "unit": e.fairness.spec.unit,
+            "favorable": e.fairness.spec.favorable,
+            "orientation": e.fairness.spec.orientation,
             "seed": e.spec.evaluation.seed if e.spec.evaluation else None,
             "model": None if e.model is None else dict(e.model),
             "thresholds": {k: v.to_dict() for k, v in e.thresholds.items()},

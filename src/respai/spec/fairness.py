@@ -5,7 +5,8 @@ holds. A rule names a rate, an attribute or a declared intersection, and exactly
 threshold (``max_group_gap``, ``min_group_ratio`` or ``worst_group``), and for a gap or a
 ratio optionally the ``reference`` group the others are compared with; ``rate:
 equalized_odds`` is a gap rule on both error rates. Which defaults applied is kept in
-``sources`` for the record.
+``sources`` for the record. ``favorable`` (1 or 0, or a value the maps map) names the
+outcome that is good for the person; every rate is then of that outcome.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from respai.spec.parsed import (
     FairnessSpec,
     Rule,
 )
-from respai.spelling import same_number_pair
+from respai.spelling import DeclaredValues, same_number_pair
 
 __all__ = ["parse_fairness"]
 
@@ -67,6 +68,7 @@ _FAIRNESS_KEYS = (
     "prediction_map",
     "format",
     "delimiter",
+    "favorable",
 )
 _RULE_KEYS = (
     "id",
@@ -179,12 +181,72 @@ def parse_fairness(
         format=fmt,
         delimiter=delimiter,
     )
+    if "favorable" in fb:
+        favorable, written = _favorable(ctx, fb["favorable"], spec)
+        spec = replace(spec, favorable=favorable, favorable_value=written)
     rules = _parse_rules(ctx, fb.get("rules"), spec)
     sources = {
         k: ("spec" if k in fb else "default")
         for k in ("alpha", "max_left_out", "min_cell", "max_missing")
     }
     return replace(spec, rules=rules, sources=sources)
+
+
+def _favorable(ctx: _Ctx, value: Any, spec: FairnessSpec) -> tuple[int, str | None]:
+    """``favorable:``: 0 or 1, or a value that ``label_map`` (and ``prediction_map``) map.
+
+    A mapped value (``favorable: approved``) stands for the number the maps give it, so
+    it must be a key of ``label_map`` and, when the spec has one, of ``prediction_map``,
+    mapped to the same number in both. Returns the number and the value as written (or
+    ``None`` when 0 or 1 was written).
+    """
+    key = "fairness.favorable"
+    if isinstance(value, bool):
+        raise ctx.fail(
+            key,
+            f"an unquoted yes/no/true/false/on/off was read by YAML as a boolean "
+            f"({str(value).lower()}).",
+            "Write 1 or 0 (the label and prediction value that is good for the person), "
+            "or quote a value that label_map maps.",
+        )
+    if isinstance(value, int | float) and value in (0, 1):
+        return int(value), None
+    if not isinstance(value, str) or not value.strip():
+        raise ctx.fail(
+            key,
+            f"must be 1 or 0 (or a value label_map maps), got {_kind(value)}.",
+            "Write 1 when the value 1 is the good outcome for the person (approved, hired), "
+            "0 when 1 is the adverse one (flagged, rejected).",
+        )
+    text = value.strip()
+    if text in ("0", "1"):
+        return int(text), None
+    if not spec.label_map:
+        raise ctx.fail(
+            key,
+            f"'{text}' is not 0 or 1, and there is no label_map that maps it.",
+            "Write 1 or 0, or map the label's values with label_map and name one of them.",
+        )
+    targets: list[int] = []
+    for role, mapping in (("label_map", spec.label_map), ("prediction_map", spec.prediction_map)):
+        if not mapping:
+            continue
+        found = DeclaredValues(mapping).match(text)
+        if found is None:
+            raise ctx.fail(
+                key,
+                f"'{text}' is not a key of fairness.{role}." + did_you_mean(text, mapping),
+                f"Name one of {', '.join(map(repr, mapping))}, or write 1 or 0.",
+            )
+        targets.append(mapping[found])
+    if len(set(targets)) != 1:
+        raise ctx.fail(
+            key,
+            f"'{text}' is mapped to {targets[0]} by label_map but to {targets[1]} by "
+            "prediction_map, so it does not name one outcome.",
+            "Map the favourable value to the same number in both maps.",
+        )
+    return targets[0], text
 
 
 def _parse_attributes(ctx: _Ctx, value: Any) -> dict[str, tuple[str, ...]]:

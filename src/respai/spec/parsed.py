@@ -33,6 +33,7 @@ __all__ = [
     "ScopeSpec",
     "Spec",
     "SystemInfo",
+    "orientation_sentence",
 ]
 
 DEFAULT_ALPHA = 0.05
@@ -44,6 +45,43 @@ DEFAULT_MAX_MISSING = 0.02
 DEFAULT_CALIBRATION_BINS = 10
 #: The file formats a ``format:`` key may name.
 FORMATS = ("csv", "jsonl", "parquet")
+
+
+def orientation_sentence(favorable: int, written: str | None = None) -> str:
+    """The sentence a record and every output carry about the favourable outcome.
+
+    Parameters
+    ----------
+    favorable
+        ``1`` or ``0``: the label and prediction value (after any map) that is the good
+        outcome for the person.
+    written
+        The mapped value the spec named (e.g. ``"approved"``), if it named one.
+
+    Examples
+    --------
+    >>> orientation_sentence(0, "approved")[:68]
+    "favorable: 0 ('approved'). The value 0 of the label and the predicti"
+    """
+    named = f" ({written!r})" if written is not None else ""
+    if favorable == 1:
+        return (
+            f"favorable: 1{named}. The value 1 of the label and the prediction is the "
+            "favourable outcome for the person: the selection rate is the share predicted "
+            "1, the true positive rate the share predicted 1 among cases labelled 1, and "
+            "every rate, ratio and difference is of that outcome."
+        )
+    return (
+        f"favorable: 0{named}. The value 0 of the label and the prediction is the "
+        "favourable outcome for the person, so both are recoded before counting (0 is "
+        "counted as 1 and 1 as 0): every 'predicted 1' and 'labelled 1' in this output "
+        "means the favourable outcome (0 in the data), the selection rate is the share "
+        "given the favourable decision, the true positive rate the share given it among "
+        "cases whose label is favourable, and every rate, ratio and difference is of that "
+        "outcome. A score or probability column still reads as the probability of the "
+        "value 1 in the data; the AUC and calibration read it reversed (1 - p), which "
+        "leaves both numbers unchanged."
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +171,45 @@ class FairnessSpec:
     format: str | None = None
     delimiter: str = ","
     sources: Mapping[str, str] = field(default_factory=dict)
+    #: The value (after ``label_map`` / ``prediction_map``) that is the good outcome for
+    #: the person: ``1`` (the default) or ``0``. With ``0`` the label and the prediction
+    #: are recoded before counting, so every count, rate, ratio and difference is of the
+    #: favourable outcome (see :attr:`orientation`).
+    favorable: int = 1
+    #: ``favorable`` as the spec wrote it when that was a mapped value (e.g.
+    #: ``"approved"``); ``None`` when it was written as 0 or 1, or not at all.
+    favorable_value: str | None = None
+
+    @property
+    def orientation(self) -> str:
+        """One sentence that says which outcome every rate counts, for records and outputs.
+
+        Examples
+        --------
+        >>> FairnessSpec(label="y", prediction="p", attributes={}).orientation[:44]
+        'favorable: 1. The value 1 of the label and t'
+        """
+        return orientation_sentence(self.favorable, self.favorable_value)
+
+    @property
+    def orientation_line(self) -> str:
+        """The orientation in one short line, for the terminal and notebook summaries.
+
+        Examples
+        --------
+        >>> FairnessSpec(label="y", prediction="p", attributes={}, favorable=0).orientation_line
+        'favorable: 0 (recoded: every rate counts the value 0 in the data as the good outcome)'
+        """
+        named = f" ({self.favorable_value!r})" if self.favorable_value is not None else ""
+        if self.favorable == 1:
+            return (
+                f"favorable: 1{named} (every rate counts the value 1 as the good outcome; "
+                "selection = share predicted 1)"
+            )
+        return (
+            f"favorable: 0{named} (recoded: every rate counts the value 0 in the data as the "
+            "good outcome)"
+        )
 
     @property
     def groupings(self) -> tuple[tuple[str, ...], ...]:

@@ -92,6 +92,7 @@ LABELS = frozenset(
         "Engine code",
         "Error budget",
         "Evaluated",
+        "Favourable outcome",
         "Fingerprints and run identity",
         "First distributed",
         "Framework",

@@ -86,6 +86,8 @@ def fingerprints_section(predicate: At, statement: At) -> str:
                 ("Unit column", settings["unit"].show("plain")),
             ]
         )
+        if settings.has("orientation"):  # records before engine 0.4 do not state it
+            rows.append(("Favourable outcome", settings["orientation"].show("text")))
     subjects = ", ".join(s["name"].show("text0") for s in statement["subject"].elements())
     rows.append(("Statement subjects", subjects or "—"))
     rows.append(("Run identity", predicate.show("run_identity")))
