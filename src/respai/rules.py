@@ -59,7 +59,15 @@ from respai.decision import GroupRate
 from respai.spec.parsed import FairnessSpec, Rate, Rule
 from respai.types import Verdict, worst
 
-__all__ = ["RuleResult", "evaluate_rule", "observed", "rate_counts"]
+__all__ = [
+    "RuleResult",
+    "evaluate_rule",
+    "guarantee",
+    "guarantee_line",
+    "interval_method",
+    "observed",
+    "rate_counts",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -466,6 +474,28 @@ def interval_method(r: RuleResult) -> str:
             "(Bonferroni over the two parts) and a PASS at alpha (both must pass)"
         )
     return text
+
+
+def guarantee_line(r: RuleResult) -> str:
+    """The guarantee in a few words, for the terminal (the record has :func:`guarantee`).
+
+    Examples
+    --------
+    >>> from respai.metrics import Rate
+    >>> rule = Rule(id="r", rate=Rate.SELECTION, attributes=("g",), max_group_gap=0.1)
+    >>> r = RuleResult(rule, Verdict.PASS, "", "", (), 0.05, 0.025, 30, None, {}, 0.0, 0.1, "")
+    >>> guarantee_line(r)
+    'a wrong PASS or a wrong FAIL of this rule at most 0.05 (no correction across rules)'
+    """
+    how = " (each pair tested at alpha)" if r.method == "pairwise" else ""
+    odds = ", each error rate failing at alpha / 2" if r.rule.equalized_odds else ""
+    across = (
+        f"the run's {r.family} rules together at most {_pct(r.alpha * r.family)}"
+        if r.family > 1
+        else "no correction across rules"
+    )
+    level = _pct(r.alpha)
+    return f"a wrong PASS or a wrong FAIL of this rule at most {level}{how}{odds} ({across})"
 
 
 def guarantee(r: RuleResult) -> str:
