@@ -376,8 +376,12 @@ def rule_dict(r: RuleResult) -> dict[str, Any]:
         "threshold": threshold,
         "alpha": r.alpha,
         "alpha_per_group": r.alpha_per_group,
-        "interval_method": "clopper-pearson, Bonferroni over the rule's declared groups; "
-        "missing predictions counted at their worst",
+        "method": r.method,
+        "fail_alpha": r.fail_alpha,
+        "fail_alpha_per_group": r.fail_alpha_per_group,
+        "familywise": None if r.family == 1 else {"method": "bonferroni", "rules": r.family},
+        "guarantee": r.guarantee,
+        "interval_method": r.interval_method,
         "gap_bounds": None
         if r.gap_bounds is None
         else {"lo": r.gap_bounds[0], "hi": r.gap_bounds[1]},

@@ -59,7 +59,15 @@ from respai.decision import GroupRate
 from respai.spec.parsed import FairnessSpec, Rate, Rule
 from respai.types import Verdict, worst
 
-__all__ = ["RuleResult", "evaluate_rule", "observed", "rate_counts"]
+__all__ = [
+    "RuleResult",
+    "evaluate_rule",
+    "guarantee",
+    "guarantee_line",
+    "interval_method",
+    "observed",
+    "rate_counts",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +96,27 @@ class RuleResult:
     ratio_bounds: tuple[float, float | None] | None = None
     #: The two gap decisions of an ``equalized_odds`` rule (false positive, false negative).
     parts: tuple[RuleResult, ...] = ()
+    #: The level of a wrong FAIL (``alpha``; half of it for each equalized-odds part).
+    fail_alpha: float = 0.05
+    #: The share of each group's interval a FAIL is proven from (``fail_alpha / G``).
+    fail_alpha_per_group: float = 0.025
+    #: How many rules share the run's alpha (``familywise: bonferroni``); 1 without it.
+    family: int = 1
+
+    @property
+    def method(self) -> str:
+        """How the rule decides PASS: ``simultaneous`` or ``pairwise``."""
+        return self.rule.method if self.rule.kind != "worst_group" else "simultaneous"
+
+    @property
+    def interval_method(self) -> str:
+        """How the rule's intervals and verdict are built, as the record states it."""
+        return interval_method(self)
+
+    @property
+    def guarantee(self) -> str:
+        """What the rule's verdict promises, as the record states it."""
+        return guarantee(self)
 
 
 def rate_counts(rate: Rate, cell: Cell) -> tuple[int, int, int]:
@@ -162,33 +191,75 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
         The rule (with any policy override already applied).
     spec
         The declaration: ``alpha``, ``min_cell`` and ``max_left_out`` come from here
-        unless the rule sets its own ``max_left_out``.
+        unless the rule sets its own ``max_left_out``; with ``familywise: bonferroni``
+        each of the ``m`` rules is decided at ``alpha / m`` (:attr:`FairnessSpec.rule_alpha`).
     counts
         The counts of the one engine pass.
     """
+    alpha = spec.rule_alpha
     if rule.equalized_odds:
-        return _equalized_odds(rule, spec, counts)
+        return _equalized_odds(rule, spec, counts, alpha)
+    return _decide(rule, spec, counts, alpha, alpha)
+
+
+def _as_float(share: Fraction, spec: FairnessSpec) -> float:
+    """The float of an exact alpha: the spec's own float when it is the spec's alpha.
+
+    So a rule decided at the spec's alpha shows exactly the numbers it always has.
+    """
+    return spec.alpha if share == exact.decimal(spec.alpha) else float(share)
+
+
+def _decide(
+    rule: Rule, spec: FairnessSpec, counts: Counts, alpha: Fraction, fail_alpha: Fraction
+) -> RuleResult:
+    """One rule (or one part of an equalized-odds rule) at its own alphas.
+
+    ``alpha`` is the rule's level for a wrong PASS, ``fail_alpha`` for a wrong FAIL
+    (half of it for each part of an equalized-odds rule). A FAIL is always proven from
+    the simultaneous intervals at ``fail_alpha / G`` with the missing decisions counted
+    against the rule; a PASS from the intervals at ``alpha / G`` (``simultaneous``) or,
+    for ``method: pairwise``, from each group's interval at ``alpha`` (each pair's
+    one-sided test at ``alpha``: an intersection-union test).
+    """
     grouping = counts.groupings[rule.attributes]
     n_groups = len(grouping.groups)
-    alpha_g = stats.bonferroni_alpha(spec.alpha, n_groups)
-    groups = [
-        decision.group_rate(key, *rate_counts(rule.rate, cell), alpha_g, spec.min_cell)
-        for key, cell in grouping.groups.items()
-    ]
+    pairwise = rule.method == "pairwise" and rule.kind != "worst_group"
+    alpha_f = _as_float(alpha, spec)
+    # the share of each group's two-sided interval that decides a PASS, and a FAIL
+    share = alpha if pairwise else alpha / n_groups
+    fail_share = fail_alpha / n_groups
+    alpha_g = alpha_f if pairwise else stats.bonferroni_alpha(alpha_f, n_groups)
+    fail_g = (
+        alpha_g
+        if fail_share == alpha / n_groups and not pairwise
+        else stats.bonferroni_alpha(_as_float(fail_alpha, spec), n_groups)
+    )
+    cells = [(key, rate_counts(rule.rate, cell)) for key, cell in grouping.groups.items()]
+    groups = [decision.group_rate(key, *c, alpha_g, spec.min_cell) for key, c in cells]
+    fgroups = (
+        groups
+        if fail_share == share
+        else [decision.group_rate(key, *c, fail_g, spec.min_cell) for key, c in cells]
+    )
     intervals = [g.interval for g in groups]
     # every comparison with a threshold is exact (respai.exact): an end at the limit meets it
-    share = exact.decimal(spec.alpha) / n_groups
     los, his = decision.exact_ends(groups, share)
     # a FAIL is proven with the missing predictions counted against the rule (adverse ends)
     missing_any = any(g.missing for g in groups)
+    w_intervals = [g.interval for g in fgroups]  # the FAIL side's intervals, widened
     if missing_any:
-        f_intervals = decision.adverse_intervals(groups, alpha_g)
-        f_los, f_his = decision.adverse_ends(groups, share)
-    else:
+        f_intervals = decision.adverse_intervals(fgroups, fail_g)
+        f_los, f_his = decision.adverse_ends(fgroups, fail_share)
+    elif fgroups is groups:
         f_intervals, f_los, f_his = intervals, los, his
+    else:
+        f_intervals = w_intervals
+        f_los, f_his = decision.exact_ends(fgroups, fail_share)
     counted = " (the cases without a prediction counted against the rule)" if missing_any else ""
     ref = _reference_index(groups, rule)
     against = "" if ref is None else f" against {groups[ref].label}"
+    by_pair = f" (each pair's one-sided test at {float(alpha):.4g}, pairwise)" if pairwise else ""
 
     bounds: tuple[float, float] | None = None
     ratio: tuple[float, float | None] | None = None
@@ -196,10 +267,16 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
     if rule.max_group_gap is not None:
         pairs = decision.pairs_for(n_groups, ref)
         if pairs is None:
-            bounds = decision.max_gap_bounds(intervals)
+            bounds = (
+                decision.max_gap_bounds(w_intervals)[0],
+                decision.max_gap_bounds(intervals)[1],
+            )
             f_low = decision.max_gap_bounds(f_intervals)[0]
         else:
-            bounds = decision.reference_gap_bounds(intervals, pairs)
+            bounds = (
+                decision.reference_gap_bounds(w_intervals, pairs)[0],
+                decision.reference_gap_bounds(intervals, pairs)[1],
+            )
             f_low = decision.reference_gap_bounds(f_intervals, pairs)[0]
         limit = rule.max_group_gap
         q = exact.decimal(limit)
@@ -210,15 +287,19 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
             f"max_group_gap {limit}"
         )
         held_text = (
-            f"every gap{against} is at most {_fmt(bounds[1])}, within max_group_gap {limit}"
+            f"every gap{against} is at most {_fmt(bounds[1])}{by_pair}, within "
+            f"max_group_gap {limit}"
         )
         open_text = (
             f"the largest gap{against} lies between {_fmt(max(bounds[0], 0.0))} and "
-            f"{_fmt(bounds[1])}, which straddles max_group_gap {limit}"
+            f"{_fmt(bounds[1])}{by_pair}, which straddles max_group_gap {limit}"
         )
     elif rule.min_group_ratio is not None:
         pairs = None if ref is None else [(i, ref) for i in range(n_groups) if i != ref]
-        ratio = decision.ratio_bounds(intervals, pairs)
+        ratio = (
+            decision.ratio_bounds(intervals, pairs)[0],
+            decision.ratio_bounds(w_intervals, pairs)[1],
+        )
         f_high = decision.ratio_bounds(f_intervals, pairs)[1] if missing_any else ratio[1]
         limit = rule.min_group_ratio
         q = exact.decimal(limit)
@@ -231,13 +312,13 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
             f"min_group_ratio {limit}"
         )
         held_text = (
-            f"every ratio to {to} is at least {_fmt(ratio[0])}, "
+            f"every ratio to {to} is at least {_fmt(ratio[0])}{by_pair}, "
             f"at or above min_group_ratio {limit}"
         )
         high = "no upper bound" if ratio[1] is None else _fmt(ratio[1])
         open_text = (
             f"the smallest ratio to {to} lies between {_fmt(ratio[0])} and "
-            f"{high}, which straddles min_group_ratio {limit}"
+            f"{high}{by_pair}, which straddles min_group_ratio {limit}"
         )
         denominators = [los[ref]] if ref is not None else los
         if not any(decision.positive(b) for b in denominators):
@@ -326,8 +407,11 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
         reason_code=code,
         reason=reason,
         groups=tuple(groups),
-        alpha=spec.alpha,
+        alpha=alpha_f,
         alpha_per_group=alpha_g,
+        fail_alpha=_as_float(fail_alpha, spec),
+        fail_alpha_per_group=fail_g,
+        family=len(spec.rules) if spec.rule_alpha != exact.decimal(spec.alpha) else 1,
         min_cell=spec.min_cell,
         gap_bounds=bounds,
         left_out=grouping.left_out,
@@ -341,17 +425,111 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
     )
 
 
-def _equalized_odds(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
+def _equalized_odds(rule: Rule, spec: FairnessSpec, counts: Counts, alpha: Fraction) -> RuleResult:
     """Both gap decisions of an ``equalized_odds`` rule, and the worse of the two.
+
+    The rule FAILs when either part fails (a union), so each part proves a FAIL at
+    ``alpha / 2`` (Bonferroni over the two): a wrong FAIL of the rule stays at most
+    ``alpha``. It PASSes only when both parts pass (an intersection), so each part's PASS
+    is decided at ``alpha`` (intersection-union: a wrong PASS needs the broken part to
+    pass, at most ``alpha``).
 
     The result carries the worse part's groups, bounds and reason code (the false
     positive part on a tie), a reason naming both, and both parts in ``parts``.
     """
     parts = tuple(
-        evaluate_rule(replace(rule, rate=rate, equalized_odds=False), spec, counts)
+        _decide(replace(rule, rate=rate, equalized_odds=False), spec, counts, alpha, alpha / 2)
         for rate in rule.rates
     )
     verdict = worst(p.verdict for p in parts)
     base = next(p for p in parts if p.verdict is verdict)
     reason = "; ".join(f"{p.rule.rate.value}: {p.verdict.value}, {p.reason}" for p in parts)
     return replace(base, rule=rule, verdict=verdict, reason=reason, parts=parts)
+
+
+def _pct(x: float) -> str:
+    return f"{x:.4g}"
+
+
+def interval_method(r: RuleResult) -> str:
+    """How a rule's intervals and verdict are built (the record's ``interval_method``).
+
+    The default wording is the one engine 0.3 signed; a pairwise rule and an
+    equalized-odds rule say how they differ.
+    """
+    text = (
+        "clopper-pearson, Bonferroni over the rule's declared groups; "
+        "missing predictions counted at their worst"
+    )
+    if r.method == "pairwise":
+        text = (
+            "pairwise: clopper-pearson at 1 - alpha per group, each pair's one-sided test at "
+            "alpha for a PASS (intersection-union test, Berger 1982); a FAIL from the "
+            "clopper-pearson intervals Bonferroni over the rule's declared groups, the "
+            "missing predictions counted against the rule"
+        )
+    if r.rule.equalized_odds:
+        text += (
+            "; equalized odds: each of the two error rates proves a FAIL at alpha / 2 "
+            "(Bonferroni over the two parts) and a PASS at alpha (both must pass)"
+        )
+    return text
+
+
+def guarantee_line(r: RuleResult) -> str:
+    """The guarantee in a few words, for the terminal (the record has :func:`guarantee`).
+
+    Examples
+    --------
+    >>> from respai.metrics import Rate
+    >>> rule = Rule(id="r", rate=Rate.SELECTION, attributes=("g",), max_group_gap=0.1)
+    >>> r = RuleResult(rule, Verdict.PASS, "", "", (), 0.05, 0.025, 30, None, {}, 0.0, 0.1, "")
+    >>> guarantee_line(r)
+    'a wrong PASS or a wrong FAIL of this rule at most 0.05 (no correction across rules)'
+    """
+    how = " (each pair tested at alpha)" if r.method == "pairwise" else ""
+    odds = ", each error rate failing at alpha / 2" if r.rule.equalized_odds else ""
+    across = (
+        f"the run's {r.family} rules together at most {_pct(r.alpha * r.family)}"
+        if r.family > 1
+        else "no correction across rules"
+    )
+    level = _pct(r.alpha)
+    return f"a wrong PASS or a wrong FAIL of this rule at most {level}{how}{odds} ({across})"
+
+
+def guarantee(r: RuleResult) -> str:
+    """What a rule's verdict promises: its wrong-PASS and wrong-FAIL levels, per rule.
+
+    Mirrors the battery's ``threshold.guarantee``: a PASS or a FAIL is wrong no more often
+    than the stated level, for this rule on its own (the run's verdict is the worst of its
+    rules; ``familywise: bonferroni`` makes the level hold for every rule at once).
+    """
+    a = _pct(r.alpha)
+    rule = r.rule
+    if rule.kind == "worst_group":
+        claim = "every group's rate within the bound"
+    elif rule.kind == "max_group_gap":
+        claim = "every gap within max_group_gap"
+    else:
+        claim = "every ratio at or above min_group_ratio"
+    if r.method == "pairwise":
+        how = "each pair's one-sided test at alpha must pass (intersection-union)"
+    else:
+        how = "the group intervals hold together with probability at least 1 - alpha"
+    text = (
+        f"decided on the whole interval, per rule: a PASS is wrong (not {claim}) with "
+        f"probability at most {a}, a FAIL is wrong ({claim}) with probability at most "
+        f"{a}; {how}"
+    )
+    if rule.equalized_odds:
+        text += "; each error rate fails at alpha / 2, so either failing stays within alpha"
+    if r.family > 1:
+        text += (
+            f"; family-wise: the run's {r.family} rules share alpha "
+            f"{_pct(r.alpha * r.family)} (Bonferroni), so any wrong verdict among them has "
+            f"probability at most {_pct(r.alpha * r.family)}"
+        )
+    else:
+        text += "; the run's verdict, the worst of its rules, has no correction across them"
+    return text

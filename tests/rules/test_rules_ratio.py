@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.proportion import proportion_confint
 
-from respai import Verdict
+from respai import Verdict, exact
 from respai.counts import Cell, Counts, Grouping
 from respai.errors import SpecError
 from respai.metrics import Rate
@@ -317,12 +318,61 @@ def test_equalized_odds_is_the_worse_of_both_gaps() -> None:
     assert doc["rate"] == "equalized_odds"
     assert [p["rate"] for p in doc["parts"]] == ["false_positive", "false_negative"]
     assert "parts" not in doc["parts"][0]
-    # the two parts equal the two single-rate rules
+    # each part PASSes as the single-rate rule does (at alpha: both must pass) and proves a
+    # FAIL at alpha / 2 (either failing fails the rule: Bonferroni over the two)
     for part, rate in zip(result.parts, (Rate.FALSE_POSITIVE, Rate.FALSE_NEGATIVE), strict=True):
         alone = evaluate_rule(
             Rule(id="eo", rate=rate, attributes=("g",), max_group_gap=0.05), spec, counts_of(cells)
         )
-        assert (part.verdict, part.gap_bounds) == (alone.verdict, alone.gap_bounds)
+        assert part.verdict == alone.verdict
+        assert part.gap_bounds is not None and alone.gap_bounds is not None
+        assert part.gap_bounds[1] == alone.gap_bounds[1]
+        assert part.gap_bounds[0] < alone.gap_bounds[0]  # the FAIL side's wider intervals
+        assert (part.alpha, part.fail_alpha) == (0.05, 0.025)
+        assert part.fail_alpha_per_group == pytest.approx(0.0125)
+    assert "alpha / 2" in doc["interval_method"] and "alpha / 2" in doc["guarantee"]
+    assert doc["fail_alpha"] == 0.025
+
+
+def test_equalized_odds_fail_needs_its_part_to_fail_at_half_alpha() -> None:
+    # a false negative gap a single-rate rule proves at alpha but not at alpha / 2
+    spec = spec_of(("a", "b"))
+    share = Fraction(1, 40)  # alpha / G
+    n = 400
+    # find b's count whose lower bound clears a's upper bound by the limit at alpha/G
+    # but not at alpha/(2G)
+    a_fn = 80
+    hi_a = float(exact.ClopperPearson(a_fn, n, share, "hi").value)
+    hi_a2 = float(exact.ClopperPearson(a_fn, n, share / 2, "hi").value)
+    b_fn = next(
+        k
+        for k in range(a_fn, n)
+        if float(exact.ClopperPearson(k, n, share, "lo").value) - hi_a > 0.05
+        and float(exact.ClopperPearson(k, n, share / 2, "lo").value) - hi_a2 <= 0.05
+    )
+    cells = {
+        "a": Cell(fp=10, tn=390, fn=a_fn, tp=n - a_fn),
+        "b": Cell(fp=10, tn=390, fn=b_fn, tp=n - b_fn),
+    }
+    alone = evaluate_rule(
+        Rule(id="fnr", rate=Rate.FALSE_NEGATIVE, attributes=("g",), max_group_gap=0.05),
+        spec,
+        counts_of(cells),
+    )
+    assert alone.verdict is Verdict.FAIL
+    odds = evaluate_rule(
+        Rule(
+            id="eo",
+            rate=Rate.FALSE_POSITIVE,
+            attributes=("g",),
+            max_group_gap=0.05,
+            equalized_odds=True,
+        ),
+        spec,
+        counts_of(cells),
+    )
+    assert odds.parts[1].verdict is Verdict.INSUFFICIENT_EVIDENCE
+    assert odds.verdict is Verdict.INSUFFICIENT_EVIDENCE
 
 
 # -- the predictive rates in a rule -----------------------------------------------------

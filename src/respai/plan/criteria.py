@@ -102,6 +102,8 @@ def _rule(rule: Rule) -> dict[str, Any]:
         richer["min_group_ratio"] = rule.min_group_ratio
     if rule.reference is not None:
         richer["reference"] = list(rule.reference)
+    if rule.method != "simultaneous":  # how a PASS is decided (engine 0.4.0), only when set
+        richer["method"] = rule.method
     return {
         **richer,
         "rate": rule.rate_name,
@@ -121,12 +123,16 @@ def _rule(rule: Rule) -> dict[str, Any]:
 def fairness_criteria(fs: FairnessSpec) -> dict[str, Any]:
     """The criteria of a ``fairness:`` block in force (the policy applied).
 
-    ``favorable`` is a criterion only when it is 0 (so earlier plans keep their id): which
-    outcome the rates count is fixed before the data is seen, as the rules are.
+    ``favorable`` is a criterion only when it is 0, and ``familywise`` (run-level
+    family-wise control, engine 0.4.0) only when set, so earlier plans keep their id:
+    which outcome the rates count and how alpha is shared are fixed before the data is
+    seen, as the rules are.
     """
-    oriented = {} if fs.favorable == 1 else {"favorable": fs.favorable}
+    richer: dict[str, Any] = {} if fs.favorable == 1 else {"favorable": fs.favorable}
+    if fs.familywise is not None:
+        richer["familywise"] = fs.familywise
     return {
-        **oriented,
+        **richer,
         "name": fs.name,
         "label": fs.label,
         "prediction": fs.prediction,
@@ -154,6 +160,7 @@ def _policy(policy: Policy | None) -> dict[str, Any] | None:
         "max_left_out": policy.max_left_out,
         "max_missing": policy.max_missing,
         "min_cell": policy.min_cell,
+        **({} if policy.familywise is None else {"familywise": policy.familywise}),
         "rules": criteria_values(policy.rules),
         "tests": criteria_values(policy.tests),
     }

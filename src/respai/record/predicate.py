@@ -190,6 +190,15 @@ class GroupRuleDetails(TypedDict):
     #: the cases without a prediction, max_missing, where it came from, and the groups
     #: over it (from engine 0.4.0; absent before)
     missing_decisions: NotRequired[dict[str, Any]]
+    #: how a PASS is decided: ``simultaneous`` or ``pairwise`` (from engine 0.4.0)
+    method: NotRequired[str]
+    #: the level of a wrong FAIL and each group's share of it (from engine 0.4.0)
+    fail_alpha: NotRequired[float]
+    fail_alpha_per_group: NotRequired[float]
+    #: run-level family-wise control: ``{"method": "bonferroni", "rules": m}`` or null
+    familywise: NotRequired[dict[str, Any] | None]
+    #: what the verdict promises, per rule (from engine 0.4.0)
+    guarantee: NotRequired[str]
 
 
 class LL144Details(TypedDict):

@@ -23,7 +23,7 @@ from respai.render.aligned import AlignedTable, Justify
 from respai.render.escape import terminal_text
 from respai.render.extremes import ALL_UP_TO, each_end, extremes
 from respai.results import BatteryResult, Evaluation, FairnessResult
-from respai.rules import RuleResult
+from respai.rules import RuleResult, guarantee_line
 from respai.tables import METRICS, GroupRow, Measure
 from respai.types import Interval, Verdict
 
@@ -284,6 +284,7 @@ def render_fairness(result: FairnessResult, console: Console) -> None:
             head.append(f" (from {terminal_text(r.rule.threshold_source)})")
         console.print(head)
         console.print(Text(f"  why: {terminal_text(r.reason)}."))
+        console.print(Text(f"  guarantee: {guarantee_line(r)}.", style="dim"))
         left = sum(r.left_out.values())
         if left:
             reasons = ", ".join(f"{terminal_text(k)}: {v}" for k, v in r.left_out.items())

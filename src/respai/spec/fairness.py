@@ -80,7 +80,10 @@ _RULE_KEYS = (
     "reference",
     "max_left_out",
     "max_missing",
+    "method",
 )
+#: How a gap or ratio rule decides PASS (``method:``); the first is the default.
+RULE_METHODS = ("simultaneous", "pairwise")
 _THRESHOLDS = ("max_group_gap", "min_group_ratio", "worst_group")
 #: A ``rate:`` value that is not one rate: both error rates at once (a gap rule).
 EQUALIZED_ODDS = "equalized_odds"
@@ -387,6 +390,7 @@ def _parse_rules(ctx: _Ctx, value: Any, spec: FairnessSpec) -> tuple[Rule, ...]:
             reference = _reference(ctx, f"{where}.reference", rb["reference"], attrs, spec)
         left = rb.get("max_left_out")
         missing = rb.get("max_missing")
+        method = _method(ctx, f"{where}.method", rb.get("method", RULE_METHODS[0]), kind)
         rules.append(
             Rule(
                 id=rule_id,
@@ -404,9 +408,28 @@ def _parse_rules(ctx: _Ctx, value: Any, spec: FairnessSpec) -> tuple[Rule, ...]:
                 max_missing=None
                 if missing is None
                 else _fraction(ctx, f"{where}.max_missing", missing),
+                method=method,
             )
         )
     return tuple(rules)
+
+
+def _method(ctx: _Ctx, where: str, value: Any, kind: str) -> str:
+    """A rule's ``method:``: ``simultaneous`` or ``pairwise`` (a gap or ratio rule only)."""
+    if value not in RULE_METHODS:
+        raise ctx.fail(
+            where,
+            f"'{value}' is not a method." + did_you_mean(str(value), RULE_METHODS),
+            "Use simultaneous (the default: every gap bounded from the group intervals at "
+            "alpha / G) or pairwise (each pair's one-sided test at alpha).",
+        )
+    if value == "pairwise" and kind == "worst_group":
+        raise ctx.fail(
+            where,
+            "a worst_group rule compares each group with its bound, so it has no pairs to test.",
+            "Remove method, or use max_group_gap or min_group_ratio.",
+        )
+    return str(value)
 
 
 def _reference(

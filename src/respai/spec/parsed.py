@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from respai.errors import SpecError
+from respai.exact import decimal
 from respai.metrics import Rate
 
 __all__ = [
@@ -112,6 +114,10 @@ class Rule:
     #: the rule's own ``max_missing`` (``None``: the fairness block's)
     max_missing: float | None = None
     max_missing_source: str = "spec"
+    #: how a gap or ratio rule decides PASS: ``"simultaneous"`` (the default: every gap
+    #: bounded from the group intervals at ``alpha / G``) or ``"pairwise"`` (each pair's
+    #: one-sided test at ``alpha``, an intersection-union test)
+    method: str = "simultaneous"
 
     @property
     def kind(self) -> str:
@@ -210,6 +216,24 @@ class FairnessSpec:
             f"favorable: 0{named} (recoded: every rate counts the value 0 in the data as the "
             "good outcome)"
         )
+
+    #: run-level family-wise control over the rules: ``None`` (each rule at ``alpha``) or
+    #: ``"bonferroni"`` (each of the ``m`` rules at ``alpha / m``); set by a policy
+    familywise: str | None = None
+
+    @property
+    def rule_alpha(self) -> Fraction:
+        """Each rule's share of alpha, exactly: ``alpha``, or ``alpha / m`` (Bonferroni).
+
+        Examples
+        --------
+        >>> FairnessSpec(label="y", prediction="p", attributes={}).rule_alpha
+        Fraction(1, 20)
+        """
+        a = decimal(self.alpha)
+        if self.familywise == "bonferroni" and len(self.rules) > 1:
+            return a / len(self.rules)
+        return a
 
     @property
     def groupings(self) -> tuple[tuple[str, ...], ...]:
@@ -383,6 +407,8 @@ class Policy:
     max_left_out: float | None = None
     min_cell: int | None = None
     max_missing: float | None = None
+    #: run-level family-wise control over the group rules (``"bonferroni"``) or ``None``
+    familywise: str | None = None
     rules: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     tests: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 

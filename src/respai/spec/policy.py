@@ -1,11 +1,12 @@
 """Policy files: thresholds and overrides for one use of a spec, and applying them.
 
 A policy may set ``alpha``, ``max_left_out``, ``max_missing`` and ``min_cell`` for the whole
-file, override
-a rule's threshold by rule id (not its kind or side), and set a battery test's threshold or
-decision rule. :func:`apply_policy` returns the spec with the overrides applied and each
-threshold's source noted (``spec``, ``default`` or ``policy <file> sha256:<hex>``), so the
-record says where every number came from.
+file, ask for run-level family-wise control over the group rules (``familywise:
+bonferroni``), override a rule's threshold or its ``method`` by rule id (not its kind or
+side), and set a battery test's threshold or decision rule. :func:`apply_policy` returns
+the spec with the overrides applied and each threshold's source noted (``spec``,
+``default`` or ``policy <file> sha256:<hex>``), so the record says where every number
+came from.
 """
 
 from __future__ import annotations
@@ -37,15 +38,19 @@ _POLICY_KEYS = (
     "max_left_out",
     "max_missing",
     "min_cell",
+    "familywise",
     "rules",
     "tests",
 )
+#: Run-level family-wise control over the group rules (``familywise:``).
+FAMILYWISE = ("none", "bonferroni")
 _RULE_OVERRIDES = (
     "max_group_gap",
     "min_group_ratio",
     "worst_group",
     "max_left_out",
     "max_missing",
+    "method",
 )
 _POLICY_TEST_KEYS = ("threshold", "decision")
 
@@ -88,6 +93,17 @@ def parse_policy(
             clean["max_left_out"] = _fraction(ctx, f"{where}.max_left_out", ob["max_left_out"])
         if "max_missing" in ob:
             clean["max_missing"] = _fraction(ctx, f"{where}.max_missing", ob["max_missing"])
+        if "method" in ob:
+            from respai.spec.fairness import RULE_METHODS
+
+            method = _text(ctx, f"{where}.method", ob["method"])
+            if method not in RULE_METHODS:
+                raise ctx.fail(
+                    f"{where}.method",
+                    f"'{method}' is not a method." + did_you_mean(method, RULE_METHODS),
+                    "Use simultaneous or pairwise.",
+                )
+            clean["method"] = method
         rules[str(rule_id)] = clean
     tests_block = _mapping(ctx, "tests", block.get("tests") or {})
     tests: dict[str, dict[str, Any]] = {}
@@ -133,7 +149,22 @@ def parse_policy(
         if "min_cell" not in block
         else _count(ctx, "min_cell", block["min_cell"], low=0, high=10**9),
         rules=rules,
+        familywise=_familywise(ctx, block.get("familywise")),
     )
+
+
+def _familywise(ctx: _Ctx, value: Any) -> str | None:
+    """``familywise:``: ``bonferroni`` (the rules share alpha), ``none`` or absent (``None``)."""
+    if value is None or value == "none":
+        return None
+    if value not in FAMILYWISE:
+        raise ctx.fail(
+            "familywise",
+            f"'{value}' is not a family-wise control." + did_you_mean(str(value), FAMILYWISE),
+            "Use bonferroni (each of the run's m group rules decided at alpha / m, so any "
+            "wrong verdict among them has probability at most alpha) or none.",
+        )
+    return str(value)
 
 
 def apply_policy(spec: FairnessSpec, policy: Policy | None) -> FairnessSpec:
@@ -159,6 +190,9 @@ def apply_policy(spec: FairnessSpec, policy: Policy | None) -> FairnessSpec:
         if value is not None:
             changes[key] = value
             sources[key] = policy.source
+    if policy.familywise is not None:
+        changes["familywise"] = policy.familywise
+        sources["familywise"] = policy.source
     by_id = {r.id: r for r in spec.rules}
     for rule_id in policy.rules:
         if rule_id not in by_id:
@@ -183,6 +217,13 @@ def apply_policy(spec: FairnessSpec, policy: Policy | None) -> FairnessSpec:
         if not override:
             new_rules.append(replace(rule, **updates) if updates else rule)
             continue
+        if "method" in override:
+            if rule.kind == "worst_group" and override["method"] == "pairwise":
+                raise SpecError(
+                    f"{origin}: rules.{rule.id}: a worst_group rule has no pairs to test, so "
+                    "its method cannot be pairwise."
+                )
+            updates["method"] = override["method"]
         if {"max_group_gap", "min_group_ratio", "worst_group"} & set(override):
             updates["threshold_source"] = policy.source
         for kind in ("max_group_gap", "min_group_ratio"):
