@@ -46,6 +46,16 @@ MAX_SHOWN = 40
     help="The plan (from respai plan) the audit is held to: refused, exit 2, naming each "
     "criterion that changed; the pack then holds the plan record as plan.json.",
 )
+@click.option(
+    "--wheel",
+    "wheel",
+    type=click.Path(path_type=Path),
+    help="The wheel file of the engine that is running, copied into the pack so that "
+    "respai reproduce --isolated can install it a year later: refused, exit 2, when its "
+    "version or package files are not the running engine's, or its SHA-256 is not the "
+    "one the running engine was installed from. Default: the wheel the running engine "
+    "was installed from, when that file still exists unchanged; else no wheel.",
+)
 def pack_command(
     spec: Path,
     out: Path,
@@ -54,6 +64,7 @@ def pack_command(
     ledger: Path,
     no_ledger: bool,
     plan_id: str | None,
+    wheel: Path | None,
 ) -> None:
     """Run the LL144 audit of SPEC and write its evidence pack to OUT and OUT.zip.
 
@@ -61,7 +72,10 @@ def pack_command(
     SHA-256 sums, the row reconciliation, the engine and environment versions, the raw
     count tables and ll144.json, the exclusions, the independence statement (or a blank
     one to sign), the dates, a signed record, the public key, the published summary and
-    MANIFEST.json. Check it at any time, on any machine, with: respai reproduce OUT.
+    MANIFEST.json, with environment.lock (the exact version of every distribution the
+    engine needs) and the engine's wheel (see --wheel). Check it at any time, on any
+    machine, with: respai reproduce OUT (or, in a fresh environment built from the
+    pack's wheel and lock: respai reproduce OUT --isolated --wheelhouse DIR).
     Exit code 0 when the pack was written, 2 for a bad spec, bad data or bad --out.
     """
     from respai.pack import build_pack
@@ -73,6 +87,7 @@ def pack_command(
         ledger=None if no_ledger else ledger,
         policy=policy,
         plan=plan_id,
+        wheel=wheel,
     )
     if res.key_created:
         output.key_created(res.key_path, res.key_id)
@@ -92,6 +107,15 @@ def pack_command(
         )
     else:
         echo("  independence statement: recorded from the spec")
+    if res.wheel is not None:
+        how = "named with --wheel" if res.wheel_note == "--wheel" else "the running engine's"
+        echo(f"  engine wheel: {res.wheel} ({how}), with environment.lock")
+    else:
+        echo(
+            f"  engine wheel: NONE: {res.wheel_note}. The pack cannot rebuild its engine "
+            "with reproduce --isolated; to carry one, build the wheel (python -m build "
+            "--wheel) and pack again with --wheel PATH."
+        )
     echo(f"  MANIFEST.json sha256 {res.manifest_sha256}")
     echo(
         "  Keep this hash with the engagement file; check the pack with: "
@@ -103,17 +127,50 @@ def pack_command(
 @cli.command("reproduce")
 @click.argument("pack", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Write the outcome as JSON to stdout.")
-def reproduce_command(pack: Path, as_json: bool) -> None:
+@click.option(
+    "--isolated",
+    is_flag=True,
+    help="Rerun in a fresh virtual environment (in a temporary folder, removed after) "
+    "built from the pack's own engine wheel and the exact versions of environment.lock, "
+    "and name every installed version that differs from the lock.",
+)
+@click.option(
+    "--wheelhouse",
+    type=click.Path(path_type=Path),
+    metavar="DIR",
+    help="With --isolated: install the locked dependencies from this folder of wheels, "
+    "asking no package index (pip --no-index --find-links DIR).",
+)
+@click.option(
+    "--index-url",
+    metavar="URL",
+    help="With --isolated: install the locked dependencies from this package index. "
+    "Without --wheelhouse or --index-url, pip's own configuration decides.",
+)
+def reproduce_command(
+    pack: Path,
+    as_json: bool,
+    isolated: bool,
+    wheelhouse: Path | None,
+    index_url: str | None,
+) -> None:
     """Rerun the LL144 audit of the evidence pack PACK (a folder or its .zip) and compare.
 
     The audit is rerun from the pack's own copies of the spec and data, and every value
     of the new result is compared with tables/ll144.json (run-time fields such as paths
     are ignored); every file is checked against inputs/SHA256SUMS, MANIFEST.json and the
     file list signed in record.json, which is verified with the pack's public_key.pem.
-    A different engine or environment is a note. Exit code 0 when every number and file
-    is identical, 1 when anything differs (each difference is listed with its path, old
-    and new value), 2 for a missing, incomplete or unreadable pack.
+    A different engine or environment is a note. With --isolated, the same check runs
+    in a fresh virtual environment holding the pack's engine wheel and the locked
+    versions (from --wheelhouse DIR or --index-url URL). Exit code 0 when every number
+    and file is identical, 1 when anything differs (each difference is listed with its
+    path, old and new value), 2 for a missing, incomplete or unreadable pack, or a fresh
+    environment that cannot be built (naming the package that could not be installed).
     """
+    if not isolated and (wheelhouse is not None or index_url is not None):
+        raise click.UsageError("--wheelhouse and --index-url go with --isolated.")
+    if isolated:
+        _reproduce_isolated(pack, as_json, wheelhouse, index_url)
     from respai.pack import reproduce_pack
 
     res = reproduce_pack(pack)
@@ -145,6 +202,35 @@ def reproduce_command(pack: Path, as_json: bool) -> None:
         echo("Notes (not failures):")
         for note in res.notes:
             echo(f"  - {note}")
+    if as_json:
+        output.emit_json(res.to_dict())
+    raise SystemExit(res.exit_code)
+
+
+def _reproduce_isolated(
+    pack: Path, as_json: bool, wheelhouse: Path | None, index_url: str | None
+) -> None:
+    """``respai reproduce PACK --isolated``: the rerun in a fresh environment, reported."""
+    from respai.pack import reproduce_isolated
+
+    echo(f"respai reproduce --isolated: {pack}: building a fresh virtual environment ...")
+    res = reproduce_isolated(pack, wheelhouse=wheelhouse, index_url=index_url)
+    echo(
+        "  environment: "
+        + (f"the pack's wheel {res.wheel}" if res.wheel else "respai from the index")
+        + f" and the {res.locked} distribution(s) of environment.lock, from {res.source}"
+    )
+    if res.differs:
+        echo(f"  versions: {len(res.differs)} installed version(s) differ from environment.lock:")
+        for name, want, have in res.differs[:MAX_SHOWN]:
+            echo(f"    - {name}: locked {want}, installed {have or 'nothing'}")
+    else:
+        echo("  versions: every installed version is the locked one")
+    for note in res.notes:
+        echo(f"  note: {note}")
+    echo("The rerun in the fresh environment:")
+    for line in res.report.rstrip("\n").splitlines():
+        echo(f"  | {line}")
     if as_json:
         output.emit_json(res.to_dict())
     raise SystemExit(res.exit_code)

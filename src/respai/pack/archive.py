@@ -75,8 +75,9 @@ __all__ = [
 PACK_KIND = "respai.ll144.pack"
 """The ``kind`` of ``MANIFEST.json`` (and how an earlier pack is recognised)."""
 
-PACK_FORMAT = "1.0"
-"""The layout version of the pack."""
+PACK_FORMAT = "1.1"
+"""The layout version of the pack (1.1: ``environment.lock`` holds the engine's dependency
+closure, and the pack may carry the engine's wheel in ``wheel/``)."""
 
 MANIFEST = "MANIFEST.json"
 """The manifest: every file of the pack with its SHA-256 and size."""

@@ -93,6 +93,10 @@ class PackResult:
     ledger: Path | None = None
     #: A sentence for the user when the ledger took the run short of a checkpoint.
     note: str | None = None
+    #: The engine's wheel in the pack (``wheel/<file>``), or ``None`` when it carries none.
+    wheel: str | None = None
+    #: Where the wheel came from (``"--wheel"``, ``"installed"``), or why there is none.
+    wheel_note: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The pack's location, manifest hash and files as JSON-ready data."""
@@ -106,6 +110,7 @@ class PackResult:
             "independence_statement": self.independence,
             "files": list(self.files),
             "ledger": None if self.ledger is None else str(self.ledger),
+            "wheel": self.wheel,
         }
 
 
@@ -176,6 +181,7 @@ def build_pack(
     ledger: str | Path | None = None,
     policy: str | Path | None = None,
     plan: str | None = None,
+    wheel: str | Path | None = None,
 ) -> PackResult:
     """Run the LL144 audit of ``spec_path`` and write its evidence pack.
 
@@ -202,6 +208,12 @@ def build_pack(
         A plan id (``respai plan``): the audit is held to that plan's criteria (refused
         when one changed), its record's ``run_start.plan`` names it, and the verified
         plan record is copied into the pack as ``plan.json``.
+    wheel
+        The wheel file of the running engine, copied into the pack as ``wheel/<file>``
+        (refused when it is not the running engine's: see
+        :func:`respai.pack.environment.choose_wheel`). Without it, the wheel the running
+        copy was installed from, when that file still exists with the SHA-256 pip
+        recorded; else the pack carries no wheel and ``engine.json`` says why.
 
     Raises
     ------
@@ -240,6 +252,10 @@ def build_pack(
         from respai.plan.seal import registered
 
         planned, _ = registered(spec, pol, ledger=signing.ledger, sk=signing.found, wanted=plan)
+    from respai.pack.environment import choose_wheel
+
+    engine_code = engine_code_fingerprint()
+    chosen = choose_wheel(wheel, engine_code)  # refused before the audit runs
     result = run_ll144(spec, today=today, policy=pol)
     assert spec.path is not None
     sources: list[tuple[str, Path]] = [("spec", Path(spec.path))]
@@ -253,7 +269,6 @@ def build_pack(
         expected["decisions" if f.role == "decisions" else "demographics"] = str(
             f.fingerprint.get("sha256")
         )
-    engine_code = engine_code_fingerprint()
     body = result.to_dict()
     generated: dict[str, str] = {
         "scope.md": scope_md(result),
@@ -265,7 +280,7 @@ def build_pack(
                 "copies": {role: names[role] for role, _ in sources},
             }
         ),
-        "engine.json": json_text(engine_json(engine_code)),
+        "engine.json": json_text(engine_json(engine_code, chosen.to_dict())),
         "environment.lock": environment_lock(),
         "tables/ll144.json": json_text(body),
         "tables/tables.csv": tables_csv(result),
@@ -303,6 +318,15 @@ def build_pack(
             f"{hashes[n]}  {PurePosixPath(n).relative_to('inputs').as_posix()}\n"
             for n in sorted(hashes)
         )
+        if chosen.path is not None and chosen.member is not None:
+            digest = copy_file(chosen.path, tmp / chosen.member)
+            if digest != chosen.sha256:
+                raise InputError(
+                    f"{chosen.path} changed while the pack was built: it had SHA-256 "
+                    f"{chosen.sha256}, the copy has {digest}.",
+                    "Make sure nothing writes to the wheel, then build the pack again.",
+                )
+            hashes[chosen.member] = digest
         for name, text in generated.items():
             data = text.encode("utf-8")
             write_synced(tmp / name, data)
@@ -374,4 +398,6 @@ def build_pack(
         result=result,
         ledger=book,
         note=note,
+        wheel=chosen.member,
+        wheel_note=chosen.source if chosen.path is not None else chosen.reason,
     )

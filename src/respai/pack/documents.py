@@ -60,14 +60,14 @@ def distributions() -> list[tuple[str, str]]:
 
 
 def environment_lock() -> str:
-    """``environment.lock``: Python, the platform and the version of every distribution."""
-    lines = [
-        "# Exact versions of every distribution installed when this pack was built.",
-        f"# Python {platform.python_version()} ({platform.python_implementation()}) on "
-        f"{platform.platform()}.",
-    ]
-    lines += [f"{name}=={version}" for name, version in distributions()]
-    return "\n".join(lines) + "\n"
+    """``environment.lock``: Python, the platform, respai and every distribution it needs.
+
+    See :func:`respai.pack.environment.lock_text` (the dependency closure of the running
+    engine, ``name==version``).
+    """
+    from respai.pack.environment import lock_text
+
+    return lock_text()
 
 
 def parse_lock(text: str) -> dict[str, str]:
@@ -327,8 +327,14 @@ def cells_csv(body: Mapping[str, Any], count_key: str) -> str:
     return buf.getvalue()
 
 
-def engine_json(engine_code: Mapping[str, Any]) -> dict[str, Any]:
-    """``engine.json``: respai's version and code fingerprint, Python, the platform."""
+def engine_json(
+    engine_code: Mapping[str, Any], wheel: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """``engine.json``: respai's version and code fingerprint, its wheel, Python, the platform.
+
+    ``wheel`` is :meth:`respai.pack.environment.WheelChoice.to_dict` (the wheel the pack
+    carries, or why it carries none); ``None`` writes no ``wheel`` entry.
+    """
     from respai.record.predicate import ENGINE_NAME
     from respai.version import __version__
 
@@ -345,12 +351,22 @@ def engine_json(engine_code: Mapping[str, Any]) -> dict[str, Any]:
             "machine": platform.machine(),
             "platform": platform.platform(),
         },
-        "reinstall": _reinstall(engine_code, __version__),
+        **({} if wheel is None else {"wheel": dict(wheel)}),
+        "reinstall": _reinstall(engine_code, __version__, wheel),
     }
 
 
-def _reinstall(engine_code: Mapping[str, Any], version: str) -> str:
-    """How to get the same engine back: the wheel by its SHA-256, else the commit."""
+def _reinstall(
+    engine_code: Mapping[str, Any], version: str, wheel: Mapping[str, Any] | None = None
+) -> str:
+    """How to get the same engine back: the pack's wheel, else the wheel's SHA-256 or commit."""
+    if wheel is not None and wheel.get("path"):
+        return (
+            f"The pack carries the engine's wheel ({wheel['path']}) and environment.lock "
+            "lists every dependency's exact version: run respai reproduce PACK --isolated "
+            "--wheelhouse DIR (a folder of the locked dependencies' wheels) or --index-url "
+            "URL; it builds a fresh virtual environment and reruns the pack there."
+        )
     commit = engine_code.get("git_commit")
     where = []
     if engine_code.get("wheel_sha256"):
@@ -364,6 +380,12 @@ def _reinstall(engine_code: Mapping[str, Any], version: str) -> str:
         f"Install respai {version}"
         + (f" ({'; built from '.join(where)})" if where else "")
         + " and the versions in environment.lock, then run: respai reproduce PACK"
+        + (
+            ". The pack carries no wheel of the engine; build the pack again with "
+            "respai pack SPEC --out OUT --wheel PATH to include one."
+            if wheel is not None
+            else ""
+        )
     )
 
 

@@ -428,10 +428,15 @@ def _environment_notes(folder: Path) -> list[str]:
         old_lock = parse_lock(read_pack_text(folder / "environment.lock"))
     except (OSError, UnicodeDecodeError):
         old_lock = {}
+    from respai.pack.environment import dependency_closure
+
     new_lock = {re.sub(r"[-_.]+", "-", n).lower(): v for n, v in distributions()}
+    needed = {re.sub(r"[-_.]+", "-", n).lower() for n, _ in dependency_closure()}
     changed = sorted(k for k in old_lock if k in new_lock and old_lock[k] != new_lock[k])
     missing = sorted(k for k in old_lock if k not in new_lock)
-    added = sorted(k for k in new_lock if k not in old_lock)
+    # a distribution the engine needs now that the lock does not name (an older pack's
+    # lock listed everything installed, so it is checked against the engine's needs)
+    added = sorted(k for k in needed if k not in old_lock)
     if changed or missing or added:
         parts = []
         if changed:
@@ -449,7 +454,12 @@ def _environment_notes(folder: Path) -> list[str]:
                 + ")"
             )
         if added:
-            parts.append(f"{len(added)} installed that were not")
+            parts.append(
+                f"{len(added)} needed now that the lock does not list ("
+                + ", ".join(added[:8])
+                + (" ..." if len(added) > 8 else "")
+                + ")"
+            )
         notes.append("environment: differs from environment.lock: " + "; ".join(parts) + ".")
     return notes
 
