@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "MONITOR_KIND",
+    "MONITOR_SUITE",
     "Outcome",
     "fairness_outcomes",
     "kinds",
@@ -25,6 +27,13 @@ __all__ = [
     "record_outcomes",
     "worst_verdict",
 ]
+
+
+#: The kind of a monitoring run's outcomes (``monitor_rule`` test records), and its JUnit
+#: suite: the monitor is a command of its own, not a block of a spec.
+MONITOR_KIND = "monitor"
+MONITOR_SUITE = "respai.monitor"
+MONITOR_TEST = "monitor_rule"
 
 
 def kinds() -> tuple[str, ...]:
@@ -89,6 +98,8 @@ def outcome_kind(test_id: object) -> str:
     """
     from respai.blocks import block_of_test
 
+    if test_id == MONITOR_TEST:
+        return MONITOR_KIND
     block = block_of_test(test_id if isinstance(test_id, str) else "")
     assert block is not None  # the battery owns every test id no other block owns
     return block.outcome_kind
@@ -109,6 +120,11 @@ def _name(rec: Mapping[str, Any]) -> str:
     from respai.blocks import block_of_test
 
     key = _text(rec.get("test_key"))
+    if rec.get("test_id") == MONITOR_TEST:
+        details = rec.get("details")
+        rule = details.get("rule") if isinstance(details, Mapping) else None
+        look = details.get("look") if isinstance(details, Mapping) else None
+        return f"Monitored rule {_text(rule) or '?'} at look {look}"
     block = block_of_test(_text(rec.get("test_id")))
     named = None if block is None else block.outcome_name(rec)
     if named is not None:
