@@ -206,12 +206,14 @@ def test_the_change_statistic_is_recomputed_from_the_recorded_batch_counts(
     dets = cd.detectors_of_rule(["f", "m"], gap=0.1, worst_max=None, worst_min=None)
     states: dict[str, cd.ChangeState] = {}
     before: dict[str, tuple[int, int, int]] = {}
+    last: dict[str, tuple[int, int, int]] = {}
     for look, groups in zip(out["looks"], batches, strict=True):
         batch = {g: (c[0], c[1], c[2]) for g, c in groups.items()}
         for det in dets:
             states[det.label] = cd.update(
-                states.get(det.label), cd.batch_log_evalues(det, batch, before)
+                states.get(det.label), cd.batch_log_evalues(det, batch, before, last)
             )
+        last = batch
         before = {
             g: tuple(a + b for a, b in zip(before.get(g, (0, 0, 0)), batch[g], strict=True))
             for g in batch

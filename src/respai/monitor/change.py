@@ -21,15 +21,15 @@ is a likelihood ratio of the batch's counts:
   same batch (a split likelihood ratio, Wasserman, Ramdas and Balakrishnan 2020,
   "Universal inference", *PNAS* 117(29)). The denominator is at least the likelihood at
   the true rates, so its mean is at most 1 under any null rates. The alternative is
-  predictable: ``q_h`` is ``h``'s rate over the batches before (Jeffreys-smoothed) and
-  ``q_g = q_h + delta + EXCESS[j]``.
+  predictable: ``q_h`` is ``h``'s rate over the batches before, or over the batch before
+  only (two alternatives each; Jeffreys-smoothed), and ``q_g = q_h + delta + EXCESS[j]``.
 
 Cases without a prediction count against the rule (as a FAIL is proven in the group
 rules): as events of a group whose high rate breaks it, as non-events otherwise.
 
 **The detector.** For each alternative the CUSUM e-detector ``M_t = max(M_{t-1}, 1) E_t``
 (``M_0 = 0``): the largest product of the e-values of the batches since some look. The
-group's statistic is the average of the grid's ``M_t``. Each ``M_t`` is at most the
+detector's statistic is the average of the grid's ``M_t``. Each ``M_t`` is at most the
 Shiryaev-Roberts e-detector ``R_t = (R_{t-1} + 1) E_t``, for which ``R_t - t`` is a
 supermartingale while the rule holds; so is the average over the grid and over the rule's
 ``K`` detectors. Raising the alarm when a detector reaches ``K * HORIZON / alpha`` gives,
@@ -205,12 +205,16 @@ def batch_log_evalues(
     det: Detector,
     batch: Mapping[str, tuple[int, int, int]],
     before: Mapping[str, tuple[int, int, int]],
+    last: Mapping[str, tuple[int, int, int]] | None = None,
 ) -> tuple[float | None, ...]:
-    """``log E`` of one batch for each alternative of :data:`EXCESS` (``None``: not used).
+    """``log E`` of one batch for each alternative (``None``: an alternative not used).
 
-    ``batch`` and ``before`` map each group to ``(cases, events, missing)``: this batch's
-    counts and the stream's counts before it (the predictable part of a gap alternative).
-    A group without a case in the batch gives ``log E = 0``.
+    ``batch``, ``before`` and ``last`` map each group to ``(cases, events, missing)``: this
+    batch's counts, the stream's counts before it and the batch before it (the
+    predictable parts of a gap alternative). A worst-group detector has one alternative
+    per :data:`EXCESS`; a gap detector two, one with the other group's rate estimated
+    from every batch before, one from the batch before only (it follows that group when
+    its rate moves too). A group without a case in the batch gives ``log E = 0``.
     """
     out: list[float | None] = []
     c = det.limit
@@ -229,21 +233,21 @@ def batch_log_evalues(
         return tuple(out)
     ng, kg, mg = batch.get(det.group, (0, 0, 0))
     nh, kh, _ = batch.get(det.other, (0, 0, 0))
-    pn, pk, _ = before.get(det.other, (0, 0, 0))
-    qh_hat = _jeffreys(pk, pn)
     null = None
-    for d in EXCESS:
-        if c + d >= 1.0:
-            out.append(None)
-            continue
-        if ng == 0 or nh == 0:
-            out.append(0.0)
-            continue
-        qh = qh_hat if qh_hat + c + d < 1.0 else (1.0 - c - d) / 2.0
-        qg = qh + c + d
-        if null is None:
-            null = gap_null_loglik(kg + mg, ng, kh, nh, c)
-        out.append(_loglik(kg + mg, ng, qg) + _loglik(kh, nh, qh) - null)
+    for source in (before, last or {}):
+        pn, pk, _ = source.get(det.other, (0, 0, 0))
+        qh_hat = _jeffreys(pk, pn)
+        for d in EXCESS:
+            if c + d >= 1.0:
+                out.append(None)
+                continue
+            if ng == 0 or nh == 0:
+                out.append(0.0)
+                continue
+            qh = qh_hat if qh_hat + c + d < 1.0 else (1.0 - c - d) / 2.0
+            if null is None:
+                null = gap_null_loglik(kg + mg, ng, kh, nh, c)
+            out.append(_loglik(kg + mg, ng, qh + c + d) + _loglik(kh, nh, qh) - null)
     return tuple(out)
 
 

@@ -440,6 +440,7 @@ def decide_looks(
     running: dict[str, dict[str, list[int]]] = {}
     left: dict[str, int] = {}
     states: dict[str, dict[str, cd.ChangeState]] = {}
+    last: dict[str, Mapping[str, tuple[int, int, int]]] = {}
     alarms: dict[str, int] = {}
     total = 0
     previous: dict[str, Verdict] = {}
@@ -478,12 +479,14 @@ def decide_looks(
             log_threshold = math.log(cd.threshold(spec.alpha, max(len(detectors), 1)))
             shown = []
             for det in detectors:
-                state = cd.update(mine.get(det.label), cd.batch_log_evalues(det, own, before))
+                log_e = cd.batch_log_evalues(det, own, before, last.get(rule.id))
+                state = cd.update(mine.get(det.label), log_e)
                 mine[det.label] = state
                 stat = state.log_statistic
                 shown.append(
                     DetectorLook(det.label, stat, stat is not None and stat >= log_threshold)
                 )
+            last[rule.id] = own
             if rule.id not in alarms and any(d.alarm for d in shown):
                 alarms[rule.id] = batch.look
             change = ChangeLook(tuple(shown), spec.alpha, alarms.get(rule.id))
