@@ -17,6 +17,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from respai.monitor.export import MONITOR_KIND, MONITOR_SUITE, MONITOR_TEST
+from respai.monitor.export import outcome_name as monitor_outcome_name
+
 __all__ = [
     "MONITOR_KIND",
     "MONITOR_SUITE",
@@ -27,13 +30,6 @@ __all__ = [
     "record_outcomes",
     "worst_verdict",
 ]
-
-
-#: The kind of a monitoring run's outcomes (``monitor_rule`` test records), and its JUnit
-#: suite: the monitor is a command of its own, not a block of a spec.
-MONITOR_KIND = "monitor"
-MONITOR_SUITE = "respai.monitor"
-MONITOR_TEST = "monitor_rule"
 
 
 def kinds() -> tuple[str, ...]:
@@ -121,10 +117,7 @@ def _name(rec: Mapping[str, Any]) -> str:
 
     key = _text(rec.get("test_key"))
     if rec.get("test_id") == MONITOR_TEST:
-        details = rec.get("details")
-        rule = details.get("rule") if isinstance(details, Mapping) else None
-        look = details.get("look") if isinstance(details, Mapping) else None
-        return f"Monitored rule {_text(rule) or '?'} at look {look}"
+        return monitor_outcome_name(rec)
     block = block_of_test(_text(rec.get("test_id")))
     named = None if block is None else block.outcome_name(rec)
     if named is not None:
