@@ -175,7 +175,6 @@ def test_the_issues_drift_is_flagged_within_three_batches_fast() -> None:
     assert within >= 0.75
 
 
-@pytest.mark.slow
 def test_the_issues_drift_is_flagged_within_three_batches() -> None:
     """1,500 cases a month, half women, half positive: ~375 women's positives a month.
 
