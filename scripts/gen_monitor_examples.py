@@ -5,8 +5,10 @@ the first adds two looks, the second continues the stream with three more, in wh
 gap between the groups opens; a third call gives week 5 again and is refused. Writes
 ``docs/examples/monitor-help.txt``, ``monitor.yaml``, ``monitor.txt`` (both transcripts),
 ``monitor.json`` (the second call's ``--json``, with only the last of its five looks) and
-``monitor-repeat.txt`` (the refusal). ``--check`` compares instead of writing (exit 1 on
-a difference).
+``monitor-repeat.txt`` (the refusal). A second stream shows drift: six months of a credit
+model's decisions in which women's false-negative rate rises from month 4
+(``monitor-drift.yaml``, ``monitor-drift.txt``, ``monitor-status.txt``). ``--check``
+compares instead of writing (exit 1 on a difference).
 
     python scripts/gen_monitor_examples.py [--check]
 """
@@ -47,6 +49,59 @@ def _batch(path: Path, rates: tuple[float, float], rng: random.Random, n: int = 
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
 
 
+DRIFT_SPEC = """\
+system: {name: credit-model, version: "3"}
+fairness:
+  label: defaulted
+  prediction: flagged
+  attributes:
+    sex: [female, male]
+  rules:
+    - {id: fnr-gap, rate: false_negative, attribute: sex, max_group_gap: 0.10}
+"""
+
+
+def _month(path: Path, month: int, rng: random.Random, n: int = 1500) -> None:
+    """1,500 cases, about half women and half defaulting; women's FNR 0.5, from month 4 0.7."""
+    rows = ["defaulted,flagged,sex"]
+    for _ in range(n):
+        sex = rng.choice(("female", "male"))
+        defaulted = int(rng.random() < 0.5)
+        fnr = (0.7 if month >= 4 else 0.5) if sex == "female" else 0.48
+        flagged = int(rng.random() >= fnr) if defaulted else int(rng.random() < 0.2)
+        rows.append(f"{defaulted},{flagged},{sex}")
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+
+def _drift(work: Path) -> dict[str, str]:
+    """The drift stream: months 1-3, then 4-6 with --window 3, then --status."""
+    (work / "credit.yaml").write_text(DRIFT_SPEC, encoding="utf-8")
+    rng = random.Random(26)
+    for month in range(1, 7):
+        _month(work / f"month{month}.csv", month, rng)
+    first = run_respai(work, "monitor", "credit.yaml", "month1.csv", "month2.csv", "month3.csv")
+    second = run_respai(
+        work, "monitor", "credit.yaml", "month4.csv", "month5.csv", "month6.csv", "--window", "3"
+    )
+    status = run_respai(work, "monitor", "--status", ".respai")
+    if (first.returncode, second.returncode, status.returncode) != (3, 1, 0):
+        raise SystemExit(
+            f"unexpected drift exits {first.returncode}, {second.returncode}, "
+            f"{status.returncode}: {second.stderr}{status.stderr}"
+        )
+    transcript = (
+        f"$ respai monitor credit.yaml month1.csv month2.csv month3.csv\n{first.stderr}"
+        f"$ echo $?\n{first.returncode}\n"
+        f"$ respai monitor credit.yaml month4.csv month5.csv month6.csv --window 3\n"
+        f"{second.stderr}$ echo $?\n{second.returncode}\n"
+    )
+    return {
+        "monitor-drift.yaml": DRIFT_SPEC,
+        "monitor-drift.txt": _stable(transcript),
+        "monitor-status.txt": _stable(f"$ respai monitor --status .respai\n{status.stderr}"),
+    }
+
+
 def _stable(text: str) -> str:
     # key ids only: the criteria id is the same on every machine
     text = re.sub(r"(key id |key )sha256:[0-9a-f]{64}", r"\1sha256:<key id>", text)
@@ -80,6 +135,7 @@ def generate() -> dict[str, str]:
             f"$ respai monitor spec.yaml week3.csv week4.csv week5.csv\n{second.stderr}"
             f"$ echo $?\n{second.returncode}\n"
         )
+        drift = _drift(work)
         full = json.loads(second.stdout)
         full["looks"] = full["looks"][-1:]  # the page shows the last look of five
         return {
@@ -91,6 +147,7 @@ def generate() -> dict[str, str]:
                 f"$ respai monitor spec.yaml week5.csv\n{again.stderr}$ echo $?\n"
                 f"{again.returncode}\n"
             ),
+            **drift,
         }
 
 

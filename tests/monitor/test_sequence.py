@@ -43,7 +43,8 @@ def test_ends_are_where_the_martingale_crosses_one_over_alpha(
     for end, edge in ((iv.lo, 0.0), (iv.hi, 1.0)):
         if end == edge:
             continue
-        assert log_m(end) == pytest.approx(level, abs=1e-6)
+        # brentq stops within 1e-13 in p; near p = 0 the slope of log M is steep (~k / p)
+        assert log_m(end) == pytest.approx(level, abs=1e-5)
     # just outside the interval, the martingale is past the threshold
     if iv.lo > 1e-9:
         assert log_m(iv.lo * (1 - 1e-6)) > level - 1e-9

@@ -24,9 +24,24 @@ __all__ = ["monitor_command"]
 
 
 @cli.command("monitor")
-@click.argument("spec", type=click.Path(path_type=Path))
-@click.argument("batches", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("spec", required=False, type=click.Path(path_type=Path))
+@click.argument("batches", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Write every look as JSON to stdout.")
+@click.option(
+    "--window",
+    type=int,
+    metavar="N",
+    help="Also decide every rule on its last N batches alone (one-off intervals, valid "
+    "for one window; the exit code stays the stream's).",
+)
+@click.option(
+    "--status",
+    "status",
+    metavar="LEDGER",
+    type=click.Path(path_type=Path),
+    help="List the monitoring streams of LEDGER with their looks and verdicts (read, not "
+    "verified), instead of adding batches.",
+)
 @click.option("--policy", type=click.Path(path_type=Path), help="Policy file for the rules.")
 @click.option(
     "--out",
@@ -45,9 +60,11 @@ __all__ = ["monitor_command"]
 @LEDGER_OPTION
 @NO_LEDGER_OPTION
 def monitor_command(
-    spec: Path,
+    spec: Path | None,
     batches: tuple[Path, ...],
     as_json: bool,
+    window: int | None,
+    status: Path | None,
     policy: Path | None,
     out: Path | None,
     new_stream: str | None,
@@ -58,7 +75,9 @@ def monitor_command(
     """Add BATCHES (files of live outcomes, in order) as the next looks of SPEC's stream.
 
     Each group's rate gets an anytime-valid confidence sequence, so checking after every
-    batch never inflates false alarms. The stream (per system and criteria: a comment in
+    batch never inflates false alarms, and each rule a change detector that reads FAIL
+    when the rate after some batch breaks the rule (a false alarm on average at most once
+    in horizon/alpha looks). The stream (per system and criteria: a comment in
     the spec changes nothing) continues from the looks already in the ledger, which must
     verify with your key; a batch already in the stream is refused. Exit code: the latest
     look's worst verdict (0, 1, 3), or 2 for a bad spec or batch (nothing is written).
@@ -67,6 +86,16 @@ def monitor_command(
     from respai.monitor.seal import monitor_output, seal_monitor
     from respai.sealing import begin_signing
 
+    if status is not None:
+        _status(status, spec, as_json)
+        return
+    if spec is None or not batches:
+        raise click.UsageError(
+            "respai monitor needs a SPEC and at least one BATCH file (or --status LEDGER to "
+            "list a ledger's streams)."
+        )
+    if window is not None and window < 1:
+        raise click.UsageError(f"--window {window}: a window holds at least one batch.")
     _check_new_stream(new_stream, no_ledger)
     book = None if no_ledger else ledger
     signing = begin_signing(
@@ -84,6 +113,7 @@ def monitor_command(
         ledger=book,
         ring=_ring(signing.found),
         new_stream=new_stream,
+        window=window,
     )
     _, appended, note = seal_monitor(result, signing)
     sk = signing.signing_key()
@@ -100,6 +130,22 @@ def monitor_command(
     if as_json:
         output.emit_json(result.to_dict())
     raise SystemExit(result.exit_code)
+
+
+def _status(ledger: Path, spec: Path | None, as_json: bool) -> None:
+    """Print the ledger's streams (``--status``); SPEC and BATCH are not taken with it."""
+    from respai.monitor.status import ledger_streams, status_lines
+
+    if spec is not None:
+        raise click.UsageError(
+            f"--status lists a ledger's streams and adds no batch, but {spec} was given too. "
+            "Leave out the spec and batches, or --status."
+        )
+    streams = ledger_streams(ledger)
+    for line in status_lines(ledger, streams):
+        output.echo(line)
+    if as_json:
+        output.emit_json({"ledger": str(ledger), "streams": [s.to_json() for s in streams]})
 
 
 def _check_new_stream(reason: str | None, no_ledger: bool) -> None:
@@ -142,28 +188,77 @@ def _ring(found: SigningKey | None) -> KeyRing:
     return rings[0].union(*rings[1:])
 
 
+def _num(x: float | None) -> str:
+    return "—" if x is None else f"{x:.3f}"
+
+
+def _stat(log_stat: float | None) -> str:
+    import math
+
+    if log_stat is None:
+        return "—"
+    if log_stat == math.inf:
+        return "inf"
+    value = math.exp(min(log_stat, 700.0))
+    return f"{value:.3g}" if value < 1e4 else f"{value:.2e}"
+
+
 def _print(result: MonitorResult) -> None:
+    from respai.monitor.change import CHANGE_METHOD, guarantee_text
+
     output.echo(f"monitoring stream {result.stream}: {len(result.looks)} look(s)")
     if result.new_stream is not None:
         replaces = result.new_stream.get("replaces")
         left = f", leaving the stream {replaces}" if replaces else ""
         output.echo(f"new stream started{left}: {result.new_stream.get('reason')}")
+    output.echo(f"change detection ({CHANGE_METHOD}): {guarantee_text(result.fairness.alpha)}")
     output.echo("")
     output.echo(f"{'look':>4}  {'rule':<20} {'verdict':<22} groups: cumulative rate [sequence]")
     for look in result.looks:
+        mark = "" if look.new else " (earlier)"
         for r in look.rules:
             groups = "; ".join(
-                f"{g.group} {'—' if g.rate is None else f'{g.rate:.3f}'} "
-                f"[{g.interval.lo:.3f}, {g.interval.hi:.3f}]"
+                f"{g.group} {_num(g.rate)} [{g.interval.lo:.3f}, {g.interval.hi:.3f}]"
                 for g in r.groups
             )
-            mark = "" if look.new else " (earlier)"
             output.echo(f"{look.look:>4}  {r.id:<20} {r.verdict.value:<22} {groups}{mark}")
+            if not look.new:
+                continue
+            for g in r.groups:
+                iv = g.batch_interval
+                counts = "" if g.batch is None else f"{g.batch[1]}/{g.batch[0] - g.batch[2]}"
+                band = "" if iv is None else f" [{iv.lo:.3f}, {iv.hi:.3f}]"
+                output.echo(f"{'':>28}batch {g.group}: {counts} = {_num(g.batch_rate)}{band}")
+            if r.change is not None:
+                stats = ", ".join(
+                    f"{d.label} {_stat(d.log_statistic)}" for d in r.change.detectors
+                )
+                alarm = " ALARM" if r.change.alarm_look == look.look else ""
+                output.echo(f"{'':>28}change: {stats} (alarm at {r.change.threshold:,.0f}){alarm}")
     changes = result.changes()
     if changes:
         output.echo("")
         for n, rid, before, after in changes:
             output.echo(f"rule {rid} changed at look {n}: {before.value} -> {after.value}")
+    latest = result.latest
+    windows = [r for r in latest.rules if r.window is not None]
+    if windows:
+        output.echo("")
+        for r in windows:
+            w = r.window
+            assert w is not None
+            groups = "; ".join(
+                f"{g.group} {_num(g.rate)} [{g.interval.lo:.3f}, {g.interval.hi:.3f}]"
+                for g in w.groups
+            )
+            output.echo(
+                f"window of looks {w.first_look}-{latest.look}, rule {r.id}: {w.verdict.value} "
+                f"({w.reason}); {groups}"
+            )
+        output.echo(
+            "  (one-off Clopper-Pearson intervals: valid for this one window, not across "
+            "windows; the exit code is the stream's verdict)"
+        )
     output.echo("")
     output.echo(
         f"verdict (latest look {result.latest.look}): {result.verdict.value} "

@@ -29,6 +29,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from respai.export.outcomes import (
+    MONITOR_KIND,
+    MONITOR_SUITE,
     Outcome,
     kinds,
     orientation_facts,
@@ -50,10 +52,10 @@ _NOT_XML = re.compile("[\ufffe\uffff\ud800-\udfff]")
 
 
 def _suite_names() -> dict[str, str]:
-    """The JUnit suite of each kind of outcome: the battery, the rules, each block's."""
+    """The JUnit suite of each kind: the battery, the rules, each block's, the monitor's."""
     from respai.blocks import blocks
 
-    return {b.outcome_kind: b.suite for b in blocks()}
+    return {**{b.outcome_kind: b.suite for b in blocks()}, MONITOR_KIND: MONITOR_SUITE}
 
 
 def _clean(value: object, *, keep_newlines: bool = False) -> str:
@@ -124,12 +126,12 @@ def junit_xml(
     bytes
         UTF-8 XML with a declaration: ``<testsuites>``, one ``<testsuite>`` per kind
         that has outcomes (``respai.battery``, ``respai.rules``, then each block's:
-        ``respai.ll144``, ``respai.paired``).
+        ``respai.ll144``, ``respai.paired``; ``respai.monitor`` for a monitoring run).
     """
     root = ET.Element("testsuites", {"name": _clean(name)})
     _counts(root, outcomes)
     suites = _suite_names()
-    for kind in kinds():
+    for kind in (*kinds(), MONITOR_KIND):
         cases = [o for o in outcomes if o.kind == kind]
         if not cases:
             continue

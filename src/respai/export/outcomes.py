@@ -17,7 +17,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from respai.monitor.export import MONITOR_KIND, MONITOR_SUITE, MONITOR_TEST
+from respai.monitor.export import outcome_name as monitor_outcome_name
+
 __all__ = [
+    "MONITOR_KIND",
+    "MONITOR_SUITE",
     "Outcome",
     "fairness_outcomes",
     "kinds",
@@ -125,6 +130,8 @@ def outcome_kind(test_id: object) -> str:
     """
     from respai.blocks import block_of_test
 
+    if test_id == MONITOR_TEST:
+        return MONITOR_KIND
     block = block_of_test(test_id if isinstance(test_id, str) else "")
     assert block is not None  # the battery owns every test id no other block owns
     return block.outcome_kind
@@ -144,6 +151,8 @@ def _name(rec: Mapping[str, Any]) -> str:
     from respai.blocks import block_of_test, test_names
 
     key = _text(rec.get("test_key"))
+    if rec.get("test_id") == MONITOR_TEST:
+        return monitor_outcome_name(rec)
     block = block_of_test(_text(rec.get("test_id")))
     named = None if block is None else block.outcome_name(rec)
     if named is not None:

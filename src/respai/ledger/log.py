@@ -50,6 +50,9 @@ class RunSummary:
         The number of test records.
     key_id
         The key the record names.
+    kind
+        What made the run: ``evaluate`` (a record without a ``kind``), ``ll144``,
+        ``plan``, ``monitor``, ``paired``, ``pack``, ...; ``None`` when unreadable.
     problem
         Why the file could not be read, or ``None``.
     """
@@ -66,6 +69,7 @@ class RunSummary:
     verdict: str | None = None
     tests: int = 0
     key_id: str | None = None
+    kind: str | None = None
     problem: str | None = None
 
     @property
@@ -86,6 +90,24 @@ def _text(mapping: object, *path: str) -> str | None:
     for part in path:
         value = value.get(part) if isinstance(value, Mapping) else None
     return value if isinstance(value, str) else None
+
+
+#: The short name ``respai log`` shows for a record's ``kind``.
+_KIND_NAMES = {"respai.ll144.pack": "pack"}
+
+
+def run_kind(predicate: Mapping[str, Any]) -> str:
+    """The short kind of a run: ``evaluate`` without a ``kind``, else its name.
+
+    Examples
+    --------
+    >>> run_kind({}), run_kind({"kind": "respai.monitor"}), run_kind({"kind": "respai.ll144.pack"})
+    ('evaluate', 'monitor', 'pack')
+    """
+    kind = predicate.get("kind")
+    if not isinstance(kind, str):
+        return "evaluate"
+    return _KIND_NAMES.get(kind, kind.removeprefix("respai."))
 
 
 def _summary(info: RunInfo) -> RunSummary:
@@ -110,6 +132,7 @@ def _summary(info: RunInfo) -> RunSummary:
         verdict=verdict,
         tests=sum(1 for r in records if isinstance(r, Mapping) and r.get("record_type") == "test"),
         key_id=_text(pred, "key_id"),
+        kind=run_kind(pred),
     )
 
 
@@ -159,11 +182,21 @@ def log_lines(runs: Sequence[RunSummary]) -> list[str]:
     """
     if not runs:
         return ["No runs in the ledger."]
-    rows = [("SEQ", "TIME", "RUN", "SYSTEM", "DATASET", "VERDICT", "TESTS", "KEY")]
+    rows = [("SEQ", "TIME", "KIND", "RUN", "SYSTEM", "DATASET", "VERDICT", "TESTS", "KEY")]
     for r in runs:
         if r.problem is not None:
             rows.append(
-                (str(r.first_seq), "?", r.file.name, "", "", "UNREADABLE", "", r.problem or "")
+                (
+                    str(r.first_seq),
+                    "?",
+                    "?",
+                    r.file.name,
+                    "",
+                    "",
+                    "UNREADABLE",
+                    "",
+                    r.problem or "",
+                )
             )
             continue
         span = f"{r.first_seq}..{r.last_seq}"
@@ -174,6 +207,7 @@ def log_lines(runs: Sequence[RunSummary]) -> list[str]:
             (
                 span,
                 r.timestamp or "-",
+                r.kind or "-",
                 (r.run_id or "-")[:36],
                 system,
                 dataset,

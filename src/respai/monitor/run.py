@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from respai.errors import InputError, SpecError
+from respai.monitor.change import CHANGE_METHOD, guarantee_text
 from respai.monitor.looks import BatchCounts, Look, decide_looks
 from respai.monitor.sequence import CS_METHOD
 from respai.record import KeyRing
@@ -37,6 +38,7 @@ class MonitorResult:
     criteria: Mapping[str, Any]
     criteria_id: str
     new_stream: Mapping[str, Any] | None = None
+    window: int | None = None
 
     @property
     def latest(self) -> Look:
@@ -75,6 +77,9 @@ class MonitorResult:
             "interval_method": CS_METHOD,
             "alpha": self.fairness.alpha,
             "time_uniform": True,
+            "change_method": CHANGE_METHOD,
+            "change_guarantee": guarantee_text(self.fairness.alpha),
+            "window": self.window,
             "looks": [look.to_json() for look in self.looks],
             "new_looks": [b.look for b in self.new_batches],
             "changes": [
@@ -122,6 +127,7 @@ def run_monitor(
     ledger: Path | None = None,
     ring: KeyRing | None = None,
     new_stream: str | None = None,
+    window: int | None = None,
 ) -> MonitorResult:
     """Add ``batches`` as the next looks of the spec's monitoring stream and decide them all.
 
@@ -141,6 +147,9 @@ def run_monitor(
         The reason to start a new stream although the ledger holds one of the same
         criteria (kept in the record); ``None`` continues the latest stream of the
         criteria, or starts the first.
+    window
+        Also decide every rule at every look on its last ``window`` batches alone
+        (one-off Clopper-Pearson intervals); ``None`` for no window.
 
     Raises
     ------
@@ -175,6 +184,11 @@ def run_monitor(
         )
     if not batches:
         raise InputError("no batch file was given.", "Name one or more batch files.")
+    if window is not None and window < 1:
+        raise InputError(
+            f"--window {window}: a window holds at least one batch.",
+            "Give the number of latest batches to decide on, e.g. --window 3.",
+        )
     if new_stream is not None and not new_stream.strip():
         raise InputError(
             "--new-stream was given an empty reason.",
@@ -193,7 +207,7 @@ def run_monitor(
         _refuse_repeat(batch, [*earlier, *new], choice.stream, len(earlier))
         new.append(batch)
         prints.append(fingerprint)
-    looks = decide_looks(fairness, [*earlier, *new], len(earlier) + 1)
+    looks = decide_looks(fairness, [*earlier, *new], len(earlier) + 1, window)
     return MonitorResult(
         parsed,
         fairness,
@@ -205,6 +219,7 @@ def run_monitor(
         doc,
         cid,
         choice.new_stream,
+        window,
     )
 
 

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from respai.monitor.change import CHANGE_METHOD, HORIZON, guarantee_text
 from respai.monitor.looks import RuleLook
 from respai.monitor.run import MonitorResult
 from respai.monitor.sequence import CS_METHOD
@@ -34,13 +35,20 @@ TEST_ID = "monitor_rule"
 _METHOD = (
     f"{CS_METHOD}: time-uniform confidence sequence per group (Jeffreys mixture martingale, "
     "Ville's inequality), Bonferroni over the rule's groups, cases without a prediction at "
-    "their worst; the group rules' decision table on the cumulative counts at this look"
+    "their worst; the group rules' decision table on the cumulative counts at this look; "
+    f"beside it {CHANGE_METHOD}: a CUSUM e-detector per group (per ordered pair of groups "
+    "for a gap rule) from each batch's likelihood-ratio e-values against the rule's limit "
+    "(Shin, Ramdas and Rinaldo 2023), FAIL from the look its statistic reaches "
+    "K * horizon / alpha"
 )
 _STATES = [
     "These rates were measured on the batches listed, in this order, by this engine version.",
     "Each group's interval holds at every look of the stream at once with at least the "
     "stated confidence (a confidence sequence), so looking after every batch does not "
     "inflate the chance of a wrong verdict.",
+    "Each rule's change detectors raise a false alarm, while the rule holds at every "
+    "batch, after an average of at least horizon / alpha looks, and within the stream's "
+    "first horizon looks with chance at most alpha (run_start.monitor.change_guarantee).",
 ]
 _DOES_NOT_STATE = [
     "That the batches are all the outcomes the system produced in the period.",
@@ -74,6 +82,9 @@ def _test(res: MonitorResult, look: int, r: RuleLook) -> TestRecord:
         if r.gap_bounds is None
         else {"lo": r.gap_bounds[0], "hi": r.gap_bounds[1]},
         "changed_from": None if r.changed_from is None else r.changed_from.value,
+        "cumulative_verdict": None if r.cumulative_verdict is None else r.cumulative_verdict.value,
+        "change": None if r.change is None else r.change.to_json(),
+        "window": None if r.window is None else r.window.to_json(),
     }
     return test_record(
         test_id=TEST_ID,
@@ -126,6 +137,10 @@ def monitor_predicate(
                 "earlier_looks": min(new) - 1,
                 "interval_method": CS_METHOD,
                 "alpha": res.fairness.alpha,
+                "change_method": CHANGE_METHOD,
+                "change_horizon": HORIZON,
+                "change_guarantee": guarantee_text(res.fairness.alpha),
+                "window": res.window,
             },
         },
         tests=tests,

@@ -275,9 +275,16 @@ class MonitorRuleDetails(TypedDict):
     attribute: list[str]
     alpha: float
     #: per group: ``group``, ``cases``, ``events``, ``missing``, ``rate`` and ``interval``
+    #: (cumulative), and ``batch`` (the look's own batch, its rate and one-off interval)
     groups: list[dict[str, Any]]
     gap_bounds: dict[str, float] | None
     changed_from: str | None
+    #: the verdict of the cumulative confidence sequences alone (engine 0.4.0)
+    cumulative_verdict: NotRequired[str | None]
+    #: the change detectors: method, threshold, guarantee, per detector statistic, alarm
+    change: NotRequired[dict[str, Any] | None]
+    #: the rule decided on the last ``--window`` batches, or ``None``
+    window: NotRequired[dict[str, Any] | None]
 
 
 DETAILS_TYPES: Mapping[str, type] = {
