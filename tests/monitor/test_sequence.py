@@ -107,3 +107,17 @@ def test_membership_agrees_with_the_interval() -> None:
         inside = log_martingale(k, n, p) < math.log(20)
         if abs(p - iv.lo) > 1e-6 and abs(p - iv.hi) > 1e-6:
             assert inside == (iv.lo <= p <= iv.hi)
+
+
+@pytest.mark.parametrize(
+    ("n", "low", "high"), [(100, 1.54, 1.59), (1_000, 1.80, 1.83), (10_000, 2.00, 2.01)]
+)
+def test_the_width_ratio_the_methods_page_states(n: int, low: float, high: float) -> None:
+    from respai.stats import clopper_pearson_interval
+
+    for p in (0.05, 0.1, 0.3, 0.5):
+        k = round(p * n)
+        cs = confidence_sequence(k, n, 0.05)
+        cp = clopper_pearson_interval(k, n, 0.05)
+        assert cp is not None
+        assert low - 0.005 <= (cs.hi - cs.lo) / (cp.hi - cp.lo) <= high + 0.005, (n, p)

@@ -66,7 +66,8 @@ def max_gap_bounds(intervals: Sequence[Interval]) -> tuple[float, float]:
 
     With all intervals holding simultaneously, the largest gap over ordered pairs of
     distinct groups ``i != j`` lies in ``[max lo_i - hi_j, max hi_i - lo_j]``: the first
-    number is a gap that some pair certainly reaches, the second one no pair can exceed.
+    number is a gap some pair reaches and the second one no pair exceeds, with the joint
+    confidence of the intervals (``1 - alpha``), not with certainty.
     Computed in linear time; equal to the brute-force maximum over all pairs.
 
     Parameters
