@@ -84,3 +84,42 @@ def test_an_estimate_verdict_says_it_is_a_screening_verdict(
     assert "screening verdict on the estimate, no error guarantee" in junit.read_text()
     page = (tmp_path / "page.html").read_text()
     assert html.escape(GUARANTEES[Decision.ESTIMATE]) in page and "Guarantee" in page
+
+
+def test_every_output_states_a_rules_guarantee(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rng = np.random.default_rng(4)
+    n = 400
+    y = rng.integers(0, 2, n)
+    pd.DataFrame(
+        {
+            "id": [f"c{i}" for i in range(n)],
+            "sex": rng.choice(["F", "M"], n),
+            "y": y,
+            "p": np.where(rng.random(n) < 0.15, 1 - y, y),
+        }
+    ).to_csv(tmp_path / "cases.csv", index=False)
+    spec = SPEC.replace(
+        "evaluation:",
+        "  rules:\n    - {id: fnr, rate: false_negative, attribute: sex, max_group_gap: 0.2}\n"
+        "evaluation:",
+    )
+    (tmp_path / "spec.yaml").write_text(spec, encoding="utf-8")
+    old = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        args = ["evaluate", "spec.yaml", "--no-ledger"]
+        main([*args, "--out", "ev", "--json"])
+        doc = json.loads(capsys.readouterr().out)
+        main([*args, "--out", "ev2"])
+        terminal = " ".join(capsys.readouterr().err.split())
+        assert main(["report", "ev/record.json", "-o", "page.html"]) == 0
+    finally:
+        os.chdir(old)
+    rule = next(t for t in doc["tests"] if t["test_key"] == "rule:fnr")
+    guarantee = rule["details"]["guarantee"]
+    assert "alpha" in guarantee or "%" in guarantee, guarantee
+    assert "rule:fnr:" in terminal and "guarantee:" in terminal.split("rule:fnr:")[-1]
+    page = (tmp_path / "page.html").read_text()
+    assert html.escape(guarantee) in page

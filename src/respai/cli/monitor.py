@@ -211,6 +211,7 @@ def _print(result: MonitorResult) -> None:
         replaces = result.new_stream.get("replaces")
         left = f", leaving the stream {replaces}" if replaces else ""
         output.echo(f"new stream started{left}: {result.new_stream.get('reason')}")
+    output.echo(result.fairness.orientation_line)
     output.echo(f"change detection ({CHANGE_METHOD}): {guarantee_text(result.fairness.alpha)}")
     output.echo("")
     output.echo(f"{'look':>4}  {'rule':<20} {'verdict':<22} groups: cumulative rate [sequence]")

@@ -137,6 +137,8 @@ def monitor_predicate(
                 "earlier_looks": min(new) - 1,
                 "interval_method": CS_METHOD,
                 "alpha": res.fairness.alpha,
+                "favorable": res.fairness.favorable,
+                "orientation": res.fairness.orientation,
                 "change_method": CHANGE_METHOD,
                 "change_horizon": HORIZON,
                 "change_guarantee": guarantee_text(res.fairness.alpha),

@@ -435,6 +435,7 @@ def render_rule_lines(rules: tuple[RuleResult, ...], console: Console) -> None:
     console.print(table)
     for r in rules:
         console.print(Text(f"  rule:{terminal_text(r.rule.id)}: {terminal_text(r.reason)}"))
+        console.print(Text(f"    guarantee: {guarantee_line(r)}.", style="dim"))
     sources = [(r.rule.id, r.rule.threshold_source) for r in rules]
     line = _source_line(
         "rule thresholds", [(i, "the spec" if s == "spec" else s) for i, s in sources], "rule"

@@ -7,7 +7,7 @@ in the record's order, and every bound text inside one to come from its own reco
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from respai.battery import TestId
 from respai.render.escape import html_text
@@ -140,8 +140,11 @@ def result_section(i: int, rec: At, tamper: bool, records: At) -> str:
         ("Uncertain", rec.show("uncertain_note")),
         ("Method", rec["method"].show()),
     ]
+    details = rec.get("details")
     if isinstance(threshold.get("guarantee"), str):  # from engine 0.4.0
         rows.insert(2, ("Guarantee", threshold["guarantee"].show()))
+    elif isinstance(details, Mapping) and isinstance(details.get("guarantee"), str):
+        rows.insert(2, ("Guarantee", rec["details"]["guarantee"].show()))  # a rule's
     undefined = rec.get("undefined_reason")
     if isinstance(undefined, str) and undefined != rec.get("reason"):
         rows.insert(1, ("Undefined", rec["undefined_reason"].show()))
