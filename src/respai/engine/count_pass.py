@@ -117,24 +117,33 @@ def count_cube(
         non_null = tuple(int(v) for v in row[len(row) - n_extra :]) if n_extra else ()
         body = row[: len(row) - n_extra] if n_extra else row
         if probability is None:
-            out.append(
-                CubeRow(tuple(body[:width]), None, int(body[width]), 0, 0, None, None, non_null)
-            )
-            continue
-        pbin, n, pn, ps, pmin, pmax = body[width:]
-        out.append(
-            CubeRow(
-                keys=tuple(body[:width]),
-                prob_bin=None if is_null(pbin) else int(pbin),
-                n=int(n),
-                prob_n=int(pn),
-                prob_sum=0 if is_null(ps) else int(ps),
-                prob_min=None if is_null(pmin) else float(pmin),
-                prob_max=None if is_null(pmax) else float(pmax),
-                non_null=non_null,
-            )
-        )
+            out.append(_cube_row(tuple(body[:width]), None, (body[width],), non_null))
+        else:
+            out.append(_cube_row(tuple(body[:width]), body[width], body[width + 1 :], non_null))
     return out
+
+
+def _cube_row(
+    keys: tuple[Any, ...], pbin: Any, sums: Sequence[Any], non_null: tuple[int, ...]
+) -> CubeRow:
+    """One cube cell from a row of a count pass.
+
+    ``sums`` is ``(n,)`` without a probability column, else
+    ``(n, prob_n, prob_sum, prob_min, prob_max)``.
+    """
+    if len(sums) == 1:
+        return CubeRow(keys, None, int(sums[0]), 0, 0, None, None, non_null)
+    n, pn, ps, pmin, pmax = sums[:5]
+    return CubeRow(
+        keys=keys,
+        prob_bin=None if is_null(pbin) else int(pbin),
+        n=int(n),
+        prob_n=int(pn),
+        prob_sum=0 if is_null(ps) else int(ps),
+        prob_min=None if is_null(pmin) else float(pmin),
+        prob_max=None if is_null(pmax) else float(pmax),
+        non_null=non_null,
+    )
 
 
 def group_counts(
@@ -302,20 +311,7 @@ def count_cube_and_groups(
         non_null = tuple(int(x) for x in body[len(body) - n_extra :]) if n_extra else ()
         key = tuple(row[at[c]] for c in keys)
         if probability is None:
-            cube.append(CubeRow(key, None, int(body[0]), 0, 0, None, None, non_null))
-            continue
-        pbin = row[at["__respai_bin"]]
-        n, pn, ps, pmin, pmax = body[:5]
-        cube.append(
-            CubeRow(
-                keys=key,
-                prob_bin=None if is_null(pbin) else int(pbin),
-                n=int(n),
-                prob_n=int(pn),
-                prob_sum=0 if is_null(ps) else int(ps),
-                prob_min=None if is_null(pmin) else float(pmin),
-                prob_max=None if is_null(pmax) else float(pmax),
-                non_null=non_null,
-            )
-        )
+            cube.append(_cube_row(key, None, body[:1], non_null))
+        else:
+            cube.append(_cube_row(key, row[at["__respai_bin"]], body[:5], non_null))
     return cube, groups
