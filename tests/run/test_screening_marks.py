@@ -42,11 +42,9 @@ tests:
 """
 
 
-def test_an_estimate_verdict_says_it_is_a_screening_verdict(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    rng = np.random.default_rng(3)
-    n = 300
+def _write_cases(folder: Path, *, seed: int, n: int) -> None:
+    """Cases with a 15% error rate, the same for both groups."""
+    rng = np.random.default_rng(seed)
     y = rng.integers(0, 2, n)
     pd.DataFrame(
         {
@@ -55,7 +53,13 @@ def test_an_estimate_verdict_says_it_is_a_screening_verdict(
             "y": y,
             "p": np.where(rng.random(n) < 0.15, 1 - y, y),
         }
-    ).to_csv(tmp_path / "cases.csv", index=False)
+    ).to_csv(folder / "cases.csv", index=False)
+
+
+def test_an_estimate_verdict_says_it_is_a_screening_verdict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _write_cases(tmp_path, seed=3, n=300)
     (tmp_path / "spec.yaml").write_text(SPEC, encoding="utf-8")
     (tmp_path / "policy.yaml").write_text(POLICY, encoding="utf-8")
     old = Path.cwd()
@@ -89,17 +93,7 @@ def test_an_estimate_verdict_says_it_is_a_screening_verdict(
 def test_every_output_states_a_rules_guarantee(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    rng = np.random.default_rng(4)
-    n = 400
-    y = rng.integers(0, 2, n)
-    pd.DataFrame(
-        {
-            "id": [f"c{i}" for i in range(n)],
-            "sex": rng.choice(["F", "M"], n),
-            "y": y,
-            "p": np.where(rng.random(n) < 0.15, 1 - y, y),
-        }
-    ).to_csv(tmp_path / "cases.csv", index=False)
+    _write_cases(tmp_path, seed=4, n=400)
     spec = SPEC.replace(
         "evaluation:",
         "  rules:\n    - {id: fnr, rate: false_negative, attribute: sex, max_group_gap: 0.2}\n"
