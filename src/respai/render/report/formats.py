@@ -603,8 +603,9 @@ def _mon_counts(group: object, _arg: str | None) -> str:
     """Events over the cases with a prediction (``260 / 356``), and those without one."""
     g = as_dict(group)
     cases, events, missing = g.get("cases"), g.get("events"), g.get("missing")
-    ints = isinstance(cases, int) and isinstance(missing, int)
-    decided = cases - missing if ints and _is_int(cases) and _is_int(missing) else None
+    decided = None
+    if isinstance(cases, int) and isinstance(missing, int):
+        decided = cases - missing if _is_int(cases) and _is_int(missing) else None
     text = f"{count_text(events)} / {count_text(decided)}"
     if _is_int(missing) and missing:
         text += f" · {missing:,} no pred."
