@@ -37,6 +37,8 @@ ATTRIBUTES = frozenset(
         "data-state", "data-tamper-target", "data-verdict-of", "data-x", "data-x1",
         "data-x2", "disabled", "height", "href", "id", "open", "r", "role", "text-anchor",
         "type", "viewbox", "width", "x", "x1", "x2", "xmlns", "y", "y1", "y2", "data-original",
+        "data-series", "data-y", "data-y1", "data-y2", "data-lo", "data-hi", "data-alarm",
+        "points",
     }
 )  # fmt: skip
 
@@ -175,6 +177,18 @@ LABELS = frozenset(
         "type",
         "undefined",
         "version ",
+        " was ",
+        "Batch events / decided",
+        "Batch rate [one-off interval]",
+        "Change statistics",
+        "Cumulative rate [sequence]",
+        "Group",
+        "Look",
+        "Monitoring stream",
+        "Rule ",
+        "bounds on the largest gap",
+        "largest gap",
+        "look (one batch each)",
         "—",
     )
 )

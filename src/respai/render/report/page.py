@@ -13,6 +13,7 @@ from respai.render.report.bind import At
 from respai.render.report.claims import claims_section
 from respai.render.report.controls import controls_section
 from respai.render.report.header import page_header
+from respai.render.report.monitoring import is_monitor, monitoring_section
 from respai.render.report.provenance import chain_section, fingerprints_section
 from respai.render.report.results import result_section, results_table, tamper_index, tests_of
 from respai.render.report.verification import verification_box
@@ -63,6 +64,7 @@ def page_body(envelope: Mapping[str, Any], has_key: bool, statement: Any = None)
     return (
         page_header(predicate)
         + verification_box(has_key)
+        + (monitoring_section(predicate, tests) if is_monitor(predicate) else "")
         + '<h2 class="first" id="tests">Tests</h2>'
         '<p class="small muted">Values are estimates from the evaluation data; intervals '
         "are 95% unless stated. A verdict marked uncertain is one whose interval crosses "
