@@ -29,7 +29,9 @@ __all__ = [
     "canonical_label",
     "intersection_label",
     "known_spellings",
+    "means_unknown",
     "spelling_key",
+    "suggest_category",
 ]
 
 SEX_CATEGORIES: tuple[str, ...] = ("Male", "Female")
@@ -169,3 +171,178 @@ class Normalizer:
             return self._map[key], True
         label = _BUILT_IN[self.axis].get(key)
         return (label, True) if label is not None else (None, False)
+
+
+# --- suggestions for a draft's mapping (``respai init --ll144``) -------------------------
+
+_NOT_WORD = re.compile(r"[^0-9a-z]+")
+#: Words that join the parts of a label and carry no meaning of their own.
+_JOINERS = frozenset({"or", "and"})
+#: A leading "not Hispanic" (``Non-Hispanic White``): under EEO-1 the rest is the category.
+_NOT_HISPANIC = (("non", "hispanic"), ("not", "hispanic"), ("nonhispanic",))
+
+#: Well-known spellings that stand for exactly one category, by axis, as word tuples
+#: (:func:`_words`). Only whole spellings are looked up: a value is never matched by a
+#: part of it, so ``Indian`` (Asian Indian or American Indian?) and ``Native`` (Native
+#: American or Native Hawaiian?) have no suggestion, nor does any value that names two
+#: categories. Single letters are sex spellings only (``A`` could be Asian or American
+#: Indian).
+_SYNONYMS: Mapping[str, Mapping[tuple[str, ...], str]] = {
+    "sex": {
+        **{(w,): "Male" for w in ("m", "male", "males", "man", "men")},
+        **{(w,): "Female" for w in ("f", "female", "females", "woman", "women")},
+    },
+    "race": {
+        **{
+            words: "Hispanic or Latino"
+            for words in (
+                ("hispanic",),
+                ("latino",),
+                ("latina",),
+                ("latinx",),
+                ("latine",),
+                ("hispanic", "latino"),
+                ("hispanic", "latina"),
+                ("hispanic", "latinx"),
+                ("latino", "hispanic"),
+            )
+        },
+        **{
+            words: "White"
+            for words in (("white",), ("caucasian",), ("white", "caucasian"))
+        },
+        **{
+            words: "Black or African American"
+            for words in (
+                ("black",),
+                ("african", "american"),
+                ("black", "african", "american"),
+            )
+        },
+        **{
+            words: "Native Hawaiian or Other Pacific Islander"
+            for words in (
+                ("native", "hawaiian"),
+                ("pacific", "islander"),
+                ("native", "hawaiian", "pacific", "islander"),
+                ("hawaiian", "pacific", "islander"),
+                ("native", "hawaiian", "other", "pacific", "islander"),
+            )
+        },
+        **{words: "Asian" for words in (("asian",), ("asian", "american"))},
+        **{
+            words: "American Indian or Alaska Native"
+            for words in (
+                ("american", "indian"),
+                ("alaska", "native"),
+                ("alaskan", "native"),
+                ("native", "american"),
+                ("american", "indian", "alaska", "native"),
+                ("american", "indian", "alaskan", "native"),
+                ("native", "american", "alaska", "native"),
+            )
+        },
+        **{
+            words: "Two or More Races"
+            for words in (
+                ("two", "more", "races"),
+                ("two", "more"),
+                ("2", "more", "races"),
+                ("2", "more"),
+                ("multiracial",),
+                ("multi", "racial"),
+                ("biracial",),
+                ("mixed", "race"),
+                ("multiple", "races"),
+            )
+        },
+    },
+}
+
+#: Spellings of "not answered" (compared as word tuples): a draft lists them under
+#: ``ll144.unknown_values``, never maps them to a category.
+_UNKNOWN: frozenset[tuple[str, ...]] = frozenset(
+    tuple(_NOT_WORD.sub(" ", s).split())
+    for s in (
+        "unknown",
+        "not known",
+        "decline",
+        "declined",
+        "decline to answer",
+        "declined to answer",
+        "decline to state",
+        "declined to state",
+        "decline to self identify",
+        "declined to self identify",
+        "decline to disclose",
+        "prefer not to say",
+        "prefer not to answer",
+        "prefer not to disclose",
+        "i prefer not to say",
+        "i do not wish to answer",
+        "i don't wish to answer",
+        "choose not to disclose",
+        "not disclosed",
+        "undisclosed",
+        "not specified",
+        "unspecified",
+        "not provided",
+        "not reported",
+        "no answer",
+        "no response",
+        "n/a",
+        "na",
+        "none given",
+    )
+)
+
+
+def _words(text: str) -> tuple[str, ...]:
+    """``text``'s words: case folded, the NH/L suffix dropped, split at anything not a
+    letter or digit, joining ``or``/``and`` dropped (``Black/African-American`` and
+    ``black or african american`` are the same words)."""
+    return tuple(w for w in _NOT_WORD.sub(" ", spelling_key(text)).split() if w not in _JOINERS)
+
+
+def suggest_category(axis: str, text: str) -> str | None:
+    """The one category ``text`` unambiguously spells on ``axis``, or ``None``.
+
+    A suggestion for a draft's ``ll144.categories``, never a guess: ``text`` must be a
+    built-in spelling or a well-known synonym (``F``, ``Woman``, ``Hispanic``,
+    ``African-American``, ``Multiracial``) up to case, spaces and punctuation, or such a
+    race spelling after ``Non-Hispanic``. A value that names two categories, part of
+    one, or anything else gets ``None``, so a spelling of one category is never
+    suggested as another.
+
+    Examples
+    --------
+    >>> suggest_category("sex", "F"), suggest_category("race", "Black")
+    ('Female', 'Black or African American')
+    >>> suggest_category("race", "Non-Hispanic White"), suggest_category("race", "Indian")
+    ('White', None)
+    """
+    label = canonical_label(axis, text)
+    if label is not None:
+        return label
+    words = _words(text)
+    negated = False
+    if axis == "race":
+        for prefix in _NOT_HISPANIC:
+            if words[: len(prefix)] == prefix and len(words) > len(prefix):
+                words, negated = words[len(prefix) :], True
+                break
+    built_in = {_words(k): v for k, v in _BUILT_IN[axis].items()}
+    found = built_in.get(words) or _SYNONYMS[axis].get(words)
+    # "Non-Hispanic Latino" contradicts itself: no suggestion
+    return None if negated and found == RACE_CATEGORIES[0] else found
+
+
+def means_unknown(text: str) -> bool:
+    """Whether ``text`` is a well-known spelling of "not answered" (``Decline to answer``).
+
+    Examples
+    --------
+    >>> means_unknown("Prefer not to say"), means_unknown("N/A"), means_unknown("Other")
+    (True, True, False)
+    """
+    return _words(text) in _UNKNOWN

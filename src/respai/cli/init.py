@@ -66,6 +66,10 @@ def init_command(datafile: Path, out: Path, force: bool) -> None:
         chosen += f", unit {draft.unit!r}"
     names = ", ".join(repr(a) for a in draft.attributes)
     output.echo(f"respai init: wrote {out}, a DRAFT spec: {chosen}; attributes {names}.")
+    output.echo(
+        f"  system: {draft.name!r} (fill in its TODO keys); evaluation: "
+        f"{', '.join(draft.tests)}."
+    )
     for check in draft.checks:
         output.echo(f"  check: {check}")
     output.echo(
