@@ -181,81 +181,59 @@ _JOINERS = frozenset({"or", "and"})
 #: A leading "not Hispanic" (``Non-Hispanic White``): under EEO-1 the rest is the category.
 _NOT_HISPANIC = (("non", "hispanic"), ("not", "hispanic"), ("nonhispanic",))
 
-#: Well-known spellings that stand for exactly one category, by axis, as word tuples
-#: (:func:`_words`). Only whole spellings are looked up: a value is never matched by a
-#: part of it, so ``Indian`` (Asian Indian or American Indian?) and ``Native`` (Native
-#: American or Native Hawaiian?) have no suggestion, nor does any value that names two
-#: categories. Single letters are sex spellings only (``A`` could be Asian or American
-#: Indian).
-_SYNONYMS: Mapping[str, Mapping[tuple[str, ...], str]] = {
+#: Well-known spellings that stand for exactly one category, by axis and category. Only
+#: whole spellings are looked up (up to case, spaces, punctuation and a joining "or" or
+#: "and"): a value is never matched by a part of it, so ``Indian`` (Asian Indian or
+#: American Indian?) and ``Native`` (Native American or Native Hawaiian?) have no
+#: suggestion, nor does any value that names two categories. Single letters are sex
+#: spellings only (``A`` could be Asian or American Indian).
+_SYNONYM_TEXT: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "sex": {
-        **{(w,): "Male" for w in ("m", "male", "males", "man", "men")},
-        **{(w,): "Female" for w in ("f", "female", "females", "woman", "women")},
+        "Male": ("m", "male", "males", "man", "men"),
+        "Female": ("f", "female", "females", "woman", "women"),
     },
     "race": {
-        **{
-            words: "Hispanic or Latino"
-            for words in (
-                ("hispanic",),
-                ("latino",),
-                ("latina",),
-                ("latinx",),
-                ("latine",),
-                ("hispanic", "latino"),
-                ("hispanic", "latina"),
-                ("hispanic", "latinx"),
-                ("latino", "hispanic"),
-            )
-        },
-        **{
-            words: "White"
-            for words in (("white",), ("caucasian",), ("white", "caucasian"))
-        },
-        **{
-            words: "Black or African American"
-            for words in (
-                ("black",),
-                ("african", "american"),
-                ("black", "african", "american"),
-            )
-        },
-        **{
-            words: "Native Hawaiian or Other Pacific Islander"
-            for words in (
-                ("native", "hawaiian"),
-                ("pacific", "islander"),
-                ("native", "hawaiian", "pacific", "islander"),
-                ("hawaiian", "pacific", "islander"),
-                ("native", "hawaiian", "other", "pacific", "islander"),
-            )
-        },
-        **{words: "Asian" for words in (("asian",), ("asian", "american"))},
-        **{
-            words: "American Indian or Alaska Native"
-            for words in (
-                ("american", "indian"),
-                ("alaska", "native"),
-                ("alaskan", "native"),
-                ("native", "american"),
-                ("american", "indian", "alaska", "native"),
-                ("american", "indian", "alaskan", "native"),
-                ("native", "american", "alaska", "native"),
-            )
-        },
-        **{
-            words: "Two or More Races"
-            for words in (
-                ("two", "more", "races"),
-                ("two", "more"),
-                ("2", "more", "races"),
-                ("2", "more"),
-                ("multiracial",),
-                ("multi", "racial"),
-                ("biracial",),
-                ("mixed", "race"),
-                ("multiple", "races"),
-            )
-        },
+        "Hispanic or Latino": (
+            "hispanic",
+            "latino",
+            "latina",
+            "latinx",
+            "latine",
+            "hispanic/latino",
+            "hispanic/latina",
+            "hispanic/latinx",
+            "latino/hispanic",
+        ),
+        "White": ("white", "caucasian", "white/caucasian"),
+        "Black or African American": ("black", "african american", "black/african american"),
+        "Native Hawaiian or Other Pacific Islander": (
+            "native hawaiian",
+            "pacific islander",
+            "native hawaiian/pacific islander",
+            "hawaiian/pacific islander",
+            "native hawaiian/other pacific islander",
+        ),
+        "Asian": ("asian", "asian american"),
+        "American Indian or Alaska Native": (
+            "american indian",
+            "alaska native",
+            "alaskan native",
+            "native american",
+            "american indian/alaska native",
+            "american indian/alaskan native",
+            "native american/alaska native",
+        ),
+        "Two or More Races": (
+            "two or more races",
+            "two or more",
+            "2 or more races",
+            "2 or more",
+            "multiracial",
+            "multi-racial",
+            "biracial",
+            "mixed race",
+            "multiple races",
+        ),
     },
 }
 
@@ -298,10 +276,24 @@ _UNKNOWN: frozenset[tuple[str, ...]] = frozenset(
 
 
 def _words(text: str) -> tuple[str, ...]:
-    """``text``'s words: case folded, the NH/L suffix dropped, split at anything not a
-    letter or digit, joining ``or``/``and`` dropped (``Black/African-American`` and
-    ``black or african american`` are the same words)."""
+    """``text``'s words, for matching a suggestion.
+
+    Case folded, the NH/L suffix dropped, split at anything not a letter or digit, and
+    a joining ``or``/``and`` dropped: ``Black/African-American`` and ``black or african
+    american`` are the same words.
+    """
     return tuple(w for w in _NOT_WORD.sub(" ", spelling_key(text)).split() if w not in _JOINERS)
+
+
+#: Every spelling a suggestion accepts, as words, by axis: the built-in ones, then
+#: the synonyms; each stands for one category.
+_SUGGESTIONS: Mapping[str, Mapping[tuple[str, ...], str]] = {
+    axis: {
+        **{_words(k): v for k, v in _BUILT_IN[axis].items()},
+        **{_words(t): label for label, texts in _SYNONYM_TEXT[axis].items() for t in texts},
+    }
+    for axis in AXES
+}
 
 
 def suggest_category(axis: str, text: str) -> str | None:
@@ -331,8 +323,7 @@ def suggest_category(axis: str, text: str) -> str | None:
             if words[: len(prefix)] == prefix and len(words) > len(prefix):
                 words, negated = words[len(prefix) :], True
                 break
-    built_in = {_words(k): v for k, v in _BUILT_IN[axis].items()}
-    found = built_in.get(words) or _SYNONYMS[axis].get(words)
+    found = _SUGGESTIONS[axis].get(words)
     # "Non-Hispanic Latino" contradicts itself: no suggestion
     return None if negated and found == RACE_CATEGORIES[0] else found
 

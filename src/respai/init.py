@@ -31,7 +31,7 @@ from typing import Any
 import yaml
 
 from respai.engine.column_summary import ColumnSummary, FileSummary
-from respai.engine.source import BOOL, NUMERIC, TEXT, file_format
+from respai.engine.source import BOOL, NUMERIC, TEXT, Source, file_format
 from respai.errors import InputError
 from respai.spelling import same_number_pair
 
@@ -552,7 +552,7 @@ def _header(summary: FileSummary, checks: Sequence[str]) -> list[str]:
     if checks:
         lines.append("# CHECK in particular:")
         lines += [f"#   - {_comment_text(c)}" for c in checks]
-    lines.append("# Then run: respai fairness <this file> (the rules), respai evaluate <this file>")
+    lines.append("# Then run: respai fairness <this file>, then respai evaluate <this file>")
     return lines
 
 
@@ -578,7 +578,22 @@ def draft_spec(data: Path, spec: Path) -> Draft:
         When the file cannot be read (missing, empty, not UTF-8, malformed), or holds
         nothing to draft from (see :func:`draft_from_summary`).
     """
-    from respai.engine.column_summary import count_duplicates, summarize
+    source, summary = summarize_file(data)
+    unit = unique_id(source, summary)
+    return draft_from_summary(
+        summary, cases=cases_reference(data, spec), name=data.stem, unit=unit
+    )
+
+
+def summarize_file(data: Path) -> tuple[Source, FileSummary]:
+    """Open ``data`` as a run reads it (text columns as text) and summarize its columns.
+
+    Raises
+    ------
+    InputError
+        When the file cannot be read (missing, empty, not UTF-8, malformed).
+    """
+    from respai.engine.column_summary import summarize
     from respai.engine.opening import open_file
 
     file_format(data, None)  # an unknown suffix is refused before the file is read
@@ -587,8 +602,11 @@ def draft_spec(data: Path, spec: Path) -> Draft:
         # read as the run reads attributes: as text (``yes`` stays ``yes``, not true)
         text = [c for c, k in source.kinds.items() if k != NUMERIC]
         source = open_file(data, text_columns=text)
-    summary = summarize(source, MAX_VALUES)
-    unit = next((c for c in unit_candidates(summary) if count_duplicates(source, c) == 0), None)
-    return draft_from_summary(
-        summary, cases=cases_reference(data, spec), name=data.stem, unit=unit
-    )
+    return source, summarize(source, MAX_VALUES)
+
+
+def unique_id(source: Source, summary: FileSummary) -> str | None:
+    """The best-named id column that holds each value once (checked exactly), or None."""
+    from respai.engine.column_summary import count_duplicates
+
+    return next((c for c in unit_candidates(summary) if count_duplicates(source, c) == 0), None)
