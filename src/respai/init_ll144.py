@@ -18,7 +18,6 @@ it may be mapped to, so the audit refuses to run until a person decides.
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -367,14 +366,28 @@ def _category_lines(axes: Sequence[_Axis]) -> list[str]:
             for value, label in a.mapped.items():
                 lines += _dump(value, label, 6)
             if a.todo:
-                allowed = f"TODO: one of {', '.join(AXES[a.axis])}"
-                lines += [f"      # {part}" for part in textwrap.wrap(allowed, 80)]
+                lines += [f"      # {part}" for part in _packed("TODO: one of", AXES[a.axis])]
                 for value in a.todo:
                     lines += _commented(_dump(value, "TODO", 6), 6)
     unknown = list(dict.fromkeys(u for a in axes for u in a.unknown))
     if unknown:
         lines.append("  # spellings that mean not answered (counted as unknown, as an empty cell)")
         lines += _dump("unknown_values", unknown, 2)
+    return lines
+
+
+def _packed(lead: str, items: Sequence[str], width: int = 80) -> list[str]:
+    """``lead`` and ``items`` comma-separated on lines of at most ``width``.
+
+    An item is never broken: a category's name stays on one line.
+    """
+    lines = [lead]
+    for i, item in enumerate(items):
+        piece = item + ("," if i < len(items) - 1 else "")
+        if len(lines[-1]) + 1 + len(piece) > width:
+            lines.append("  " + piece)
+        else:
+            lines[-1] += " " + piece
     return lines
 
 
