@@ -472,17 +472,30 @@ def test_the_draft_declares_the_whole_gate_and_evaluate_runs_only_it(
 def test_a_decisions_only_file_points_to_the_ll144_draft(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # prediction only: no label, so no fairness spec; the LL144 draft audits it
+    rng = random.Random(4)
     data = tmp_path / "decisions.csv"
-    data.write_text(
-        "applicant_id,selected,sex\n"
-        + "".join(f"a{i},{i % 2},{'FM'[i % 3 == 0]}\n" for i in range(50)),
-        encoding="utf-8",
-    )
+    with data.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["applicant_id", "selected", "sex", "race"])
+        for i in range(300):
+            w.writerow(
+                [
+                    f"a{i}",
+                    int(rng.random() < 0.4),
+                    rng.choice("FM"),
+                    rng.choice(["White", "Black", "Asian"]),
+                ]
+            )
     out = tmp_path / "spec.yaml"
     assert main(["init", str(data), "-o", str(out)]) == 2
     err = capsys.readouterr().err
     assert "two columns holding only 0 and 1" in err and "respai init --ll144" in err
     assert not out.exists()
+    assert main(["init", "--ll144", str(data), "-o", str(out)]) == 0
+    ll = load_spec(out).blocks["ll144"]
+    assert (ll.selected, ll.sex, ll.race) == ("selected", "sex", "race")  # type: ignore[attr-defined]
+    assert main(["ll144", str(out)]) == 0
 
 
 def test_too_many_files_is_a_usage_error(

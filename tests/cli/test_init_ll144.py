@@ -115,7 +115,6 @@ def test_a_value_naming_two_categories_gets_no_suggestion(
     )
     for axis in ("sex", "race"):
         suggested = suggest_category(axis, joined)
-        # "Non-Hispanic" before a race is EEO-1's own way of naming that race
         assert suggested is None, (joined, axis, suggested)
 
 
