@@ -637,6 +637,7 @@ FORMATS: Mapping[str, Format] = {
     "auc_title": _auc_title,
     "auc_caption": _auc_caption,
     "auc_limit": _auc_limit_label,
+    "interval": lambda v, _a: interval_text(v),
     "rate_cell": _rate_cell,
     "group_column": _group_column,
     "listed": _listed,

@@ -317,6 +317,7 @@ var RespaiBind = (function () {
         " with the lowest and the " + k + " with the highest value (a group without a value is " +
         "not drawn); the signed record holds every group.";
     },
+    interval: intervalText,
     rate_cell: function (v) {
       var g = asDict(v), spread = has(g, "interval_95");
       var n = spread ? g.numerator : g.events, d = spread ? g.denominator : g.with_prediction;
