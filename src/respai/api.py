@@ -18,31 +18,11 @@ from typing import Any
 from respai.errors import InputError
 from respai.results import Evaluation
 from respai.run.evaluation import run_evaluation
-from respai.run.group_rules import spec_of
+from respai.run.group_rules import accepted_of, spec_of
 from respai.spec import Policy, Spec, load_policy
-from respai.types import Verdict, accepted_verdicts
+from respai.types import Verdict
 
-__all__ = ["accepted_of", "evaluate"]
-
-
-def accepted_of(accept: Iterable[Verdict | str] | Verdict | str) -> tuple[Verdict, ...]:
-    """``accept=`` checked as the CLI's ``--accept`` checks it (a name or a list of them).
-
-    Raises
-    ------
-    respai.errors.InputError
-        For FAIL, PASS or a name that is not a verdict.
-
-    Examples
-    --------
-    >>> [v.value for v in accepted_of("MANUAL_REVIEW")]
-    ['MANUAL_REVIEW']
-    """
-    items = [accept] if isinstance(accept, str | Verdict) else list(accept)
-    try:
-        return accepted_verdicts(items)
-    except ValueError as exc:
-        raise InputError(f"accept= is not valid: {exc}") from None
+__all__ = ["evaluate"]
 
 
 def evaluate(

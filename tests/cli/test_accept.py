@@ -182,3 +182,15 @@ def test_the_api_refuses_what_the_cli_refuses(work: Path, given: Any) -> None:
     if given in ("FAIL", Verdict.FAIL):
         assert "FAIL can never be accepted" in str(caught.value)
     assert sorted(work.rglob("*")) == before  # nothing written, no key made
+
+
+def test_evaluate_fairness_accepts_as_respai_fairness_does(work: Path) -> None:
+    import respai
+
+    text = SPEC.replace("max_group_gap: 0.5", "max_group_gap: 0.001").split("evaluation:")[0]
+    (work / "tight.yaml").write_text(text, encoding="utf-8")
+    assert respai.evaluate_fairness("tight.yaml").exit_code == 3
+    accepted = respai.evaluate_fairness("tight.yaml", accept="insufficient_evidence")
+    assert (accepted.verdict.value, accepted.exit_code) == ("INSUFFICIENT_EVIDENCE", 0)
+    assert accepted.to_dict()["settings"]["accepted"] == ["INSUFFICIENT_EVIDENCE"]
+    assert main(["fairness", "tight.yaml", "--accept", "INSUFFICIENT_EVIDENCE"]) == 0
