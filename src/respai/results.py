@@ -430,6 +430,20 @@ def rule_dict(r: RuleResult) -> dict[str, Any]:
     }
 
 
+def _with_largest_gap(rule: dict[str, Any]) -> dict[str, Any]:
+    """A rule's JSON with ``largest_gap``: its gap bounds as the terminal shows them.
+
+    ``gap_bounds`` (as in the record) is the raw bound the verdict was decided from, whose
+    lower end may be negative; ``largest_gap`` is ``(max(lo, 0), hi)``
+    (:func:`respai.render.gap.shown_gap_bounds`), ``null`` for a rule with no gap.
+    """
+    from respai.render.gap import shown_gap_bounds
+
+    shown = shown_gap_bounds(rule.get("gap_bounds"))
+    largest = None if shown is None else {"lo": shown[0], "hi": shown[1]}
+    return {**rule, "largest_gap": largest}
+
+
 def _result_dict(res: FairnessResult) -> dict[str, Any]:
     spec = res.spec
     return {
@@ -446,7 +460,7 @@ def _result_dict(res: FairnessResult) -> dict[str, Any]:
         },
         "verdict": res.verdict.value,
         "exit_code": res.exit_code,
-        "rules": [rule_dict(r) for r in res.rules],
+        "rules": [_with_largest_gap(rule_dict(r)) for r in res.rules],
         "cases": res.counts.total,
         "unit": spec.unit,
         "settings": {

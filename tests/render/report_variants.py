@@ -3,10 +3,11 @@
 Imported by path from the report tests (importlib mode): :func:`variants` takes a real
 Statement (the loan-screen sample's) and returns edited copies that show an owner, a
 policy, a model, a git commit, an undefined reason, small cells, an uncertain verdict, a
-missing interval, hostile text, and more groups than a chart draws (``many``). It adds
-the record of a real monitoring run (:func:`monitor_statement`: a gap rule and a
-worst-group rule over three batches, with a change alarm), as made and edited to show a
-continued stream, cases without a prediction and an undefined change statistic.
+missing interval, hostile text, more groups than a chart draws (``many``), and LL144
+categories with and without a finding. It adds the record of a real monitoring run
+(:func:`monitor_statement`: a gap rule and a worst-group rule over three batches, with a
+change alarm), as made and edited to show a continued stream, cases without a prediction
+and an undefined change statistic.
 """
 
 from __future__ import annotations
@@ -88,6 +89,8 @@ def variants(statement: dict[str, Any]) -> dict[str, dict[str, Any]]:
         r["details"]["groups"][0]["missing"] = 4
     tests[0]["details"]["change"]["detectors"][0].update(statistic=None, log_statistic=None)
     out["monitor-continued"] = s
+    out["ll144"] = ll144_tests(statement, with_finding=True)
+    out["ll144-no-finding"] = ll144_tests(statement, with_finding=False)
     return out
 
 
@@ -139,6 +142,28 @@ def monitor_statement() -> dict[str, Any]:
     # as the page's script reads it: an integer past 2^53 (a large statistic) is a float
     statement: dict[str, Any] = loads_strict(base64.b64decode(envelope["payload"]))
     return statement
+
+
+def ll144_tests(statement: dict[str, Any], *, with_finding: bool) -> dict[str, Any]:
+    """The statement with its first two tests made LL144 categories (the findings list).
+
+    The first has a finding when ``with_finding``; the second never has one.
+    """
+    s = copy.deepcopy(statement)
+    tests = [r for r in s["predicate"]["records"] if r["record_type"] == "test"]
+    for i, r in enumerate(tests[:2]):
+        r.update(test_id="ll144_impact_ratio", test_key=f"ll144:sex:C{i}", value=0.7 + i / 10)
+        r["verdict"] = "MANUAL_REVIEW"
+        finding = with_finding and i == 0
+        r["details"] = {
+            "table": "sex",
+            "category": f"C{i}",
+            "rate": 0.25,
+            "rate_interval": {"lo": 0.2, "hi": 0.3, "method": "wilson", "confidence": 0.95},
+            "finding": "below_line_underpowered" if finding else None,
+            "finding_sentence": "Impact ratio 0.700 is under the 0.8 line." if finding else None,
+        }
+    return s
 
 
 #: Groups in the ``many`` variant: past the 50 a chart draws in full.

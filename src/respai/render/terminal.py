@@ -22,6 +22,7 @@ from respai.decision import GroupRate
 from respai.render.aligned import AlignedTable, Justify
 from respai.render.escape import terminal_text
 from respai.render.extremes import ALL_UP_TO, each_end, extremes
+from respai.render.gap import GAP_LABEL, gap_text
 from respai.results import BatteryResult, Evaluation, FairnessResult
 from respai.rules import RuleResult, guarantee_line
 from respai.tables import METRICS, GroupRow, Measure
@@ -284,6 +285,8 @@ def render_fairness(result: FairnessResult, console: Console) -> None:
             head.append(f" (from {terminal_text(r.rule.threshold_source)})")
         console.print(head)
         console.print(Text(f"  why: {terminal_text(r.reason)}."))
+        if (gap := gap_text(r.gap_bounds)) is not None:
+            console.print(Text(f"  {GAP_LABEL}: {gap}"))
         console.print(Text(f"  guarantee: {guarantee_line(r)}.", style="dim"))
         left = sum(r.left_out.values())
         if left:
@@ -435,6 +438,8 @@ def render_rule_lines(rules: tuple[RuleResult, ...], console: Console) -> None:
     console.print(table)
     for r in rules:
         console.print(Text(f"  rule:{terminal_text(r.rule.id)}: {terminal_text(r.reason)}"))
+        if (gap := gap_text(r.gap_bounds)) is not None:
+            console.print(Text(f"    {GAP_LABEL}: {gap}"))
         console.print(Text(f"    guarantee: {guarantee_line(r)}.", style="dim"))
     sources = [(r.rule.id, r.rule.threshold_source) for r in rules]
     line = _source_line(

@@ -337,6 +337,25 @@ var RespaiBind = (function () {
         " with the lowest and the " + k + " with the highest value (a group without a value is " +
         "not drawn); the signed record holds every group.";
     },
+    interval: intervalText,
+    rate_cell: function (v) {
+      var g = asDict(v), spread = has(g, "interval_95");
+      var n = spread ? g.numerator : g.events, d = spread ? g.denominator : g.with_prediction;
+      return fixed(g.rate) + " " + count(n) + "/" + count(d) + " " + intervalText(spread ? g.interval_95 : g.interval);
+    },
+    group_column: function (v) {
+      var r = asDict(v), details = asDict(r.details);
+      if (r.test_id === T.testIds.groupRule) {
+        var rule = isStr(r.test_key) ? shown(r.test_key.indexOf("rule:") === 0 ? r.test_key.slice(5) : r.test_key) : "?";
+        return rateWords(details.rate) + " rate, rule " + rule + " (Clopper-Pearson, " + level(details.groups, "interval", "?") + " each)";
+      }
+      return str(details.rate, "rate") + " (" + level(details.groups, "interval_95", "?") + " Wilson; " + FORMATS.test_name(r.test_id) + ")";
+    },
+    listed: function (v, a) {
+      var k = drawnEach(a) === null ? "?" : a;
+      return "With " + grouped(asList(v).length) + " groups, the table lists only the " + k +
+        " with the fewest and the " + k + " with the most cases; the signed record holds every group.";
+    },
     framework: function (v) { return isStr(v) ? (has(T.frameworkNames, v) ? T.frameworkNames[v] : shown(v)) : "?"; },
     n_over_d: function (v) { var g = asDict(v); return count(g.numerator) + " / " + count(g.denominator); },
     rule_note: function (v) {
@@ -718,7 +737,37 @@ var RespaiBind = (function () {
         if (!sawVerdict) problems.push("the " + kind[1] + " of " + where(own) + " does not show its verdict");
       });
     });
+    groupTableProblems(main, statement, where, problems);
     return problems;
+  }
+
+  /* A per-group table (respai/render/report/group_table.py): every bound cell of a row is
+     one group of a test's details.groups, the same group across the row; the cases cell is
+     a battery test's group, and a rate cell is from the test its column's heading names. */
+  function groupTableProblems(main, statement, where, problems) {
+    main.querySelectorAll("table.per-group").forEach(function (table) {
+      var heads = Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) {
+        var b = th.querySelector("[data-bind]");
+        return b ? b.getAttribute("data-bind") : null;
+      });
+      table.querySelectorAll("tbody tr").forEach(function (tr) {
+        var label = null;
+        Array.prototype.forEach.call(tr.children, function (td, c) {
+          var ptr = td.getAttribute("data-bind");
+          if (ptr === null) return;
+          var m = /^(.*\/groups\/(?:0|[1-9][0-9]*))(?:\/[^\/]*)?$/.exec(ptr);
+          var group = m ? asDict(resolve(statement, m[1]).value) : {};
+          if (!isStr(group.group)) {
+            problems.push("the per-group table shows " + quote(td.textContent) + " from " + where(ptr) + ", which is not a group's");
+            return;
+          }
+          if (label === null) label = group.group;
+          else if (group.group !== label) problems.push("the per-group table shows " + where(ptr) + " in the row of " + quote(shown(label)));
+          if (c === 1 && !has(group, "interval_95")) problems.push("the per-group table shows cases from " + where(ptr) + ", which is not a battery test's group");
+          if (c >= 2 && (!isStr(heads[c]) || ptr.indexOf(heads[c] + "/") !== 0)) problems.push("the per-group table shows " + where(ptr) + " under another test's column");
+        });
+      });
+    });
   }
 
   /* Where a verdict may be shown: the run's verdict, its sentence and the counts only in
