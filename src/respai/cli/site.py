@@ -109,7 +109,7 @@ def site(
     from respai.errors import InputError
     from respai.export.record import refuse_guarded_output
     from respai.io import refuse_overlaps
-    from respai.sealing import find_signing_key
+    from respai.sealing import existing_signing_key
     from respai.site import SiteDates, SiteRefused, build_site
 
     folder = ledger or Path(".respai")
@@ -130,12 +130,7 @@ def site(
     )
     refuse_guarded_output("-o", output, private_key=signing_key, keys_files=keys_json)
     ring, ring_source = key_ring(pub, keys_json)
-    signer = find_signing_key(signing_key)
-    if signer is None:
-        raise InputError(
-            "respai site signs its manifest with your key, and your key folder holds none.",
-            "Pass --signing-key KEY, or create a key with: respai keys new",
-        )
+    signer = existing_signing_key(signing_key, "respai site signs its manifest")
     if signer.key_id not in ring:
         raise InputError(
             f"the signing key {signer.key_id} is not one of the keys the ledger is verified "
