@@ -189,22 +189,21 @@ def build_site(
         files[name] = html.encode("utf-8")
         page_of[run.run_id] = name
         entries.append(run_entry(run, name, sha256_hex(files[name])))
-    ll144 = []
-    for audit in audits:
-        ll144.append(
-            {
-                "run_id": audit.run_id,
-                "system": audit.system,
-                "run_page": page_of[audit.run_id],
-                "page": f"ll144-{safe_run_id(audit.run_id)}.html",
-                **ll144_dates(
-                    audit.run_start,
-                    posted=posted.get(audit.run_id),
-                    last_use=last_use.get(audit.run_id),
-                    distribution=distribution.get(audit.run_id),
-                ),
-            }
-        )
+    ll144 = [
+        {
+            "run_id": audit.run_id,
+            "system": audit.system,
+            "run_page": page_of[audit.run_id],
+            "page": f"ll144-{safe_run_id(audit.run_id)}.html",
+            **ll144_dates(
+                audit.run_start,
+                posted=posted.get(audit.run_id),
+                last_use=last_use.get(audit.run_id),
+                distribution=distribution.get(audit.run_id),
+            ),
+        }
+        for audit in audits
+    ]
     streams = [
         {
             "stream": s.stream,
@@ -213,9 +212,7 @@ def build_site(
             "looks": s.looks,
             "latest": s.latest,
             "alarm_look": s.alarm_look,
-            "runs": [
-                {"run_id": rid, "page": page_of[rid]} for rid in s.runs if rid in page_of
-            ],
+            "runs": [{"run_id": rid, "page": page_of[rid]} for rid in s.runs if rid in page_of],
         }
         for s in ledger_streams(ledger)
     ]
@@ -228,9 +225,7 @@ def build_site(
         if before is None:
             continue
         try:
-            compared = compare_records(
-                before.envelope, run.envelope, labels=(before.seq, run.seq)
-            )
+            compared = compare_records(before.envelope, run.envelope, labels=(before.seq, run.seq))
         except CompareError:
             continue
         comparisons.append(

@@ -118,8 +118,9 @@ def ll144_dates(
 
     Examples
     --------
-    >>> d = ll144_dates({"dates": {"audit_date": "2026-11-30", "distribution_date": "2026-12-01"}},
-    ...                 posted=dt.date(2026, 11, 30), last_use=dt.date(2027, 3, 31), distribution=None)
+    >>> start = {"dates": {"audit_date": "2026-11-30", "distribution_date": "2026-12-01"}}
+    >>> d = ll144_dates(start, posted=dt.date(2026, 11, 30), last_use=dt.date(2027, 3, 31),
+    ...                 distribution=None)
     >>> d["publication"]["from"], d["publication"]["until"], d["findings"]
     ('2026-11-30', '2027-09-30', [])
     """
@@ -171,7 +172,8 @@ def ll144_dates(
         "until": until,
         "note": note,
     }
-    out["findings"] = [{"text": t} for t in _findings(audit, dist_entry["value"], posted, last_use)]
+    found = _findings(audit, dist_entry["value"], posted, last_use)
+    out["findings"] = [{"text": t} for t in found]
     return out
 
 

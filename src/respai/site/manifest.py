@@ -111,15 +111,11 @@ def run_entry(run: SiteRun, page: str, page_sha256: str) -> dict[str, Any]:
     }
 
 
-def site_statement(
-    runs: Sequence[SiteRun], predicate: Mapping[str, Any]
-) -> dict[str, Any]:
+def site_statement(runs: Sequence[SiteRun], predicate: Mapping[str, Any]) -> dict[str, Any]:
     """The manifest Statement: the run files as subjects, then ``predicate``."""
     return {
         "_type": STATEMENT_TYPE,
-        "subject": [
-            {"name": f"runs/{r.file}", "digest": {"sha256": r.file_sha256}} for r in runs
-        ],
+        "subject": [{"name": f"runs/{r.file}", "digest": {"sha256": r.file_sha256}} for r in runs],
         "predicateType": PREDICATE_TYPE,
         "predicate": dict(predicate),
     }

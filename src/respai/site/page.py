@@ -171,12 +171,15 @@ PAGES: dict[str, dict[str, list[str]]] = {
     },
 }
 
-_TAGS = (
-    "a code dd div dl dt h1 h2 h3 header li nav ol p section span strong table tbody td th "
-    "thead tr ul"
-).split()
-_ATTRIBUTES = "class data-at data-bind data-fmt data-href data-list data-page data-row href id"
-_CLASSES = "eyebrow finding muted small verify".split()
+_TAGS = frozenset(
+    {"a", "code", "dd", "div", "dl", "dt", "h1", "h2", "h3", "header", "li", "nav", "ol", "p"}
+    | {"section", "span", "strong", "table", "tbody", "td", "th", "thead", "tr", "ul"}
+)
+_ATTRIBUTES = frozenset(
+    {"class", "data-at", "data-bind", "data-fmt", "data-href", "data-list", "data-page"}
+    | {"data-row", "href", "id"}
+)
+_CLASSES = frozenset({"eyebrow", "finding", "muted", "small", "verify"})
 
 #: The attributes of ``<html>`` (the script writes the two ``data-`` ones).
 HTML_ATTRIBUTES: tuple[tuple[str, str], ...] = (
@@ -219,13 +222,13 @@ def _csp(script_hash: str) -> str:
 @cache
 def site_script() -> str:
     """The pages' one script: the tables, ``core.js`` and ``site.js``."""
-    from respai.site.manifest import PREDICATE_TYPE, STATEMENT_TYPE
     from respai.record.dsse import PAYLOAD_TYPE
+    from respai.site.manifest import PREDICATE_TYPE, STATEMENT_TYPE
 
     tables = {
         "labels": sorted(LABELS),
         "tags": sorted(_TAGS),
-        "attributes": sorted(_ATTRIBUTES.split()),
+        "attributes": sorted(_ATTRIBUTES),
         "classes": sorted(_CLASSES),
         "owned": [list(o) for o in OWNED],
         "pages": PAGES,

@@ -135,7 +135,9 @@ def ll144_main(p: Page, index: int) -> str:
     )
     findings = p.value(f"{at}/findings")
     items = "".join(
-        f'<li data-row="{at}/findings/{i}">{p.bound("span", f"{at}/findings/{i}/text", cls="finding")}</li>'
+        f'<li data-row="{at}/findings/{i}">'
+        + p.bound("span", f"{at}/findings/{i}/text", cls="finding")
+        + "</li>"
         for i in range(len(findings))
     )
     none = (
@@ -170,6 +172,17 @@ def ll144_main(p: Page, index: int) -> str:
         + f"<h2>{p.label('The rule')}</h2>"
         + f'<p class="small">{p.label(_RULE)}</p>'
     )
+
+
+_STREAM_HEADS = (
+    "Stream",
+    "System",
+    "Criteria",
+    "Looks",
+    "Latest verdict",
+    "Alarm at look",
+    "Runs of the stream",
+)
 
 
 def streams_main(p: Page) -> str:
@@ -209,8 +222,7 @@ def streams_main(p: Page) -> str:
         + f'<p class="small">{p.label(note)}</p>'
         + none
         + "<table>"
-        + _th(p, "Stream", "System", "Criteria", "Looks", "Latest verdict", "Alarm at look",
-              "Runs of the stream")  # fmt: skip
+        + _th(p, *_STREAM_HEADS)
         + f'<tbody data-list="{_P}/streams">'
         + "".join(rows)
         + "</tbody></table>"
