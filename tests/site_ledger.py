@@ -90,10 +90,10 @@ def make_site_ledger(folder: Path) -> Path:
             ["evaluate", "spec.yaml", "--out", "ev", "--ledger", "book", "--quiet"],
             ["plan", "spec.yaml", "--ledger", "book"],
             ["ll144", "ll144.yaml", "--out", "ll", "--ledger", "book"],
-            ["monitor", "monitor.yaml", "week0.csv", "week1.csv", "--ledger", "book"]
-            + ["--out", "mon"],
+            ["monitor", "monitor.yaml", "week0.csv", "week1.csv", "--ledger", "book", "--out"],
             ["evaluate", "spec.yaml", "--out", "ev2", "--ledger", "book", "--quiet"],
         ]
+        runs[3].append("mon")
         for args in runs:
             assert main(args) in (0, 1, 3, 4), args
     return folder / "book"

@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from tests.site_ledger import make_site_ledger
 
 from respai.cli import main
 from respai.site.page import FORMATS, LABELS
-from tests.site_ledger import make_site_ledger
 
 
 @pytest.fixture(scope="module")

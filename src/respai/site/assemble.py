@@ -204,6 +204,7 @@ def build_site(
         }
         for audit in audits
     ]
+    by_file = {r.file: r for r in runs}
     streams = [
         {
             "stream": s.stream,
@@ -212,7 +213,11 @@ def build_site(
             "looks": s.looks,
             "latest": s.latest,
             "alarm_look": s.alarm_look,
-            "runs": [{"run_id": rid, "page": page_of[rid]} for rid in s.runs if rid in page_of],
+            "runs": [  # the stream names its runs by file
+                {"run_id": by_file[name].run_id, "page": page_of[by_file[name].run_id]}
+                for name in s.runs
+                if name in by_file
+            ],
         }
         for s in ledger_streams(ledger)
     ]
