@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.site_ledger import make_site_ledger
 
 from respai.cli import main
-from tests.site_ledger import make_site_ledger
 
 
 @pytest.fixture(scope="module")
