@@ -146,7 +146,7 @@ def site(
             echo(line)
         echo(f"respai site: the ledger {folder} is NOT verified; no site was written.")
         raise SystemExit(1) from None
-    for line in result.ledger_lines[-1:]:
+    for line in [*result.ledger_lines[-1:], *result.notes]:
         echo(line)
     echo(
         f"respai site: {result.runs} run(s) verified; wrote {len(result.pages)} files to "

@@ -63,6 +63,7 @@ class SiteResult:
     runs: int
     key_id: str
     ledger_lines: list[str]
+    notes: list[str] = field(default_factory=list)
 
 
 def run_page(envelope: Mapping[str, Any], raw_key: bytes, kind: str) -> str:
@@ -80,10 +81,11 @@ def run_page(envelope: Mapping[str, Any], raw_key: bytes, kind: str) -> str:
 
 
 def monitor_run_page(envelope: Mapping[str, Any], raw_key: bytes) -> str:
-    """The self-verifying page of a monitoring run (its charts and looks).
+    """The self-verifying page of a monitoring run (its looks and charts).
 
-    Today the evidence report, whose per-group charts cover each look; a dedicated
-    monitoring page built on the report machinery replaces this body.
+    The one place the site draws a monitoring run: the evidence report, which draws a
+    monitoring record's looks with the report machinery (a change to how monitoring runs
+    are drawn belongs in :func:`respai.render.report.render_report`, or here).
     """
     from respai.render.report import render_report
 
@@ -285,4 +287,19 @@ def build_site(
     with staged:
         staged.write_all(files)
         staged.commit()
-    return SiteResult(staged.out, sorted(files), len(runs), signer.key_id, lines)
+    notes = [
+        f"{len(runs)} run page(s); {len(streams)} monitoring stream(s); "
+        f"{len(comparisons)} comparison(s)"
+    ]
+    for entry in ll144:
+        until = entry["publication"]["until"]
+        notes.append(
+            f"LL144 audit {entry['run_id']} ({entry['page']}): audit "
+            f"{entry['audit_date']['value'] or 'not stated'}, distribution "
+            f"{entry['distribution_date']['value'] or 'not stated'}, posted "
+            f"{entry['posted']['value'] or 'not given'}, posted until at least "
+            f"{until or 'six months after the last use (not given)'}; "
+            f"{len(entry['findings'])} finding(s)"
+        )
+        notes.extend(f"  finding: {f['text']}" for f in entry["findings"])
+    return SiteResult(staged.out, sorted(files), len(runs), signer.key_id, lines, notes)
