@@ -45,8 +45,8 @@ fairness:
 """
 
 
-def write_inputs(folder: Path) -> None:
-    """The cases, two monitoring batches and the three specs."""
+def write_inputs(folder: Path, system: str = "screener") -> None:
+    """The cases, two monitoring batches and the three specs (``system`` a YAML scalar)."""
     rng = np.random.default_rng(11)
     n = 300
     y = rng.integers(0, 2, n)
@@ -68,12 +68,13 @@ def write_inputs(folder: Path) -> None:
                 "sex": rng.choice(["Female", "Male"], 120),
             }
         ).to_csv(folder / f"week{week}.csv", index=False)
-    (folder / "spec.yaml").write_text(SPEC, encoding="utf-8")
-    (folder / "ll144.yaml").write_text(SPEC + LL144, encoding="utf-8")
-    (folder / "monitor.yaml").write_text(MONITOR, encoding="utf-8")
+    spec, monitor = (t.replace("name: screener", f"name: {system}") for t in (SPEC, MONITOR))
+    (folder / "spec.yaml").write_text(spec, encoding="utf-8")
+    (folder / "ll144.yaml").write_text(spec + LL144, encoding="utf-8")
+    (folder / "monitor.yaml").write_text(monitor, encoding="utf-8")
 
 
-def make_site_ledger(folder: Path) -> Path:
+def make_site_ledger(folder: Path, system: str = "screener") -> Path:
     """Write the inputs into ``folder`` and the five runs into ``folder/book``.
 
     The runs: evaluate, plan, ll144 --out, monitor (two batches), evaluate again, all
@@ -81,7 +82,7 @@ def make_site_ledger(folder: Path) -> Path:
     """
     from respai.cli import main
 
-    write_inputs(folder)
+    write_inputs(folder, system)
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(folder)
         mp.setenv("RESPAI_HOME", str(folder / "keys"))

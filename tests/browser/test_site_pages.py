@@ -108,3 +108,19 @@ def test_a_page_with_another_signed_manifest_does_not_read_verified(
     finally:
         edited.unlink()
     assert state[0] == "false"
+
+
+def test_a_hostile_system_name_is_shown_escaped_and_the_pages_still_verify(
+    browser: Any, tmp_path: Path
+) -> None:
+    # markup, a right-to-left override and a bell in the name: shown as text, escaped
+    book = make_site_ledger(tmp_path, system='"<b>x</b> & \\u202eevil\\a"')
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("RESPAI_HOME", str(tmp_path / "keys"))
+        assert main(["site", str(book), "-o", str(tmp_path / "site")]) == 0
+    index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert "&lt;b&gt;x&lt;/b&gt; &amp; \\u202eevil\\x07 1" in index
+    for path in sorted((tmp_path / "site").rglob("*.html")):
+        state, title, _, errors = _open(browser, path)
+        assert state == ("true", ""), (path.name, title)
+        assert errors == []
