@@ -91,6 +91,8 @@ def _placeholders(text: str, work: Path, runs: list[str]) -> str:
     text = re.sub(r"respai\.local/ledger/[0-9a-f-]+", "respai.local/ledger/<ledger id>", text)
     text = re.sub(r"sha256:[0-9a-f]{64}", "sha256:<key id>", text)
     text = re.sub(r"(?<![0-9a-f])[0-9a-f]{64}(?![0-9a-f])", "<sha256>", text)
+    text = re.sub(r"\b\d+ bytes", "<n> bytes", text)  # a record's length varies with its time
+    text = re.sub(r"at byte \d+", "at byte <n>", text)
     return _STAMP.sub("<time>", text)
 
 
