@@ -379,7 +379,9 @@ def rule_dict(r: RuleResult) -> dict[str, Any]:
         "method": r.method,
         "fail_alpha": r.fail_alpha,
         "fail_alpha_per_group": r.fail_alpha_per_group,
-        "familywise": None if r.family == 1 else {"method": "bonferroni", "rules": r.family},
+        "familywise": None
+        if r.family == 1
+        else {"method": "bonferroni", "tests": r.family, "alpha_per_test": r.alpha},
         "guarantee": r.guarantee,
         "interval_method": r.interval_method,
         "gap_bounds": None
