@@ -154,8 +154,13 @@ class BatteryBlock(Block):
             # each test of the run's family at alpha / m (respai.run.family)
             alpha = fs.rule_alpha
             confidence = 1 - float(alpha)
+            # a test outside the family (stability without a model: MANUAL_REVIEW) says none
+            no_model = ctx.prepared is None
             thresholds = {
-                k: replace(t, family=(fs.family, fs.alpha)) for k, t in thresholds.items()
+                k: t
+                if no_model and k == TestId.PERTURBATION_STABILITY
+                else replace(t, family=(fs.family, fs.alpha))
+                for k, t in thresholds.items()
             }
         tests = run_battery(
             fairness.counts, planned, thresholds, alpha, fs.min_cell, fs.max_missing, confidence
