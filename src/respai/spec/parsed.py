@@ -428,7 +428,7 @@ class Policy:
     max_left_out: float | None = None
     min_cell: int | None = None
     max_missing: float | None = None
-    #: run-level family-wise control over the group rules (``"bonferroni"``) or ``None``
+    #: run-level family-wise control over the run's tests (``"bonferroni"``) or ``None``
     familywise: str | None = None
     rules: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     tests: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
