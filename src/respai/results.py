@@ -76,6 +76,10 @@ class FairnessResult:
     backend: str | None = None
     #: The verdicts accepted by the person running (``--accept``); see :attr:`exit_code`.
     accepted: tuple[Verdict, ...] = ()
+    #: The run's family under ``familywise: bonferroni`` as the record states it
+    #: (:meth:`respai.run.family.Family.to_dict`: members, outside, ``alpha_per_test``,
+    #: ``guarantee``); ``None`` without the key.
+    familywise: Mapping[str, Any] | None = None
 
     @property
     def exit_code(self) -> int:
@@ -179,6 +183,10 @@ class Evaluation:
     sealed: Sealed | None = None
     #: The verdicts accepted by the person running (``--accept``); see :attr:`exit_code`.
     accepted: tuple[Verdict, ...] = ()
+    #: The run's family under ``familywise: bonferroni`` as the record states it
+    #: (:meth:`respai.run.family.Family.to_dict`: members, outside, ``alpha_per_test``,
+    #: ``guarantee``); ``None`` without the key.
+    familywise: Mapping[str, Any] | None = None
 
     @property
     def verdicts(self) -> tuple[Verdict, ...]:

@@ -471,20 +471,15 @@ def render_evaluation(
         )
     )
     console.print(Text(terminal_text(e.fairness.spec.orientation_line)))
-    from respai.run.family import run_family
-
-    family = run_family(e.spec, e.policy)
+    family = e.familywise
     if family is not None:  # familywise: bonferroni, every verdict-deciding test at alpha / m
-        level = 1 - float(family.level)
+        outside = ", ".join(str(o["test"]) for o in family["outside"])
+        level = (1 - family["alpha_per_test"]) * 100
         console.print(
             Text(
                 terminal_text(
-                    f"{family.guarantee}; their intervals are shown at {level * 100:.4g}%"
-                    + (
-                        f"; outside the family: {', '.join(k for k, _ in family.outside)}"
-                        if family.outside
-                        else ""
-                    )
+                    f"{family['guarantee']}; their intervals are shown at {level:.4g}%"
+                    + (f"; outside the family: {outside}" if outside else "")
                 )
             )
         )

@@ -144,6 +144,7 @@ def run_evaluation(
         results,
         dataset_fingerprint=fingerprints.get("dataset"),
         other_fingerprints=others,
+        familywise=None if family is None else family.to_dict(),
     )
 
 

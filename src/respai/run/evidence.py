@@ -122,7 +122,7 @@ def build_predicate(
             "max_missing": e.fairness.spec.max_missing,
             "sources": dict(e.fairness.spec.sources),
             # run-level family-wise control over the run's tests (a policy's familywise:)
-            "familywise": _familywise(e),
+            "familywise": None if e.familywise is None else dict(e.familywise),
             "score": e.score,
             "unit": e.fairness.spec.unit,
             "favorable": e.fairness.spec.favorable,
@@ -196,15 +196,3 @@ def run_fingerprints(e: Evaluation) -> dict[str, Any]:
     }
     out |= {k: dict(v) for k, v in (e.other_fingerprints or {}).items()}
     return out
-
-
-def _familywise(e: Evaluation) -> dict[str, Any] | None:
-    """The run's family-wise control over its verdict-deciding tests, or ``None``.
-
-    Its members, each decided at ``alpha / m``, and the tests outside it with why
-    (:func:`respai.run.family.run_family`).
-    """
-    from respai.run.family import run_family
-
-    family = run_family(e.spec, e.policy)
-    return None if family is None else family.to_dict()
