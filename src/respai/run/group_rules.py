@@ -7,7 +7,6 @@ It prints nothing; the CLI and the renderers present the :class:`~respai.results
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +125,8 @@ def run_rules(
     """
     fairness = apply_policy(parsed.fairness, pol)
     if family_size is not None and fairness.familywise is not None:
+        from dataclasses import replace
+
         fairness = replace(fairness, family_size=family_size)
     if data is None:  # the spec's files, the self-identification file joined when declared
         data = open_inputs(parsed, engine_name=engine_name, score=score).decided
