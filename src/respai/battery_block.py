@@ -139,6 +139,7 @@ class BatteryBlock(Block):
 
     def run(self, ctx: RunContext) -> BatteryResult:
         """The battery's tests on the count pass's counts; stability with the model."""
+        from respai import exact
         from respai.battery import TestId, run_battery, thresholds_for
         from respai.results import BatteryResult
 
@@ -149,11 +150,12 @@ class BatteryBlock(Block):
         thresholds = thresholds_for(ctx.policy)
         fs = fairness.spec
         alpha: float | Fraction = fs.alpha
-        confidence = 0.95
+        # every interval of the battery at the run's level (0.95 for the default 0.05)
+        confidence = float(1 - exact.decimal(alpha))
         if fs.familywise == "bonferroni" and fs.family_size is not None:
             # each test of the run's family at alpha / m (respai.run.family)
             alpha = fs.rule_alpha
-            confidence = 1 - float(alpha)
+            confidence = float(1 - exact.decimal(alpha))
             # a test outside the family (stability without a model: MANUAL_REVIEW) says none
             no_model = ctx.prepared is None
             thresholds = {

@@ -201,3 +201,19 @@ def test_the_report_states_the_family(
     assert "Family-wise control" in page and "each of the run&#x27;s 11" in page.replace(
         "&#39;", "&#x27;"
     )
+
+
+def test_the_battery_intervals_follow_the_runs_alpha_without_the_key(
+    tmp_path: Path, keys: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _write(tmp_path)
+    policy = _policy(tmp_path, "alpha: 0.01\n")
+    predicate, terminal = _run(tmp_path, "--policy", str(policy), capsys=capsys)
+    tests = _tests(predicate)
+    for key in BATTERY:  # every battery interval at 1 - alpha, as the rules are
+        assert tests[key]["interval"]["confidence"] == 0.99, key
+    d = tests["accuracy"]["details"]
+    lo, hi = proportion_confint(d["correct"], d["with_prediction"], 0.01, "wilson")
+    assert tests["accuracy"]["interval"]["lo"] == pytest.approx(lo, abs=1e-12)
+    assert tests["accuracy"]["interval"]["hi"] == pytest.approx(hi, abs=1e-12)
+    assert "99% interval" in terminal and "95% interval" not in terminal

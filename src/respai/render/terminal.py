@@ -368,11 +368,9 @@ def _verdict_table(level: str = "95%") -> AlignedTable:
 def render_battery(result: BatteryResult, console: Console) -> None:
     """Draw the battery: one row per test, the notes of its undecided tests, the sources."""
     console.print()
-    # the intervals' level: 95%, or 1 - alpha / m under familywise: bonferroni
-    family = next(
-        (t.threshold.family for t in result.tests if t.threshold and t.threshold.family), None
-    )
-    level = "95%" if family is None else f"{(1 - family[1] / family[0]) * 100:.4g}%"
+    # the intervals' level: 1 - alpha (95% by default), 1 - alpha / m under familywise
+    levels = sorted({t.interval.confidence for t in result.tests if t.interval is not None})
+    level = "/".join(f"{c * 100:.4g}%" for c in levels) or "95%"
     table = _verdict_table(level)
     for t in result.tests:
         threshold = (
