@@ -457,6 +457,9 @@ def test_names() -> dict[str, str]:
     return out
 
 
+test_names.__test__ = False  # type: ignore[attr-defined]  # not a pytest test (doctest runs)
+
+
 def declared_blocks(spec: Spec) -> list[tuple[Block, Any]]:
     """Every block ``spec`` runs, with what it declares for it, in :data:`BLOCKS` order."""
     return [(b, found) for b in blocks() if (found := b.declared(spec)) is not None]
