@@ -308,6 +308,19 @@ class RecordKind:
         """Why one of its test records has its verdict (``None``: the record's reason)."""
         return None
 
+    def report_section(self, predicate: Any, tests: Sequence[Any]) -> str:
+        """Its section of the evidence report, before the tests table (none by default).
+
+        ``predicate`` is the record's predicate and ``tests`` its own test records, both
+        as :class:`respai.render.report.bind.At` values (every text bound to the record);
+        called only when the record holds some of its test records.
+        """
+        return ""
+
+    def script_values(self) -> Mapping[str, Any]:
+        """Values the report page's script reads for its section (merged into its tables)."""
+        return {}
+
 
 class _Unowned(RecordKind):
     """The test ids no registered kind owns: shown by their own id, with generic values."""

@@ -152,7 +152,7 @@ _LOOPS = tuple(
             "run/evaluation.py",
             "run/evidence.py",
             "render/evaluation_json.py",
-            "render/report/formats.py",
+            "render/report/page.py",
             "ledger/log.py",
             "load.py",
             "plan/criteria.py",
@@ -195,6 +195,11 @@ def test_the_loops_cover_every_export_module() -> None:
     assert "export/intoto.py" in _LOOPS and "export/formats.py" in _LOOPS
 
 
+#: The names the monitor's kind constants had beside the registry (``export/`` asked
+#: ``monitor/export.py`` for them, and the report kept its own copy of the test id).
+_KIND_CONSTANTS = frozenset({"MONITOR_KIND", "MONITOR_SUITE", "MONITOR_TEST"})
+
+
 def test_no_module_outside_a_kind_s_package_names_its_constants() -> None:
     """Only a kind's own package imports its registered module or names its constants.
 
@@ -233,6 +238,6 @@ def test_no_module_outside_a_kind_s_package_names_its_constants() -> None:
                 if isinstance(node, ast.alias)
                 else None
             )
-            if name and name.startswith("MONITOR_") and not rel.startswith("monitor/"):
+            if name in _KIND_CONSTANTS and not rel.startswith("monitor/"):
                 found.append(f"{rel} names {name}")
     assert found == []

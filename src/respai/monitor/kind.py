@@ -4,14 +4,15 @@ Monitoring is a command over the spec's ``fairness:`` block, not a block of its 
 it registers only the record-facing part of one (:class:`respai.blocks.RecordKind`) in
 :data:`respai.blocks.RECORD_KINDS`: its ``monitor_rule`` test records are outcomes of
 kind ``monitor``, cases of the JUnit suite ``respai.monitor``, named by rule and look,
-and in a CycloneDX BOM each group's cumulative rate with its confidence sequence's
-interval and the largest gap's bounds at that look. Imports nothing heavy: the exports
-load it through the registry.
+in a CycloneDX BOM each group's cumulative rate with its confidence sequence's
+interval and the largest gap's bounds at that look, and in the evidence report the
+monitoring section (:mod:`respai.render.report.monitoring`). Imports nothing heavy: the
+exports and the report load it through the registry.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -80,6 +81,20 @@ class MonitorKind(RecordKind):
                 )
             )
         return out
+
+    def report_section(self, predicate: Any, tests: Sequence[Any]) -> str:
+        """The report's monitoring section: per rule its charts and per-look table.
+
+        Drawn by :func:`respai.render.report.monitoring.monitoring_section` from the
+        record's ``monitor_rule`` records.
+        """
+        from respai.render.report.monitoring import monitoring_section
+
+        return monitoring_section(predicate, tests)
+
+    def script_values(self) -> Mapping[str, Any]:
+        """The test id whose records the page's script checks the monitoring charts against."""
+        return {"monitorTest": TEST_ID}
 
 
 #: The registered kind (:data:`respai.blocks.RECORD_KINDS`).
