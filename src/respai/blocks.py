@@ -35,7 +35,8 @@ their owner's kind (:attr:`RecordKind.kind`, found by :meth:`RecordKind.owns`), 
 JUnit suite (:attr:`RecordKind.suite`), its readable names and reasons
 (:meth:`RecordKind.outcome_name`, :meth:`RecordKind.outcome_reason`) and, in the
 CycloneDX BOM, its measured values (:meth:`RecordKind.metrics`) and fairness assessments
-(:attr:`RecordKind.assesses_fairness`).
+(:attr:`RecordKind.assesses_fairness`); the report adds each kind's own section
+(:meth:`RecordKind.report_section`, :meth:`RecordKind.script_values`).
 Adding a block touches its own package, one line of :data:`BLOCKS`, its tests and its
 docs page; adding a record kind that is no block, its own package and one line of
 :data:`RECORD_KINDS`.
