@@ -31,13 +31,11 @@ from respai.render.escape import html_text
 from respai.render.report.bind import At, pointer
 from respai.render.report.chart import axis_domain, interval_pair
 from respai.render.report.fields import is_number
-from respai.render.report.formats import MONITOR_TEST
 from respai.render.report.verdict_words import badge
 
 __all__ = [
     "COLOURS",
     "MONITOR_ICONS",
-    "is_monitor",
     "monitoring_section",
     "series_offset",
 ]
@@ -61,11 +59,6 @@ MONITOR_ICONS = {
 }
 
 
-def is_monitor(predicate: At) -> bool:
-    """Whether the record is a monitoring run's (kind ``respai.monitor``)."""
-    return bool(predicate.get("kind") == "respai.monitor")
-
-
 def series_offset(j: int, groups: int) -> float:
     """How far right of its look group ``j``'s dot and bar are drawn (groups side by side)."""
     spacing = min(8.0, 36.0 / max(groups, 1))
@@ -76,7 +69,7 @@ def _rule_records(tests: Sequence[At]) -> dict[str, list[At]]:
     rules: dict[str, list[At]] = {}
     for rec in tests:
         rule = rec["details"].get("rule")
-        if rec.get("test_id") == MONITOR_TEST and isinstance(rule, str):
+        if isinstance(rule, str):
             rules.setdefault(rule, []).append(rec)
     return rules
 
@@ -351,7 +344,8 @@ def monitoring_section(predicate: At, tests: Sequence[At]) -> str:
     predicate
         The record's predicate (a monitoring run's).
     tests
-        Its test records, in chain order.
+        Its ``monitor_rule`` test records, in chain order (the monitor's record kind,
+        :mod:`respai.monitor.kind`, calls this with its own records).
     """
     start = predicate["records"][0]
     monitor = start["monitor"]
