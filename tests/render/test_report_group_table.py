@@ -136,3 +136,29 @@ def test_a_count_that_is_not_a_sum_is_refused() -> None:
         "missing_prediction_label_1": 1,
         "missing_prediction_label_0": 1,
     }
+
+
+def test_a_long_table_lists_the_groups_at_each_end_and_undefined_rates_say_why(
+    made: tuple[dict[str, Any], str],
+) -> None:
+    import importlib.util
+
+    from respai.render.extremes import EACH
+
+    spec = importlib.util.spec_from_file_location(
+        "report_variants", Path(__file__).with_name("report_variants.py")
+    )
+    assert spec is not None and spec.loader is not None
+    variants = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(variants)
+    envelope, _ = made
+    statement = variants.many_groups(json.loads(base64.b64decode(envelope["payload"])), 73)
+    html = render_report(
+        {**envelope, "payload": base64.b64encode(json.dumps(statement).encode()).decode()}, None
+    )
+    for groups in _rows(html).values():
+        assert len(groups) == 2 * EACH
+        assert "17" not in groups  # its counts are malformed: it has no number of cases
+    assert "undefined: no cases predicted 1" in html
+    assert "undefined: no cases labelled 1 with a prediction" in html
+    assert f"With 73 groups, the table lists only the {EACH} with the fewest" in html
