@@ -709,10 +709,6 @@ def _format_cases(made: MadeRecord) -> list[tuple[str, Any, str | None]]:
     for n in numbers:
         cases.extend(("number", n, digits) for digits in (None, "1", "4", "9"))
         cases.append(("plain", n, None))
-        iv = {"lo": n, "hi": n, "confidence": n}
-        cases.append(("rate_cell", {"rate": n, "numerator": n, "interval_95": iv}, None))
-        cases.append(("rate_cell", {"rate": n, "with_prediction": n, "interval": iv}, None))
-        cases.append(("group_column", {"test_id": "auc", "details": {"groups": [{}, iv]}}, None))
         cases.append(("count", n, None))
         cases.append(("error_budget", {"alpha": n, "alpha_per_group": n}, None))
         cases.append(("interval_note", {"interval": {"confidence": n, "method": "m"}}, None))
@@ -745,14 +741,50 @@ def _format_cases(made: MadeRecord) -> list[tuple[str, Any, str | None]]:
         cases.append(("sub", {"test_id": "x", "grouping": [text, 1, None]}, None))
         cases.append(("threshold", {"comparison": text, "value": 0.8}, None))
         cases.append(("spread_caption", {"details": {"rate": text}, "grouping": [text]}, None))
-        cases.append(("group_column", {"test_id": "group_rule", "test_key": text}, None))
-        cases.append(("group_column", {"test_id": text, "details": {"rate": text}}, None))
-        cases.append(("rate_cell", {"group": text, "rate": text, "events": text}, None))
         cases.append(("drawn", [text] * 1234, text))
     for arg in (None, "0", "1", "20", "9999", "10000", "01", "2.5", "-1", "\u0661"):
         cases.append(("drawn", [{}] * 60, arg))
         cases.append(("drawn", "not a list", arg))
         cases.append(("listed", [{}] * 60, arg))
+    cases.extend(group_count_cases(random.Random(27), 600))
+    return cases
+
+
+def _counts(rng: random.Random) -> dict[str, Any]:
+    """One group's six counts: empty, tiny, k = 0, k = n or large, sometimes malformed."""
+    names = ["tp", "fp", "tn", "fn", "missing_prediction_label_1", "missing_prediction_label_0"]
+    top = rng.choice([0, 1, 2, 3, 10, 1000, 10**6, 10**9, 10**12, 2**50])
+    values: dict[str, Any] = {k: rng.choice([0, 0, 1, rng.randrange(top + 1)]) for k in names}
+    if rng.random() < 0.1:  # every case of a kind: k = n for several rates
+        values.update(fp=0, fn=0)
+    if rng.random() < 0.1:
+        values.update(tp=0)
+    if rng.random() < 0.08:
+        bad: list[Any] = [-1, 2.5, True, None, "3", 2**53, 1e300, -0.5]
+        values[rng.choice(names)] = rng.choice(bad)
+    if rng.random() < 0.04:  # a total past 2**53 - 1: not read exactly by the script
+        values.update(tp=2**52, fp=2**52)
+    if rng.random() < 0.03:
+        del values[rng.choice(names)]
+    return {"key": ["g"], **values}
+
+
+def group_count_cases(rng: random.Random, n: int) -> list[tuple[str, Any, str | None]]:
+    """The per-group table's formats over ``n`` random groups' counts, every column's key
+    and a few keys that are no column."""
+    from respai.render.report.group_rates import COUNT_COLUMNS
+    from respai.tables import METRICS
+
+    cases: list[tuple[str, Any, str | None]] = []
+    for _ in range(n):
+        counts = _counts(rng)
+        cases.extend(("table_rate", counts, key) for key in METRICS)
+        cases.extend(("table_count", counts, key) for key in COUNT_COLUMNS)
+    for odd in (None, "", "nope", "accuracy", "negative_predictive", "cases "):
+        cases.append(("table_rate", _counts(rng), odd))
+        cases.append(("table_count", _counts(rng), odd))
+    cases.append(("table_rate", "not counts", "precision"))
+    cases.append(("table_count", [1, 2], "cases"))
     return cases
 
 

@@ -203,7 +203,29 @@ def many_groups(statement: dict[str, Any], n: int) -> dict[str, Any]:
                 details["per_group"][attr] = [
                     _spread(entries[0], i, v, "value") for i, v in enumerate(values)
                 ]
+    for grouping in s["predicate"]["counts"]["groupings"].values():
+        grouping["groups"] = [_counted(i) for i in range(n)]
     return s
+
+
+def _counted(i: int) -> dict[str, Any]:
+    """The counts of the ``i``-th group of a long list: cases repeat (ties), a few groups
+    are empty or have no case labelled 1 or predicted 1 (undefined rates), and one holds a
+    count that is not an integer (shown as a dash, its group left out of the extremes)."""
+    tp, fp, tn, fn = i * 7 % 13, i * 5 % 11, i * 3 % 17, i % 4
+    if i % 9 == 4:
+        tp = fn = 0
+    if i % 10 == 6:
+        tp = fp = 0
+    cell: dict[str, Any] = {"key": [f"g{i:02d}"], "tp": tp, "fp": fp, "tn": tn, "fn": fn}
+    cell["missing_prediction_label_1"] = i % 3
+    cell["missing_prediction_label_0"] = 0 if i % 5 else 2
+    if i == 0:
+        cell.update(tp=0, fp=0, tn=0, fn=0, missing_prediction_label_1=0)
+        cell["missing_prediction_label_0"] = 0
+    if i == 17:
+        cell["tn"] = 2.5
+    return cell
 
 
 def resign(statement: dict[str, Any], private_key: Any) -> dict[str, Any]:

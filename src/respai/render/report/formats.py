@@ -25,6 +25,7 @@ from respai.record.canonical import canonical_bytes
 from respai.render.escape import terminal_text
 from respai.render.gap import shown_gap_bounds
 from respai.render.report.fields import as_dict, as_list, is_number
+from respai.render.report.group_rates import count_text_of, rate_text
 from respai.render.report.verdict_words import VERDICT_SENTENCES, VERDICT_WORDS
 
 __all__ = [
@@ -487,37 +488,6 @@ def _auc_limit_label(value: object, _arg: str | None) -> str:
     return f"threshold {plain(value)}" if is_number(value) else ""
 
 
-def _rate_cell(group: object, _arg: str | None) -> str:
-    """A group's rate, its count over its cases and its interval (a per-group table's cell).
-
-    A battery group (with ``interval_95``) is shown with its numerator / denominator and
-    95% Wilson interval; a rule's group with its events / cases with a prediction and the
-    interval it decides on.
-    """
-    g = as_dict(group)
-    if "interval_95" in g:
-        n, d, iv = g.get("numerator"), g.get("denominator"), g.get("interval_95")
-    else:
-        n, d, iv = g.get("events"), g.get("with_prediction"), g.get("interval")
-    return f"{fixed(g.get('rate'))} {count_text(n)}/{count_text(d)} {interval_text(iv)}"
-
-
-def _group_column(rec: object, _arg: str | None) -> str:
-    """A per-group table's rate column: the rate, its interval and the test it is from."""
-    r = as_dict(rec)
-    details = as_dict(r.get("details"))
-    groups = details.get("groups")
-    if r.get("test_id") == TestId.GROUP_RULE:
-        key = r.get("test_key")
-        rule = shown(key.removeprefix("rule:")) if isinstance(key, str) else "?"
-        rate = _str(details.get("rate"), "rate").replace("_", " ")
-        level = _level(groups, "interval", "?")
-        return f"{rate} rate, rule {rule} (Clopper-Pearson, {level} each)"
-    name = _test_name(r.get("test_id"), None)
-    level = _level(groups, "interval_95", "?")
-    return f"{_str(details.get('rate'), 'rate')} ({level} Wilson; {name})"
-
-
 def _listed(groups: object, arg: str | None) -> str:
     """The note under a per-group table that lists only the groups at each end."""
     k = arg if arg is not None and _EACH.fullmatch(arg) else "?"
@@ -800,7 +770,7 @@ FORMATS: Mapping[str, Format] = {
     "gap_title": _gap_title,
     "gap_caption": _gap_caption,
     "interval": lambda v, _a: interval_text(v),
-    "rate_cell": _rate_cell,
-    "group_column": _group_column,
+    "table_rate": rate_text,
+    "table_count": count_text_of,
     "listed": _listed,
 }

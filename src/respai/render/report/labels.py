@@ -13,6 +13,7 @@ record is bound instead.
 from __future__ import annotations
 
 from respai.render.report.chart import TICK_LABELS
+from respai.render.report.group_rates import COLUMN_HEADINGS
 
 __all__ = ["ATTRIBUTES", "LABELS", "TAGS", "TICK_LABELS"]
 
@@ -90,7 +91,6 @@ LABELS = frozenset(
         "Control mapping",
         "Criteria registered",
         "Dataset",
-        "Each rate the record holds for a group, over cases with a prediction: the battery's rates with their 95% Wilson intervals, and each group rule's rate with the Clopper-Pearson interval it decides on. A rate that no test or rule measured is not in the record and is not shown.",
         "Each record's id is the SHA-256 of its canonical JSON without the id; each record holds the id of the one before it, and the run_end record lists every id of the run. Editing, dropping or reordering a record breaks the chain. The first record links to ",
         "Each test ",
         "Empty cells",
@@ -199,5 +199,7 @@ LABELS = frozenset(
         "largest gap",
         "look (one batch each)",
         "—",
+        "Every group of every grouping the run counted, from the signed counts: its cases, how many have a prediction and how many do not, then each rate over the cases with a prediction, as value numerator/denominator [95% Wilson interval], the same text as the terminal's per-group table. A rate whose denominator is 0 is undefined, with the reason. The page recomputes every cell from the counts in the signed record.",
+        *COLUMN_HEADINGS,
     )
 )

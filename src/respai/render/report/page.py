@@ -88,7 +88,7 @@ def page_body(envelope: Mapping[str, Any], has_key: bool, statement: Any = None)
         "are 95% unless stated. A verdict marked uncertain is one whose interval crosses "
         "its threshold.</p>"
         + results_table(tests, tamper)
-        + group_tables(tests)
+        + group_tables(predicate)
         + '<h2 id="details">Test details and per-group charts</h2>'
         + sections
         + '<h2 id="fingerprints">Fingerprints and run identity</h2>'

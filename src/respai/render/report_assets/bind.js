@@ -224,6 +224,48 @@ var RespaiBind = (function () {
     return " The vertical line marks look " + look + ", where a change detector raised its alarm: the rule reads FAIL from that look on.";
   }
 
+  // -- a group's rates from its signed counts (respai/render/report/group_rates.py) -------
+
+  var GT = T.groupTable;
+  // -NormalDist().inv_cdf((1 - 0.95) / 2) as Python computes it in stats.wilson_interval
+  // (a test requires this literal to be that double)
+  var WILSON_Z95 = 1.9599639845400536;
+  // the six counts of one group of predicate.counts.groupings, or null unless each is an
+  // integer from 0 and the group's total is one JavaScript reads exactly
+  function groupCounts(v) {
+    var g = asDict(v), out = {}, total = 0;
+    for (var i = 0; i < GT.counts.length; i++) {
+      var c = get(g, GT.counts[i]);
+      if (!isInt(c) || c < 0) return null;
+      out[GT.counts[i]] = c;
+      total += c;
+    }
+    return Number.isSafeInteger(total) ? out : null;
+  }
+  function termSum(terms, counts) {
+    var sum = 0;
+    Object.keys(terms).forEach(function (k) { sum += terms[k] * counts[k]; });
+    return sum;
+  }
+  function tableColumn(a) {
+    for (var i = 0; i < GT.columns.length; i++) if (GT.columns[i][0] === a) return GT.columns[i];
+    return null;
+  }
+  function tableRate(a) {
+    for (var i = 0; i < GT.rates.length; i++) if (GT.rates[i][0] === a) return GT.rates[i];
+    return null;
+  }
+  // respai.stats.wilson_interval at 95%, the same IEEE operations in the same order
+  function wilson(k, n) {
+    var crit = WILSON_Z95, crit2 = crit * crit, q = k / n;
+    var denom = 1.0 + crit2 / n;
+    var center = (q + crit2 / (2.0 * n)) / denom;
+    var dist = crit * Math.sqrt(q * (1.0 - q) / n + crit2 / (4.0 * n * n)) / denom;
+    var lo = k === 0 ? 0.0 : Math.min(Math.max(center - dist, 0.0), 1.0);
+    var hi = k === n ? 1.0 : Math.min(Math.max(center + dist, 0.0), 1.0);
+    return [lo, hi];
+  }
+
   // -- the formats (respai/render/report/formats.py, name for name) ----------------------
 
   var FORMATS = {
@@ -338,18 +380,19 @@ var RespaiBind = (function () {
         "not drawn); the signed record holds every group.";
     },
     interval: intervalText,
-    rate_cell: function (v) {
-      var g = asDict(v), spread = has(g, "interval_95");
-      var n = spread ? g.numerator : g.events, d = spread ? g.denominator : g.with_prediction;
-      return fixed(g.rate) + " " + count(n) + "/" + count(d) + " " + intervalText(spread ? g.interval_95 : g.interval);
+    table_count: function (v, a) {
+      var column = tableColumn(a), counts = groupCounts(v);
+      if (column === null) return "?";
+      return counts === null ? DASH : grouped(termSum(column[2], counts));
     },
-    group_column: function (v) {
-      var r = asDict(v), details = asDict(r.details);
-      if (r.test_id === T.testIds.groupRule) {
-        var rule = isStr(r.test_key) ? shown(r.test_key.indexOf("rule:") === 0 ? r.test_key.slice(5) : r.test_key) : "?";
-        return rateWords(details.rate) + " rate, rule " + rule + " (Clopper-Pearson, " + level(details.groups, "interval", "?") + " each)";
-      }
-      return str(details.rate, "rate") + " (" + level(details.groups, "interval_95", "?") + " Wilson; " + FORMATS.test_name(r.test_id) + ")";
+    table_rate: function (v, a) {
+      var rate = tableRate(a), counts = groupCounts(v);
+      if (rate === null) return "?";
+      if (counts === null) return DASH;
+      var k = termSum(rate[2], counts), n = termSum(rate[3], counts);
+      if (n === 0) return "undefined: no " + rate[4];
+      var iv = wilson(k, n);
+      return fixedText(k / n, 3) + " " + k + "/" + n + " [" + fixedText(iv[0], 3) + ", " + fixedText(iv[1], 3) + "]";
     },
     listed: function (v, a) {
       var k = drawnEach(a) === null ? "?" : a;
@@ -741,32 +784,71 @@ var RespaiBind = (function () {
     return problems;
   }
 
-  /* A per-group table (respai/render/report/group_table.py): every bound cell of a row is
-     one group of a test's details.groups, the same group across the row; the cases cell is
-     a battery test's group, and a rate cell is from the test its column's heading names. */
+  /* The per-group tables (respai/render/report/group_table.py). Each cell's text is checked
+     like every bound text; here, the table's shape: its headings are the report's columns
+     in order, each cell has its column's format and key, every cell of a row is the same
+     group's counts, the rows are the groups of the grouping its heading names (all of
+     them in the record's order, or the ones at each end its note names) and every
+     grouping of the record's counts has one table. */
   function groupTableProblems(main, statement, where, problems) {
+    var groupings = asDict(asDict(asDict(asDict(statement).predicate).counts).groupings);
+    var base = "/predicate/counts/groupings/";
+    var heads = ["Group"].concat(GT.columns.map(function (c) { return c[1]; }), GT.rates.map(function (r) { return r[1]; }));
+    var cells = [["items", null]].concat(GT.columns.map(function (c) { return ["table_count", c[0]]; }),
+      GT.rates.map(function (r) { return ["table_rate", r[0]]; }));
+    var tables = {};
     main.querySelectorAll("table.per-group").forEach(function (table) {
-      var heads = Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) {
-        var b = th.querySelector("[data-bind]");
-        return b ? b.getAttribute("data-bind") : null;
-      });
+      var shownHeads = Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) { return th.textContent; });
+      if (JSON.stringify(shownHeads) !== JSON.stringify(heads)) {
+        problems.push("a per-group table's columns are " + quote(shownHeads.join(" | ")) + ", not the report's " + quote(heads.join(" | ")));
+      }
+      var grouping = null, rows = [];
       table.querySelectorAll("tbody tr").forEach(function (tr) {
-        var label = null;
-        Array.prototype.forEach.call(tr.children, function (td, c) {
-          var ptr = td.getAttribute("data-bind");
-          if (ptr === null) return;
-          var m = /^(.*\/groups\/(?:0|[1-9][0-9]*))(?:\/[^\/]*)?$/.exec(ptr);
-          var group = m ? asDict(resolve(statement, m[1]).value) : {};
-          if (!isStr(group.group)) {
-            problems.push("the per-group table shows " + quote(td.textContent) + " from " + where(ptr) + ", which is not a group's");
+        var group = null, tds = tr.children;
+        if (tds.length !== cells.length) problems.push("a row of a per-group table has " + tds.length + " cells, not one per column");
+        Array.prototype.forEach.call(tds, function (td, c) {
+          var ptr = td.getAttribute("data-bind") || "", want = cells[c] || ["", ""];
+          var arg = td.hasAttribute("data-arg") ? td.getAttribute("data-arg") : null;
+          var m = /^(\/predicate\/counts\/groupings\/[^\/]*)\/groups\/(0|[1-9][0-9]*)(\/key)?$/.exec(ptr);
+          if (!m || td.getAttribute("data-fmt") !== want[0] || arg !== want[1] || (c === 0) !== (m[3] !== undefined)) {
+            problems.push("a per-group table shows " + quote(td.textContent) + " under " + quote(heads[c] || "no heading") + ", where the report shows " + (c < heads.length ? "that column of a group's counts" : "nothing"));
             return;
           }
-          if (label === null) label = group.group;
-          else if (group.group !== label) problems.push("the per-group table shows " + where(ptr) + " in the row of " + quote(shown(label)));
-          if (c === 1 && !has(group, "interval_95")) problems.push("the per-group table shows cases from " + where(ptr) + ", which is not a battery test's group");
-          if (c >= 2 && (!isStr(heads[c]) || ptr.indexOf(heads[c] + "/") !== 0)) problems.push("the per-group table shows " + where(ptr) + " under another test's column");
+          var own = m[1] + "/groups/" + m[2];
+          if (group === null) group = own;
+          else if (own !== group) problems.push("a per-group table shows " + where(own) + " in the row of " + where(group));
+          if (grouping === null) grouping = m[1];
+          else if (m[1] !== grouping) problems.push("a per-group table shows " + where(own) + ", a group of another grouping than its own");
         });
+        if (group !== null) rows.push(+/[0-9]+$/.exec(group)[0]);
       });
+      if (grouping === null) { problems.push("a per-group table shows no group"); return; }
+      tables[grouping] = (tables[grouping] || 0) + 1;
+      var heading = table.previousElementSibling, name = heading && heading.tagName.toLowerCase() === "h3" ? heading.querySelector("[data-bind]") : null;
+      if (!name || name.getAttribute("data-bind") !== grouping + "/attributes" || name.getAttribute("data-fmt") !== "items") {
+        problems.push("the per-group table of " + where(grouping) + " is not under its grouping's name");
+      }
+      var list = asList(resolve(statement, grouping + "/groups").value);
+      var after = table.nextElementSibling, note = after && after.tagName.toLowerCase() === "p" ? after.querySelector('[data-fmt="listed"]') : null;
+      var each = 0;
+      if (note) {
+        each = drawnEach(note.getAttribute("data-arg"));
+        if (each === null || note.getAttribute("data-bind") !== grouping + "/groups") {
+          problems.push("a per-group table's note on the groups it lists is not about its own groups");
+          return;
+        }
+      }
+      var cases = list.map(function (g) { var counts = groupCounts(g); return counts === null ? null : termSum(GT.columns[0][2], counts); });
+      var want = drawnIndexes(cases, each);
+      if (JSON.stringify(want) !== JSON.stringify(rows)) {
+        problems.push("the per-group table of " + where(grouping) + " lists the groups " + quote(rows.join(", ")) + " where the signed record gives " + quote(want.join(", ")) + (each ? " (the groups at each end its note names)" : ""));
+      }
+    });
+    Object.keys(groupings).forEach(function (key) {
+      var g = groupings[key];
+      if (!isObject(g) || !asList(g.groups).length) return;
+      var ptr = base + key.replace(/~/g, "~0").replace(/\//g, "~1");
+      if (tables[ptr] !== 1) problems.push("the page shows " + (tables[ptr] || 0) + " per-group table(s) of " + where(ptr) + "; the report shows one");
     });
   }
 
@@ -1197,5 +1279,6 @@ var RespaiBind = (function () {
     drawnIndexes: drawnIndexes,
     shown: shown,
     fixed: fixed,
+    wilson: wilson,
   };
 })();
