@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -354,6 +354,7 @@ def seal_run(
     staged: StagedFolder | None,
     ledger: Path | None,
     companion: Companion | None = None,
+    timestamps: Sequence[str] = (),
 ) -> tuple[Mapping[str, Any], Path | None, str | None]:
     """Sign a run, write its outputs and append it to the ledger: all of it, or none.
 
@@ -373,6 +374,12 @@ def seal_run(
     companion
         An output beside the folder that is put in place with it, or taken back with it
         (the evidence pack's archive): made from the staged folder once it is written.
+    timestamps
+        RFC 3161 authorities (``--timestamp URL``): once the run is signed, and before
+        anything is written, a token over the envelope is asked from each
+        (:mod:`respai.record.timestamp`); they are written beside the record as
+        ``timestamps.json`` in the output folder and as ``timestamps/<run file>`` in the
+        ledger. An authority that gives no token fails the run (exit 2): nothing is written.
 
     Returns
     -------
@@ -393,9 +400,21 @@ def seal_run(
     # what the ledger folder held before: a failure takes back all the run made in it
     held = None if ledger is None or not ledger.is_dir() else set(os.listdir(ledger))
 
-    def put_in_place(envelope: Mapping[str, Any]) -> None:
+    def stamped(envelope: Mapping[str, Any]) -> bytes | None:
+        if not timestamps:
+            return None
+        from respai.record.timestamp import record_message, sidecar_bytes, stamp
+
+        return sidecar_bytes(stamp(record_message(envelope), timestamps))
+
+    def put_in_place(envelope: Mapping[str, Any], tokens: bytes | None) -> None:
         if staged is not None:
-            staged.write_all(files(envelope))
+            written = dict(files(envelope))
+            if tokens is not None:
+                from respai.record.timestamp import SIDECAR
+
+                written[SIDECAR] = tokens
+            staged.write_all(written)
             if companion is not None:
                 companion.prepare(staged)
             staged.commit()
@@ -413,15 +432,19 @@ def seal_run(
             refuse_overlaps([("the output folder", staged.out)], ledger=("ledger", ledger))
         if ledger is None:
             envelope = build(GENESIS, 0)
-            put_in_place(envelope)
+            put_in_place(envelope, stamped(envelope))
             book_path, note = None, None
         else:
             from respai.ledger import Ledger
 
             with Ledger.open(ledger).append_lock() as head:
                 envelope = build(head.last_record_id, head.next_seq)
-                put_in_place(envelope)
-                note = head.append(envelope, sk.key).note  # last: a failure takes all back
+                tokens = stamped(envelope)  # before anything is written
+                put_in_place(envelope, tokens)
+                appended = head.append(envelope, sk.key)  # last: a failure takes all back
+                note = appended.note
+                if tokens is not None:
+                    note = _ledger_tokens(appended.run_file, tokens, note)
             book_path = ledger.resolve()
     except BaseException:
         take_back()
@@ -442,6 +465,27 @@ def seal_run(
         companion.finish()
     settle_created_key(sk)
     return envelope, book_path, note
+
+
+def _ledger_tokens(run_file: Path, tokens: bytes, note: str | None) -> str | None:
+    """Write a run's tokens as ``timestamps/<run file name>`` in its ledger.
+
+    The run is in the ledger already, so a failure here is a note (the output folder's
+    ``timestamps.json`` holds the same tokens), not a failed run.
+    """
+    from respai.ledger.layout import atomic_write
+
+    folder = run_file.parent.parent / "timestamps"
+    try:
+        folder.mkdir(exist_ok=True)
+        atomic_write(folder, run_file.name, tokens)
+    except OSError as exc:
+        missed = (
+            f"the run's timestamps could not be written to {folder / run_file.name}: "
+            f"{exc.strerror or exc}; the output folder's timestamps.json holds them"
+        )
+        return missed if note is None else f"{note} Also, {missed}."
+    return note
 
 
 class Companion(Protocol):
@@ -478,6 +522,8 @@ class Signing:
     ledger: Path | None
     outputs: tuple[Named, ...]
     key: SigningKey | None = None
+    #: RFC 3161 authorities each run is stamped by (``--timestamp``); see :func:`seal_run`.
+    timestamps: tuple[str, ...] = ()
 
     def refuse_inputs(self, inputs: Iterable[Named]) -> None:
         """Refuse outputs that touch inputs known only once the spec is read (its data)."""
@@ -512,6 +558,7 @@ class Signing:
             staged=self.staged,
             ledger=self.ledger,
             companion=companion,
+            timestamps=self.timestamps,
         )
 
     def abandon(self) -> None:
@@ -535,6 +582,7 @@ def begin_signing(
     stage: Callable[[Path], StagedFolder] | None = None,
     out: Path | None = None,
     ledger_name: str = "--ledger",
+    timestamps: Sequence[str] = (),
 ) -> Signing:
     """Start a signed run: every check that needs no data, in the one order every command uses.
 
@@ -555,6 +603,8 @@ def begin_signing(
         How the output folder is checked and staged, and the folder (``None``: none).
     ledger_name
         How the ledger was named, for the messages.
+    timestamps
+        The RFC 3161 authorities to stamp the run (``--timestamp``), each an http(s) URL.
     """
     outputs = tuple(outputs)
     refuse_overlaps(
@@ -564,4 +614,14 @@ def begin_signing(
     )
     found = find_signing_key(key)
     staged = None if out is None or stage is None else stage(out)
-    return Signing(found, staged, None if ledger is None else Path(ledger), outputs)
+    urls = tuple(timestamps)
+    bad = [u for u in urls if not u.startswith(("http://", "https://"))]
+    if bad:
+        raise InputError(
+            f"--timestamp {bad[0]} is not an http:// or https:// URL of an RFC 3161 "
+            "time-stamping authority.",
+            "Give the authority's address, e.g. --timestamp https://freetsa.org/tsr.",
+        )
+    return Signing(
+        found, staged, None if ledger is None else Path(ledger), outputs, timestamps=urls
+    )
