@@ -378,8 +378,10 @@ def seal_run(
         RFC 3161 authorities (``--timestamp URL``): once the run is signed, and before
         anything is written, a token over the envelope is asked from each
         (:mod:`respai.record.timestamp`); they are written beside the record as
-        ``timestamps.json`` in the output folder and as ``timestamps/<run file>`` in the
-        ledger. An authority that gives no token fails the run (exit 2): nothing is written.
+        ``timestamps.json`` in the output folder and as ``timestamps/runs/<run file>`` in
+        the ledger, and the ledger's new checkpoint is stamped too
+        (:func:`respai.ledger.stamps.keep_tokens`). An authority that gives no token for
+        the run fails it (exit 2): nothing is written.
 
     Returns
     -------
@@ -444,7 +446,9 @@ def seal_run(
                 appended = head.append(envelope, sk.key)  # last: a failure takes all back
                 note = appended.note
                 if tokens is not None:
-                    note = _ledger_tokens(appended.run_file, tokens, note)
+                    from respai.ledger.stamps import keep_tokens
+
+                    note = keep_tokens(appended, tokens, timestamps, note)
             book_path = ledger.resolve()
     except BaseException:
         take_back()
@@ -465,27 +469,6 @@ def seal_run(
         companion.finish()
     settle_created_key(sk)
     return envelope, book_path, note
-
-
-def _ledger_tokens(run_file: Path, tokens: bytes, note: str | None) -> str | None:
-    """Write a run's tokens as ``timestamps/<run file name>`` in its ledger.
-
-    The run is in the ledger already, so a failure here is a note (the output folder's
-    ``timestamps.json`` holds the same tokens), not a failed run.
-    """
-    from respai.ledger.layout import atomic_write
-
-    folder = run_file.parent.parent / "timestamps"
-    try:
-        folder.mkdir(exist_ok=True)
-        atomic_write(folder, run_file.name, tokens)
-    except OSError as exc:
-        missed = (
-            f"the run's timestamps could not be written to {folder / run_file.name}: "
-            f"{exc.strerror or exc}; the output folder's timestamps.json holds them"
-        )
-        return missed if note is None else f"{note} Also, {missed}."
-    return note
 
 
 class Companion(Protocol):

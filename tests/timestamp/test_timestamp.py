@@ -76,15 +76,19 @@ def test_evaluate_with_a_timestamp_verifies_with_the_tsa_cert(
     out = tmp_path / "out"
     before = authority.requests
     assert _evaluate(spec, out, "--timestamp", authority.url) in (0, 1, 3)
-    assert authority.requests == before + 1
+    assert authority.requests == before + 2  # the run, then its checkpoint
     capsys.readouterr()
     doc = json.loads((out / SIDECAR).read_text())
     (run_file,) = sorted(Path(".respai/runs").iterdir())
     # the message is the ledger's run file, byte for byte; the ledger keeps the tokens too
     assert doc["sha256"] == hashlib.sha256(run_file.read_bytes()).hexdigest()
-    assert (Path(".respai/timestamps") / run_file.name).read_bytes() == (
-        out / SIDECAR
-    ).read_bytes()
+    kept = Path(".respai/timestamps/runs") / run_file.name
+    assert kept.read_bytes() == (out / SIDECAR).read_bytes()
+    # and the checkpoint the run made is stamped over its exact bytes
+    stamped = json.loads(Path(".respai/timestamps/checkpoints/1.json").read_text())
+    assert stamped["message"] == "checkpoint-file"
+    checkpoint = Path(".respai/checkpoints/1.txt").read_bytes()
+    assert stamped["sha256"] == hashlib.sha256(checkpoint).hexdigest()
 
     code, err, payload = _verify(capsys, str(out / "record.json"))
     assert code == 0, err
@@ -105,6 +109,17 @@ def test_evaluate_with_a_timestamp_verifies_with_the_tsa_cert(
     code, err, payload = _verify(capsys, "--ledger", ".respai", "--tsa-cert", str(ca(authority)))
     assert code == 0, err
     assert payload["timestamps"]["ok"] and len(payload["timestamps"]["runs"]) == 1
+    assert [c["checkpoint"] for c in payload["timestamps"]["checkpoints"]] == ["checkpoints/1.txt"]
+    assert "ok    timestamp: checkpoints/1.txt existed no later than" in err
+    # a checkpoint's token over other bytes fails (here: the next checkpoint's tokens)
+    assert _evaluate(spec, out, "--timestamp", authority.url) in (0, 1, 3)
+    capsys.readouterr()
+    stamps = Path(".respai/timestamps/checkpoints")
+    shutil.copy(stamps / "2.json", stamps / "1.json")
+    code, err, payload = _verify(capsys, "--ledger", ".respai", "--tsa-cert", str(ca(authority)))
+    assert code == 1
+    (problem,) = payload["timestamps"]["problems"]
+    assert problem.startswith("checkpoints/1.txt: the token is over other bytes")
 
 
 def test_a_record_other_than_the_stamped_one_fails_its_token(

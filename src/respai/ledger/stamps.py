@@ -1,12 +1,22 @@
-"""The RFC 3161 tokens of a ledger's runs (``timestamps/<run file>``), checked together.
+"""The RFC 3161 tokens of a ledger's runs and checkpoints, kept and checked together.
 
-Each run stamped with ``--timestamp`` has its sidecar under ``timestamps/`` with the run
-file's name (:func:`respai.sealing.seal_run` writes it). :func:`check_ledger_stamps`
-checks every token with :func:`respai.record.timestamp.check_tokens` over the run file's
-bytes, names a signer's clock that disagrees with a token (:func:`clock_finding`), and
-compares each plan's earliest token with the tokens of the runs held to it: a plan whose
-authority time is later than a run held to it was not registered before that run, whatever
-its own time says (``plan_after_run``, a problem).
+::
+
+    timestamps/runs/<seq>-<run_id>.json   the tokens over runs/<seq>-<run_id>.json
+    timestamps/checkpoints/<size>.json    the tokens over checkpoints/<size>.txt
+
+A run sealed with ``--timestamp`` is stamped before anything is written
+(:func:`respai.sealing.seal_run`); once it is appended, :func:`keep_tokens` writes its
+tokens here and stamps the new checkpoint. A checkpoint's token dates the whole ledger up
+to its size: every run it covers existed no later than the token's time, so a history
+rewritten later cannot carry it.
+
+:func:`check_ledger_stamps` checks every token with
+:func:`respai.record.timestamp.check_tokens` over the file's bytes, names a signer's
+clock that disagrees with a run's token (:func:`clock_finding`), and compares each plan's
+earliest token with the tokens of the runs held to it: a plan whose authority time is
+later than a run held to it was not registered before that run, whatever its own time
+says (``plan_after_run``, a problem).
 """
 
 from __future__ import annotations
@@ -15,22 +25,74 @@ import dataclasses
 import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from respai.ledger.layout import rel, run_files, run_info
+from respai.ledger.layout import (
+    atomic_write,
+    checkpoint_files,
+    read_ledger_file,
+    rel,
+    run_files,
+    run_info,
+)
 from respai.record.errors import RecordError
 from respai.record.times import format_timestamp, parse_timestamp
 from respai.record.timestamp import (
+    CHECKPOINT_MESSAGE,
     check_tokens,
     clock_finding,
     read_sidecar,
     record_message,
 )
 
-__all__ = ["STAMPS", "LedgerStamps", "check_ledger_stamps"]
+if TYPE_CHECKING:
+    from respai.ledger.store import Appended
+
+__all__ = ["STAMPS", "LedgerStamps", "check_ledger_stamps", "keep_tokens"]
 
 STAMPS = "timestamps"
-"""The ledger's folder of run sidecars."""
+"""The ledger's folder of tokens (``runs/`` and ``checkpoints/`` inside)."""
+
+
+def keep_tokens(
+    appended: Appended, run_tokens: bytes, urls: Sequence[str], note: str | None
+) -> str | None:
+    """Write a just-appended run's tokens into its ledger and stamp the new checkpoint.
+
+    The run is in the ledger already, so nothing here fails the run: a file that cannot
+    be written, or an authority that gives no token for the checkpoint (it gave one for
+    the run a moment ago), is a sentence added to ``note``; the output folder's
+    ``timestamps.json`` holds the run's tokens either way.
+    """
+    from respai.errors import Error
+    from respai.record.timestamp import sidecar_bytes, stamp
+
+    directory = appended.run_file.parent.parent
+    missed: list[str] = []
+    runs = directory / STAMPS / "runs"
+    try:
+        runs.mkdir(parents=True, exist_ok=True)
+        atomic_write(runs, appended.run_file.name, run_tokens)
+    except OSError as exc:
+        missed.append(
+            f"the run's tokens could not be written to {runs / appended.run_file.name}: "
+            f"{exc.strerror or exc} (the output folder's timestamps.json holds them)"
+        )
+    if appended.checkpoint is not None:
+        folder = directory / STAMPS / "checkpoints"
+        name = f"{appended.size}.json"
+        try:
+            body = read_ledger_file(appended.checkpoint)
+            doc = stamp(body, urls, kind=CHECKPOINT_MESSAGE)
+            folder.mkdir(parents=True, exist_ok=True)
+            atomic_write(folder, name, sidecar_bytes(doc))
+        except (OSError, Error) as exc:
+            why = exc.message if isinstance(exc, Error) else (exc.strerror or str(exc))
+            missed.append(f"the checkpoint {appended.checkpoint.name} was not stamped: {why}")
+    if not missed:
+        return note
+    text = "; ".join(missed)
+    return text if note is None else f"{note} Also, {text}."
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,6 +103,7 @@ class LedgerStamps:
     runs: tuple[dict[str, Any], ...]
     problems: tuple[str, ...]
     unstamped: int
+    checkpoints: tuple[dict[str, Any], ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -52,6 +115,7 @@ class LedgerStamps:
         return {
             "ok": self.ok,
             "runs": list(self.runs),
+            "checkpoints": list(self.checkpoints),
             "problems": list(self.problems),
             "unstamped_runs": self.unstamped,
         }
@@ -79,7 +143,7 @@ def check_ledger_stamps(directory: Path, trusted: Sequence[Any] | None) -> Ledge
     for seq, path in found:
         info = run_info(seq, path)
         name = rel(directory, path)
-        doc = read_sidecar(directory / STAMPS / path.name)
+        doc = read_sidecar(directory / STAMPS / "runs" / path.name)
         if doc is None:
             unstamped += 1
             continue
@@ -129,7 +193,40 @@ def check_ledger_stamps(directory: Path, trusted: Sequence[Any] | None) -> Ledge
             lines.append(f"FAIL  {finding}")
     if unstamped and (runs or trusted is not None):
         lines.append(f"note  timestamp: {unstamped} run(s) carry no token")
-    return LedgerStamps(tuple(lines), tuple(runs), tuple(problems), unstamped)
+    checkpoints = _check_checkpoints(directory, trusted, lines, problems)
+    return LedgerStamps(tuple(lines), tuple(runs), tuple(problems), unstamped, checkpoints)
+
+
+def _check_checkpoints(
+    directory: Path, trusted: Sequence[Any] | None, lines: list[str], problems: list[str]
+) -> tuple[dict[str, Any], ...]:
+    """Check the tokens over each stamped checkpoint file (appending lines and problems)."""
+    found, _, _ = checkpoint_files(directory)
+    out: list[dict[str, Any]] = []
+    for _, path in found:
+        name = rel(directory, path)
+        doc = read_sidecar(
+            directory / STAMPS / "checkpoints" / f"{path.stem}.json", CHECKPOINT_MESSAGE
+        )
+        if doc is None:
+            continue
+        if isinstance(doc, str):
+            problems.append(f"{name}: {doc}")
+            lines.append(f"FAIL  timestamp: {name}: {doc}")
+            continue
+        try:
+            data = read_ledger_file(path)
+        except OSError as exc:
+            problems.append(f"{name}: cannot be read ({exc.strerror})")
+            continue
+        checks = check_tokens(doc, data, trusted)
+        out.append({"checkpoint": name, "tokens": [c.to_json() for c in checks]})
+        for c in checks:
+            mark = "note" if c.ok is None else ("ok  " if c.ok else "FAIL")
+            lines.append(f"{mark}  timestamp: {name} {c.detail}")
+            if c.ok is False:
+                problems.append(f"{name}: {c.detail}")
+    return tuple(out)
 
 
 def _stated(predicate: dict[str, Any]) -> dt.datetime | None:

@@ -50,6 +50,7 @@ from respai.record.errors import RecordError
 from respai.record.times import format_timestamp
 
 __all__ = [
+    "CHECKPOINT_MESSAGE",
     "CLOCK_TOLERANCE",
     "FORMAT",
     "MAX_TOKEN_BYTES",
@@ -77,6 +78,9 @@ FORMAT = "respai-timestamps/1"
 
 MESSAGE = "rfc8785-envelope+LF"
 """How the stamped message is made from the envelope (see :func:`record_message`)."""
+
+CHECKPOINT_MESSAGE = "checkpoint-file"
+"""The message of a ledger checkpoint's tokens: the checkpoint file's exact bytes."""
 
 CLOCK_TOLERANCE = dt.timedelta(minutes=5)
 """How far a record's own time may be from its token's time before the clock is named.
@@ -171,8 +175,12 @@ def request_token(url: str, message: bytes, *, timeout: float = TIMEOUT) -> byte
     return body
 
 
-def stamp(message: bytes, urls: Iterable[str], *, timeout: float = TIMEOUT) -> dict[str, Any]:
+def stamp(
+    message: bytes, urls: Iterable[str], *, timeout: float = TIMEOUT, kind: str = MESSAGE
+) -> dict[str, Any]:
     """A token over ``message`` from each authority in ``urls``, as a sidecar document.
+
+    ``kind`` says what the message is (:data:`MESSAGE`, :data:`CHECKPOINT_MESSAGE`).
 
     Raises
     ------
@@ -180,14 +188,16 @@ def stamp(message: bytes, urls: Iterable[str], *, timeout: float = TIMEOUT) -> d
         At the first authority that gives no token.
     """
     tokens = [(url, request_token(url, message, timeout=timeout)) for url in urls]
-    return sidecar(message, tokens)
+    return sidecar(message, tokens, kind=kind)
 
 
-def sidecar(message: bytes, tokens: Sequence[tuple[str, bytes]]) -> dict[str, Any]:
+def sidecar(
+    message: bytes, tokens: Sequence[tuple[str, bytes]], *, kind: str = MESSAGE
+) -> dict[str, Any]:
     """The sidecar document of ``tokens`` (authority URL, DER answer) over ``message``."""
     return {
         "format": FORMAT,
-        "message": MESSAGE,
+        "message": kind,
         "sha256": hashlib.sha256(message).hexdigest(),
         "tokens": [
             {"authority": url, "response": base64.b64encode(der).decode("ascii")}
@@ -201,8 +211,11 @@ def sidecar_bytes(doc: Mapping[str, Any]) -> bytes:
     return (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode("utf-8")
 
 
-def read_sidecar(path: Path) -> dict[str, Any] | str | None:
-    """The sidecar at ``path``; ``None`` when there is none; why it is unusable, as text."""
+def read_sidecar(path: Path, kind: str = MESSAGE) -> dict[str, Any] | str | None:
+    """The sidecar at ``path``; ``None`` when there is none; why it is unusable, as text.
+
+    ``kind`` is the message the sidecar must say its tokens are over.
+    """
     from respai.io import FileTooLarge, NotARegularFile, read_bounded
 
     try:
@@ -219,7 +232,7 @@ def read_sidecar(path: Path) -> dict[str, Any] | str | None:
     if (
         not isinstance(doc, dict)
         or doc.get("format") != FORMAT
-        or doc.get("message") != MESSAGE
+        or doc.get("message") != kind
         or not isinstance(tokens, list)
         or not all(
             isinstance(t, dict)
