@@ -35,6 +35,7 @@ def evaluate(
     trust_model_code: bool = False,
     trusted_types: Sequence[str] = (),
     engine: str = "duckdb",
+    timestamps: Sequence[str] = (),
 ) -> Evaluation:
     """Evaluate every block of ``spec`` on its cases file or on ``data``; seal with ``out``.
 
@@ -67,6 +68,9 @@ def evaluate(
     engine
         A name in :data:`respai.engine.registry.ENGINES`, for a cases file (a DataFrame
         is counted where it is).
+    timestamps
+        RFC 3161 authority URLs, as the CLI's ``--timestamp``: a token over the signed
+        record from each is written beside it as ``timestamps.json`` (needs ``out``).
 
     Returns
     -------
@@ -86,6 +90,12 @@ def evaluate(
             )
         if plan is not None:
             raise InputError("a plan was given but no output folder.", "Pass out= and ledger=.")
+        if timestamps:
+            raise InputError(
+                "timestamps were asked for but no output folder: only a signed record is "
+                "stamped.",
+                "Pass out= (the folder for record.json and its timestamps.json).",
+            )
         return run_evaluation(
             spec_of(spec),
             data=data,
@@ -108,4 +118,5 @@ def evaluate(
         trust_model_code=trust_model_code,
         trusted_types=trusted_types,
         engine=engine,
+        timestamps=tuple(timestamps),
     )
