@@ -312,3 +312,32 @@ def test_the_clock_tolerance_is_five_minutes_either_way(
     found = clock_finding(stamped + stated_minus_stamped, stamped)
     assert (found is None) if flagged is None else (found is not None and flagged in found)
     assert dt.timedelta(minutes=5) == CLOCK_TOLERANCE
+
+
+def test_openssl_agrees_that_the_token_is_over_the_ledger_run_file(
+    authority: LocalAuthority, tmp_path: Path
+) -> None:
+    """An independent verifier (``openssl ts -verify``) accepts the kept token."""
+    import base64
+    import subprocess
+
+    from tests.timestamp.authority import openssl
+
+    spec = write_spec(tmp_path)
+    write_cases(tmp_path)
+    _evaluate(spec, tmp_path / "out", "--timestamp", authority.url)
+    (run_file,) = sorted(Path(".respai/runs").iterdir())
+    doc = json.loads((tmp_path / "out" / SIDECAR).read_text())
+    token = tmp_path / "token.tsr"
+    token.write_bytes(base64.b64decode(doc["tokens"][0]["response"]))
+    digest = hashlib.sha256(run_file.read_bytes()).hexdigest()
+    done = subprocess.run(
+        [
+            *(openssl() or "openssl", "ts", "-verify", "-digest", digest),
+            *("-in", str(token), "-CAfile", str(ca(authority))),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0 and "Verification: OK" in done.stdout

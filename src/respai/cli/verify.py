@@ -423,7 +423,8 @@ def _check_ledger(
     payload, ok = report.to_json(), report.ok
     if trusted is not None or (folder / STAMPS).is_dir():
         stamps = check_ledger_stamps(folder, trusted)
-        lines += stamps.lines
+        checked = "checked against --tsa-cert" if trusted is not None else "not checked"
+        lines += [f"Timestamps ({checked}):", *stamps.lines]
         payload["timestamps"] = stamps.to_json()
         ok = ok and stamps.ok
     lines.append(f"{folder}: " + ("ledger verified" if ok else "ledger NOT verified"))
