@@ -92,8 +92,7 @@ def evaluate(
             raise InputError("a plan was given but no output folder.", "Pass out= and ledger=.")
         if timestamps:
             raise InputError(
-                "timestamps were asked for but no output folder: only a signed record is "
-                "stamped.",
+                "timestamps were asked for but no output folder: only a signed record is stamped.",
                 "Pass out= (the folder for record.json and its timestamps.json).",
             )
         return run_evaluation(

@@ -109,6 +109,9 @@ def test_evaluate_with_a_timestamp_verifies_with_the_tsa_cert(
     code, err, payload = _verify(capsys, "--ledger", ".respai", "--tsa-cert", str(ca(authority)))
     assert code == 0, err
     assert payload["timestamps"]["ok"] and len(payload["timestamps"]["runs"]) == 1
+    # the ledger's copy of the run is checked with the ledger's copy of its tokens
+    code, run_err, _ = _verify(capsys, str(run_file), "--tsa-cert", str(ca(authority)))
+    assert code == 0 and "ok    timestamp: existed no later than" in run_err
     assert [c["checkpoint"] for c in payload["timestamps"]["checkpoints"]] == ["checkpoints/1.txt"]
     assert "ok    timestamp: checkpoints/1.txt existed no later than" in err
     # a checkpoint's token over other bytes fails (here: the next checkpoint's tokens)

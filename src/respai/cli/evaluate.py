@@ -130,6 +130,9 @@ def evaluate_command(
         from respai.io import write_file
 
         write_file(junit, record_junit(sealed.predicate))
+    if timestamps:
+        stamped = sealed.record_path.parent / "timestamps.json"
+        output.echo(f"timestamps: {len(timestamps)} token(s) over the record in {stamped}")
     if sealed.note:
         output.echo(f"respai: warning: {sealed.note}")
     planned, check = result.plan, result.plan_check

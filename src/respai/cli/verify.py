@@ -372,11 +372,14 @@ def _stamp_checks(
     )
     from respai.record.verify import Check
 
-    doc = read_sidecar(record.parent / SIDECAR)
+    beside = record.parent / SIDECAR
+    if record.parent.name == "runs" and not beside.exists():  # a ledger's run file
+        beside = record.parent.parent / "timestamps" / "runs" / record.name
+    doc = read_sidecar(beside)
     if doc is None:
         if trusted is None:
             return [], [], None
-        why = f"--tsa-cert given, but there is no {SIDECAR} beside {record.name}"
+        why = f"--tsa-cert given, but {record.name} has no tokens ({beside} does not exist)"
         return [Check("timestamp", False, why)], [], []
     if isinstance(doc, str):
         return [Check("timestamp", False, doc)], [], []
