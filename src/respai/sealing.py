@@ -589,14 +589,6 @@ def begin_signing(
     timestamps
         The RFC 3161 authorities to stamp the run (``--timestamp``), each an http(s) URL.
     """
-    outputs = tuple(outputs)
-    refuse_overlaps(
-        outputs,
-        [*inputs, *key_inputs(key)],
-        ledger=None if ledger is None else (ledger_name, ledger),
-    )
-    found = find_signing_key(key)
-    staged = None if out is None or stage is None else stage(out)
     urls = tuple(timestamps)
     bad = [u for u in urls if not u.startswith(("http://", "https://"))]
     if bad:
@@ -605,6 +597,14 @@ def begin_signing(
             "time-stamping authority.",
             "Give the authority's address, e.g. --timestamp https://freetsa.org/tsr.",
         )
+    outputs = tuple(outputs)
+    refuse_overlaps(
+        outputs,
+        [*inputs, *key_inputs(key)],
+        ledger=None if ledger is None else (ledger_name, ledger),
+    )
+    found = find_signing_key(key)
+    staged = None if out is None or stage is None else stage(out)
     return Signing(
         found, staged, None if ledger is None else Path(ledger), outputs, timestamps=urls
     )
