@@ -301,7 +301,13 @@ def errors(work: Path) -> None:
 
 
 def python_api(work: Path) -> None:
-    for name in ("python_api", "python_api_evaluate", "python_api_ll144", "python_api_verify"):
+    for name in (
+        "python_api",
+        "python_api_evaluate",
+        "python_api_accept",
+        "python_api_ll144",
+        "python_api_verify",
+    ):
         script = EXAMPLES / f"{name}.py"
         run = Run(work, f"python {name}.py", [sys.executable, str(script)], 0)
         if run.stderr.strip():

@@ -7,8 +7,11 @@ gap between the groups opens; a third call gives week 5 again and is refused. Wr
 ``monitor.json`` (the second call's ``--json``, with only the last of its five looks) and
 ``monitor-repeat.txt`` (the refusal). A second stream shows drift: six months of a credit
 model's decisions in which women's false-negative rate rises from month 4
-(``monitor-drift.yaml``, ``monitor-drift.txt``, ``monitor-status.txt``). ``--check``
-compares instead of writing (exit 1 on a difference).
+(``monitor-drift.yaml``, ``monitor-drift.txt``, ``monitor-status.txt``); the same six
+months monitored in one call with ``--out`` give the page's charts
+(``monitor-drift-rates.svg``, ``monitor-drift-gap.svg``, each with the page's styles
+inlined) and its per-look table (``monitor-drift-looks.txt``). ``--check`` compares
+instead of writing (exit 1 on a difference).
 
     python scripts/gen_monitor_examples.py [--check]
 """
@@ -95,10 +98,58 @@ def _drift(work: Path) -> dict[str, str]:
         f"$ respai monitor credit.yaml month4.csv month5.csv month6.csv --window 3\n"
         f"{second.stderr}$ echo $?\n{second.returncode}\n"
     )
+    months = [f"month{m}.csv" for m in range(1, 7)]
+    paged = run_respai(work, "monitor", "credit.yaml", *months, "--no-ledger", "--out", "page")
+    if paged.returncode != 1:
+        raise SystemExit(f"unexpected exit {paged.returncode} of the page run: {paged.stderr}")
     return {
+        **_page_parts((work / "page" / "report.html").read_text(encoding="utf-8")),
         "monitor-drift.yaml": DRIFT_SPEC,
         "monitor-drift.txt": _stable(transcript),
         "monitor-status.txt": _stable(f"$ respai monitor --status .respai\n{status.stderr}"),
+    }
+
+
+#: The page's chart styles for a chart shown on its own (the report's CSS, variables resolved).
+_SVG_STYLE = (
+    "<style>text{font-family:system-ui,sans-serif;font-size:12px;fill:#1b1f24}"
+    ".grid{stroke:#e6e9ed}.axis{stroke:#8c959f}.tick,.xtick{fill:#57606a;font-size:11px}"
+    ".axis-title{fill:#57606a;font-weight:600}.s0{--series:#1f5fa8}.s1{--series:#c2410c}"
+    ".point{fill:var(--series);stroke:#fff}.bar{stroke:var(--series);stroke-width:2}"
+    ".band{fill:var(--series);fill-opacity:.16;stroke:var(--series);stroke-opacity:.45}"
+    ".band.gap{--series:#1f3a5f}.limit{stroke:#b42318;stroke-width:1.5;stroke-dasharray:5 3}"
+    ".limit-label,.alarm-label{fill:#b42318;font-size:11px;font-weight:600}"
+    ".alarm{stroke:#b42318;stroke-width:2}</style>"
+)
+
+
+def _page_parts(html: str) -> dict[str, str]:
+    """The monitoring page's two charts as SVG files and its per-look table in Markdown."""
+    charts = re.findall(r"<svg viewBox=[^>]*data-series=.*?</svg>", html, flags=re.S)
+    rates, gap = (re.sub(r"(<svg [^>]*>)", r"\1" + _SVG_STYLE, c, count=1) for c in charts)
+    rows = ["| look | group | batch events / decided | batch rate [one-off interval] | "
+            "cumulative rate [sequence] | verdict |", "|---|---|---|---|---|---|"]  # fmt: skip
+    table = html[html.index('<table class="looks">') :]
+    table = table[: table.index("</table>")]
+    for row in re.findall(r'<tr data-record="[^"]*">(.*?)</tr>', table, flags=re.S):
+        cells = [re.sub(r"<[^>]+>", " ", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+        look, groups, counts, batch, cumulative, _change, verdict = (
+            " ".join(c.split()) for c in cells
+        )
+        names = groups.split(" ")
+        n = len(names)
+        split = [counts.split(" ")[i * 3 : i * 3 + 3] for i in range(n)]
+        for i, name in enumerate(names):
+            b = " ".join(batch.split(" ")[i * 3 : i * 3 + 3])
+            c = " ".join(cumulative.split(" ")[i * 3 : i * 3 + 3])
+            rows.append(
+                f"| {look if i == 0 else ''} | {name} | {' '.join(split[i])} | {b} | {c} | "
+                f"{verdict if i == 0 else ''} |"
+            )
+    return {
+        "monitor-drift-rates.svg": rates + "\n",
+        "monitor-drift-gap.svg": gap + "\n",
+        "monitor-drift-looks.txt": "\n".join(rows) + "\n",
     }
 
 

@@ -10,15 +10,17 @@ stream of the columns read (:mod:`respai.engine.frame_fingerprint`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from respai.errors import InputError
 from respai.results import Evaluation
 from respai.run.evaluation import run_evaluation
-from respai.run.group_rules import spec_of
+from respai.run.group_rules import accepted_of, spec_of
 from respai.spec import Policy, Spec, load_policy
+from respai.types import Verdict
 
 __all__ = ["evaluate"]
 
@@ -35,6 +37,7 @@ def evaluate(
     trust_model_code: bool = False,
     trusted_types: Sequence[str] = (),
     engine: str = "duckdb",
+    accept: Iterable[Verdict | str] | Verdict | str = (),
     timestamps: Sequence[str] = (),
 ) -> Evaluation:
     """Evaluate every block of ``spec`` on its cases file or on ``data``; seal with ``out``.
@@ -68,6 +71,13 @@ def evaluate(
     engine
         A name in :data:`respai.engine.registry.ENGINES`, for a cases file (a DataFrame
         is counted where it is).
+    accept
+        Verdicts to let through the gate, as the CLI's ``--accept``: ``"MANUAL_REVIEW"``,
+        ``"INSUFFICIENT_EVIDENCE"`` or both (names or :class:`~respai.types.Verdict`),
+        never FAIL. The verdicts are unchanged; :attr:`Evaluation.exit_code
+        <respai.results.Evaluation.exit_code>` is 0 when every verdict worse than PASS is
+        accepted, else the worst one's that is not, and a sealed record states what was
+        accepted (``run_start.settings.accepted``) and that exit code.
     timestamps
         RFC 3161 authority URLs, as the CLI's ``--timestamp``: a token over the signed
         record from each is written beside it as ``timestamps.json`` (needs ``out``).
@@ -80,8 +90,20 @@ def evaluate(
     Raises
     ------
     respai.errors.SpecError, respai.errors.InputError
-        For a bad spec, policy, key, output folder or data; nothing is written then.
+        For a bad spec, policy, key, output folder or data, or an ``accept`` that is not
+        INSUFFICIENT_EVIDENCE or MANUAL_REVIEW; nothing is written then.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"y": [1, 0, 1, 0] * 20, "p": [1, 0, 1, 0] * 20,
+    ...                    "sex": ["f", "f", "m", "m"] * 20})
+    >>> spec = {"label": "y", "prediction": "p", "attributes": {"sex": ["f", "m"]}}
+    >>> result = evaluate(spec, df, accept=["INSUFFICIENT_EVIDENCE", "MANUAL_REVIEW"])
+    >>> result.verdict.value, evaluate(spec, df).exit_code, result.exit_code
+    ('INSUFFICIENT_EVIDENCE', 3, 0)
     """
+    accepted = accepted_of(accept)
     if out is None:
         if key is not None:
             raise InputError(
@@ -95,7 +117,7 @@ def evaluate(
                 "timestamps were asked for but no output folder: only a signed record is stamped.",
                 "Pass out= (the folder for record.json and its timestamps.json).",
             )
-        return run_evaluation(
+        result = run_evaluation(
             spec_of(spec),
             data=data,
             policy=policy if isinstance(policy, Policy) or policy is None else load_policy(policy),
@@ -103,6 +125,7 @@ def evaluate(
             trusted_types=trusted_types,
             engine=engine,
         )
+        return dataclasses.replace(result, accepted=accepted)
     from respai.run.seal import sealed_evaluation
 
     return sealed_evaluation(
@@ -117,5 +140,6 @@ def evaluate(
         trust_model_code=trust_model_code,
         trusted_types=trusted_types,
         engine=engine,
+        accepted=accepted,
         timestamps=tuple(timestamps),
     )

@@ -29,7 +29,9 @@ __all__ = [
     "canonical_label",
     "intersection_label",
     "known_spellings",
+    "means_unknown",
     "spelling_key",
+    "suggest_category",
 ]
 
 SEX_CATEGORIES: tuple[str, ...] = ("Male", "Female")
@@ -169,3 +171,169 @@ class Normalizer:
             return self._map[key], True
         label = _BUILT_IN[self.axis].get(key)
         return (label, True) if label is not None else (None, False)
+
+
+# --- suggestions for a draft's mapping (``respai init --ll144``) -------------------------
+
+_NOT_WORD = re.compile(r"[^0-9a-z]+")
+#: Words that join the parts of a label and carry no meaning of their own.
+_JOINERS = frozenset({"or", "and"})
+#: A leading "not Hispanic" (``Non-Hispanic White``): under EEO-1 the rest is the category.
+_NOT_HISPANIC = (("non", "hispanic"), ("not", "hispanic"), ("nonhispanic",))
+
+#: Well-known spellings that stand for exactly one category, by axis and category. Only
+#: whole spellings are looked up (up to case, spaces, punctuation and a joining "or" or
+#: "and"): a value is never matched by a part of it, so ``Indian`` (Asian Indian or
+#: American Indian?) and ``Native`` (Native American or Native Hawaiian?) have no
+#: suggestion, nor does any value that names two categories. Single letters are sex
+#: spellings only (``A`` could be Asian or American Indian).
+_SYNONYM_TEXT: Mapping[str, Mapping[str, tuple[str, ...]]] = {
+    "sex": {
+        "Male": ("m", "male", "males", "man", "men"),
+        "Female": ("f", "female", "females", "woman", "women"),
+    },
+    "race": {
+        "Hispanic or Latino": (
+            "hispanic",
+            "latino",
+            "latina",
+            "latinx",
+            "latine",
+            "hispanic/latino",
+            "hispanic/latina",
+            "hispanic/latinx",
+            "latino/hispanic",
+        ),
+        "White": ("white", "caucasian", "white/caucasian"),
+        "Black or African American": ("black", "african american", "black/african american"),
+        "Native Hawaiian or Other Pacific Islander": (
+            "native hawaiian",
+            "pacific islander",
+            "native hawaiian/pacific islander",
+            "hawaiian/pacific islander",
+            "native hawaiian/other pacific islander",
+        ),
+        "Asian": ("asian", "asian american"),
+        "American Indian or Alaska Native": (
+            "american indian",
+            "alaska native",
+            "alaskan native",
+            "native american",
+            "american indian/alaska native",
+            "american indian/alaskan native",
+            "native american/alaska native",
+        ),
+        "Two or More Races": (
+            "two or more races",
+            "two or more",
+            "2 or more races",
+            "2 or more",
+            "multiracial",
+            "multi-racial",
+            "biracial",
+            "mixed race",
+            "multiple races",
+        ),
+    },
+}
+
+#: Spellings of "not answered" (compared as word tuples): a draft lists them under
+#: ``ll144.unknown_values``, never maps them to a category.
+_UNKNOWN: frozenset[tuple[str, ...]] = frozenset(
+    tuple(_NOT_WORD.sub(" ", s).split())
+    for s in (
+        "unknown",
+        "not known",
+        "decline",
+        "declined",
+        "decline to answer",
+        "declined to answer",
+        "decline to state",
+        "declined to state",
+        "decline to self identify",
+        "declined to self identify",
+        "decline to disclose",
+        "prefer not to say",
+        "prefer not to answer",
+        "prefer not to disclose",
+        "i prefer not to say",
+        "i do not wish to answer",
+        "i don't wish to answer",
+        "choose not to disclose",
+        "not disclosed",
+        "undisclosed",
+        "not specified",
+        "unspecified",
+        "not provided",
+        "not reported",
+        "no answer",
+        "no response",
+        "n/a",
+        "na",
+        "none given",
+    )
+)
+
+
+def _words(text: str) -> tuple[str, ...]:
+    """``text``'s words, for matching a suggestion.
+
+    Case folded, the NH/L suffix dropped, split at anything not a letter or digit, and
+    a joining ``or``/``and`` dropped: ``Black/African-American`` and ``black or african
+    american`` are the same words.
+    """
+    return tuple(w for w in _NOT_WORD.sub(" ", spelling_key(text)).split() if w not in _JOINERS)
+
+
+#: Every spelling a suggestion accepts, as words, by axis: the built-in ones, then
+#: the synonyms; each stands for one category.
+_SUGGESTIONS: Mapping[str, Mapping[tuple[str, ...], str]] = {
+    axis: {
+        **{_words(k): v for k, v in _BUILT_IN[axis].items()},
+        **{_words(t): label for label, texts in _SYNONYM_TEXT[axis].items() for t in texts},
+    }
+    for axis in AXES
+}
+
+
+def suggest_category(axis: str, text: str) -> str | None:
+    """The one category ``text`` unambiguously spells on ``axis``, or ``None``.
+
+    A suggestion for a draft's ``ll144.categories``, never a guess: ``text`` must be a
+    built-in spelling or a well-known synonym (``F``, ``Woman``, ``Hispanic``,
+    ``African-American``, ``Multiracial``) up to case, spaces and punctuation, or such a
+    race spelling after ``Non-Hispanic``. A value that names two categories, part of
+    one, or anything else gets ``None``, so a spelling of one category is never
+    suggested as another.
+
+    Examples
+    --------
+    >>> suggest_category("sex", "F"), suggest_category("race", "Black")
+    ('Female', 'Black or African American')
+    >>> suggest_category("race", "Non-Hispanic White"), suggest_category("race", "Indian")
+    ('White', None)
+    """
+    label = canonical_label(axis, text)
+    if label is not None:
+        return label
+    words = _words(text)
+    negated = False
+    if axis == "race":
+        for prefix in _NOT_HISPANIC:
+            if words[: len(prefix)] == prefix and len(words) > len(prefix):
+                words, negated = words[len(prefix) :], True
+                break
+    found = _SUGGESTIONS[axis].get(words)
+    # "Non-Hispanic Latino" contradicts itself: no suggestion
+    return None if negated and found == RACE_CATEGORIES[0] else found
+
+
+def means_unknown(text: str) -> bool:
+    """Whether ``text`` is a well-known spelling of "not answered" (``Decline to answer``).
+
+    Examples
+    --------
+    >>> means_unknown("Prefer not to say"), means_unknown("N/A"), means_unknown("Other")
+    (True, True, False)
+    """
+    return _words(text) in _UNKNOWN

@@ -31,7 +31,7 @@ from typing import Any
 import yaml
 
 from respai.engine.column_summary import ColumnSummary, FileSummary
-from respai.engine.source import BOOL, NUMERIC, TEXT, file_format
+from respai.engine.source import BOOL, NUMERIC, TEXT, Source, file_format
 from respai.errors import InputError
 from respai.spelling import same_number_pair
 
@@ -94,6 +94,10 @@ class Draft:
     checks: tuple[str, ...] = field(default=())
     #: the ``favorable:`` drafted: 1, or 0 when a column's name says 1 is adverse
     favorable: int = 1
+    #: the battery tests drafted under ``evaluation.tests`` (those the data supports)
+    tests: tuple[str, ...] = ()
+    #: the drafted ``system.name``
+    name: str = ""
 
 
 def _words(name: str) -> list[str]:
@@ -295,9 +299,15 @@ def draft_from_summary(summary: FileSummary, *, cases: str, name: str, unit: str
     label, by_name = _pick(binary, LABEL_NAMES)
     if label is None or len(binary) < 2:
         shown = ", ".join(repr(c.name) for c in binary) or "none"
+        only = (
+            " With decisions but no true outcome, the selection rates can still be "
+            "audited by sex and race/ethnicity: respai init --ll144 drafts that spec."
+            if len(binary) == 1
+            else ""
+        )
         raise InputError(
             f"{where}: a fairness spec needs two columns holding only 0 and 1, the label "
-            f"(the true outcome) and the prediction (the decision); found {shown}.",
+            f"(the true outcome) and the prediction (the decision); found {shown}.{only}",
             "Export the label and the decision as 0/1 columns (or write the spec by hand "
             "with label_map and prediction_map for other spellings).",
         )
@@ -341,7 +351,9 @@ def draft_from_summary(summary: FileSummary, *, cases: str, name: str, unit: str
             "Add the group column (e.g. sex or age band as text) to the export, or write "
             "the attributes by hand.",
         )
+    tests, left_out = supported_tests(label, favorable, score is not None)
     lines = _header(summary, checks)
+    lines += _system_lines(name)
     lines.append("fairness:")
     lines += _dump("name", name, 2)
     lines += _dump("cases", cases, 2)
@@ -349,7 +361,7 @@ def draft_from_summary(summary: FileSummary, *, cases: str, name: str, unit: str
     lines += _dump("label", label.name, 2)
     lines.append("  # the system's decision, 0/1 (an empty cell is 'no prediction')")
     lines += _dump("prediction", prediction.name, 2)
-    lines += _favorable_lines(favorable)
+    lines += _favorable_lines(favorable, label, adverse[0] if adverse else None)
     if score is not None:
         lines.append("  # the score the decision came from, in [0, 1] (calibration, AUC)")
         lines += _dump("probability", score.name, 2)
@@ -391,6 +403,7 @@ def draft_from_summary(summary: FileSummary, *, cases: str, name: str, unit: str
         },
     ]
     lines += _commented(_dump("rules", rules, 2), 2)
+    lines += _evaluation_lines(tests, left_out)
     if skipped:
         lines.append("")
         lines.append("# columns not declared:")
@@ -405,11 +418,27 @@ def draft_from_summary(summary: FileSummary, *, cases: str, name: str, unit: str
         attributes=tuple(names),
         checks=tuple(checks),
         favorable=favorable,
+        tests=tests,
+        name=name,
     )
 
 
-def _favorable_lines(favorable: int) -> list[str]:
-    """The drafted ``favorable:`` with what each reading means for the rates."""
+def _label_counts(label: ColumnSummary) -> dict[int, int]:
+    """How many cases the label column holds of 0 and of 1 (from its summary's values)."""
+    out = {0: 0, 1: 0}
+    for value, n in label.values or ():
+        out[int(float(str(value).strip()))] += n
+    return out
+
+
+def _favorable_lines(favorable: int, label: ColumnSummary, adverse: str | None) -> list[str]:
+    """The drafted ``favorable:``: the label's values, which one was chosen and why."""
+    counts = _label_counts(label)
+    held = ", ".join(f"{v} ({n:,} cases)" for v, n in counts.items() if n) or "no value"
+    if adverse is not None:
+        why = f"0, as {adverse!r} reads as an outcome adverse to the person"
+    else:
+        why = "1, the default, as no column's name says 1 is adverse"
     return [
         "  # which value of label and prediction is the GOOD outcome for the person?",
         "  # every rate, ratio and difference is of that outcome:",
@@ -417,8 +446,88 @@ def _favorable_lines(favorable: int) -> list[str]:
         "  #                 predicted 1 among cases labelled 1 (1 = approved, hired, admitted)",
         "  #   favorable: 0  selection rate = share predicted 0, true positive rate = share",
         "  #                 predicted 0 among cases labelled 0 (1 = flagged, denied, defaulted)",
+        f"  # the label {_comment_text(repr(label.name))} holds {held};",
+        f"  # chosen: {_comment_text(why)}",
         f"  favorable: {favorable}",
     ]
+
+
+#: The ``system:`` keys a draft leaves to the user, with what each holds.
+_SYSTEM_TODO = (
+    ("version", '"1.0"', "the version of the system evaluated"),
+    ("owner", "team or person", "who answers for the system"),
+    ("use_case", "what it decides", "the decision it makes, for whom"),
+    ("jurisdiction", "NYC", "where it is used"),
+    ("first_distributed", "2026-01-01", "the date it was first used (LL144)"),
+)
+
+
+def _system_lines(name: str) -> list[str]:
+    """The ``system:`` block: the name from the file, the other keys as TODO comments."""
+    lines = [
+        "# what is evaluated: every report, record and comparison names it",
+        "system:",
+        *_dump("name", name, 2),
+    ]
+    for key, example, what in _SYSTEM_TODO:
+        lines.append(f"  # {key}: {example}   # TODO: {what}")
+    return lines
+
+
+def supported_tests(
+    label: ColumnSummary, favorable: int, has_score: bool
+) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """The battery tests a file supports, and each test left out with why.
+
+    A drafted spec always has a label, a prediction and groups, so accuracy, the
+    selection-rate spreads, missing decisions, completeness and class balance apply;
+    the AUC needs a score and both label values; the equal-opportunity difference needs
+    cases labelled with the favourable outcome; perturbation stability needs the model,
+    which a data file does not hold.
+    """
+    from respai.battery import BATTERY, TestId
+
+    counts = _label_counts(label)
+    out: dict[str, str] = {
+        TestId.PERTURBATION_STABILITY: (
+            "needs the model (evaluation.model, features); a data file has none"
+        )
+    }
+    if not has_score:
+        out[TestId.AUC] = "needs a score column in [0, 1] (fairness.probability)"
+    elif not (counts[0] and counts[1]):
+        out[TestId.AUC] = "the label holds one value only, so the AUC is undefined"
+    if not counts[favorable]:
+        out[TestId.EQUAL_OPPORTUNITY_DIFF] = (
+            f"no case is labelled {favorable} (the favourable outcome), so the true "
+            "positive rate is undefined"
+        )
+    tests = tuple(t for t in BATTERY if t not in out)
+    return tests, tuple((t, out[t]) for t in BATTERY if t in out)
+
+
+def _evaluation_lines(tests: Sequence[str], left_out: Sequence[tuple[str, str]]) -> list[str]:
+    """The ``evaluation:`` block: the supported tests, each with its threshold."""
+    from respai.battery import DEFAULT_THRESHOLDS
+
+    width = max(len(t) for t in tests) + 4
+    lines = [
+        "",
+        "# the battery respai evaluate runs: only the tests this data supports. Each is",
+        "# decided on its 95% interval against the threshold in its comment (respai's",
+        "# default; a --policy file's tests: sets another, and the record states which).",
+        "evaluation:",
+        "  tests:",
+    ]
+    for test in tests:
+        t = DEFAULT_THRESHOLDS[test]
+        why = t.source.split(": ", 1)[-1]
+        bound = f"{t.comparison} {t.value}"
+        lines.append(f"    - {test:<{width}}# {bound:<8} {why}")
+    if left_out:
+        lines.append("  # left out:")
+        lines += [f"  #   {test}: {why}" for test, why in left_out]
+    return lines
 
 
 def _header(summary: FileSummary, checks: Sequence[str]) -> list[str]:
@@ -435,12 +544,15 @@ def _header(summary: FileSummary, checks: Sequence[str]) -> list[str]:
         "#   - every attribute is a characteristic you must evaluate, with every group you",
         "#     mean to report spelled as in the file (values are matched as text);",
         "#   - the rules: none is active. Uncomment the examples and choose thresholds that",
-        "#     your policy or law sets (nothing can PASS without a rule).",
+        "#     your policy or law sets (respai fairness passes nothing without a rule);",
+        "#   - system: the name is the file's; fill in the TODO keys;",
+        "#   - evaluation: the battery tests this data supports, decided on respai's",
+        "#     default thresholds (in comments); remove those your policy does not ask for.",
     ]
     if checks:
         lines.append("# CHECK in particular:")
         lines += [f"#   - {_comment_text(c)}" for c in checks]
-    lines.append("# Then run: respai fairness <this file>")
+    lines.append("# Then run: respai fairness <this file>, then respai evaluate <this file>")
     return lines
 
 
@@ -466,7 +578,22 @@ def draft_spec(data: Path, spec: Path) -> Draft:
         When the file cannot be read (missing, empty, not UTF-8, malformed), or holds
         nothing to draft from (see :func:`draft_from_summary`).
     """
-    from respai.engine.column_summary import count_duplicates, summarize
+    source, summary = summarize_file(data)
+    unit = unique_id(source, summary)
+    return draft_from_summary(
+        summary, cases=cases_reference(data, spec), name=data.stem, unit=unit
+    )
+
+
+def summarize_file(data: Path) -> tuple[Source, FileSummary]:
+    """Open ``data`` as a run reads it (text columns as text) and summarize its columns.
+
+    Raises
+    ------
+    InputError
+        When the file cannot be read (missing, empty, not UTF-8, malformed).
+    """
+    from respai.engine.column_summary import summarize
     from respai.engine.opening import open_file
 
     file_format(data, None)  # an unknown suffix is refused before the file is read
@@ -475,8 +602,11 @@ def draft_spec(data: Path, spec: Path) -> Draft:
         # read as the run reads attributes: as text (``yes`` stays ``yes``, not true)
         text = [c for c, k in source.kinds.items() if k != NUMERIC]
         source = open_file(data, text_columns=text)
-    summary = summarize(source, MAX_VALUES)
-    unit = next((c for c in unit_candidates(summary) if count_duplicates(source, c) == 0), None)
-    return draft_from_summary(
-        summary, cases=cases_reference(data, spec), name=data.stem, unit=unit
-    )
+    return source, summarize(source, MAX_VALUES)
+
+
+def unique_id(source: Source, summary: FileSummary) -> str | None:
+    """The best-named id column that holds each value once (checked exactly), or None."""
+    from respai.engine.column_summary import count_duplicates
+
+    return next((c for c in unit_candidates(summary) if count_duplicates(source, c) == 0), None)

@@ -76,6 +76,10 @@ class FairnessResult:
     backend: str | None = None
     #: The verdicts accepted by the person running (``--accept``); see :attr:`exit_code`.
     accepted: tuple[Verdict, ...] = ()
+    #: The run's family under ``familywise: bonferroni`` as the record states it
+    #: (:meth:`respai.run.family.Family.to_dict`: members, outside, ``alpha_per_test``,
+    #: ``guarantee``); ``None`` without the key.
+    familywise: Mapping[str, Any] | None = None
 
     @property
     def exit_code(self) -> int:
@@ -179,6 +183,10 @@ class Evaluation:
     sealed: Sealed | None = None
     #: The verdicts accepted by the person running (``--accept``); see :attr:`exit_code`.
     accepted: tuple[Verdict, ...] = ()
+    #: The run's family under ``familywise: bonferroni`` as the record states it
+    #: (:meth:`respai.run.family.Family.to_dict`: members, outside, ``alpha_per_test``,
+    #: ``guarantee``); ``None`` without the key.
+    familywise: Mapping[str, Any] | None = None
 
     @property
     def verdicts(self) -> tuple[Verdict, ...]:
@@ -379,7 +387,9 @@ def rule_dict(r: RuleResult) -> dict[str, Any]:
         "method": r.method,
         "fail_alpha": r.fail_alpha,
         "fail_alpha_per_group": r.fail_alpha_per_group,
-        "familywise": None if r.family == 1 else {"method": "bonferroni", "rules": r.family},
+        "familywise": None
+        if r.family == 1
+        else {"method": "bonferroni", "tests": r.family, "alpha_per_test": r.alpha},
         "guarantee": r.guarantee,
         "interval_method": r.interval_method,
         "gap_bounds": None
@@ -430,6 +440,20 @@ def rule_dict(r: RuleResult) -> dict[str, Any]:
     }
 
 
+def _with_largest_gap(rule: dict[str, Any]) -> dict[str, Any]:
+    """A rule's JSON with ``largest_gap``: its gap bounds as the terminal shows them.
+
+    ``gap_bounds`` (as in the record) is the raw bound the verdict was decided from, whose
+    lower end may be negative; ``largest_gap`` is ``(max(lo, 0), hi)``
+    (:func:`respai.render.gap.shown_gap_bounds`), ``null`` for a rule with no gap.
+    """
+    from respai.render.gap import shown_gap_bounds
+
+    shown = shown_gap_bounds(rule.get("gap_bounds"))
+    largest = None if shown is None else {"lo": shown[0], "hi": shown[1]}
+    return {**rule, "largest_gap": largest}
+
+
 def _result_dict(res: FairnessResult) -> dict[str, Any]:
     spec = res.spec
     return {
@@ -446,7 +470,7 @@ def _result_dict(res: FairnessResult) -> dict[str, Any]:
         },
         "verdict": res.verdict.value,
         "exit_code": res.exit_code,
-        "rules": [rule_dict(r) for r in res.rules],
+        "rules": [_with_largest_gap(rule_dict(r)) for r in res.rules],
         "cases": res.counts.total,
         "unit": spec.unit,
         "settings": {

@@ -52,6 +52,7 @@ __all__ = [
     "discard_created_key",
     "earlier_output",
     "envelope_bytes",
+    "existing_signing_key",
     "find_signing_key",
     "key_inputs",
     "seal_run",
@@ -218,6 +219,22 @@ def settle_created_key(sk: SigningKey) -> None:
     """Keep a key made by :func:`create_signing_key` for good: its run succeeded."""
     if sk.created:
         _pending_marker(sk.path).unlink(missing_ok=True)
+
+
+def existing_signing_key(path: Path | None, purpose: str) -> SigningKey:
+    """:func:`find_signing_key` for a signature that is not a run's: never creates a key.
+
+    ``respai site`` signs its manifest with the key the user already signs runs with; a
+    missing key is an :class:`InputError` naming ``purpose``, not a new key.
+    """
+    sk = find_signing_key(path)
+    if sk is None:
+        raise InputError(
+            f"{purpose} with your signing key, and your key folder {default_key_dir()} "
+            "holds none.",
+            "Pass --signing-key KEY, or create a key with: respai keys new",
+        )
+    return sk
 
 
 def signing_key(path: Path | None, key_dir: Path | None = None) -> SigningKey:

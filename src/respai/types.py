@@ -12,6 +12,7 @@ __all__ = [
     "Undefined",
     "Verdict",
     "accepted_exit_code",
+    "accepted_verdicts",
     "worst",
 ]
 
@@ -100,6 +101,43 @@ def accepted_exit_code(verdicts: Iterable[Verdict], accepted: Iterable[Verdict])
         raise ValueError(f"only INSUFFICIENT_EVIDENCE and MANUAL_REVIEW can be accepted: {bad}")
     left = [v for v in verdicts if v not in allowed]
     return worst(left).exit_code if left else 0
+
+
+def accepted_verdicts(values: Iterable[Verdict | str]) -> tuple[Verdict, ...]:
+    """The verdicts a person accepts (``--accept``, ``accept=``), checked and in order.
+
+    Each value is a :class:`Verdict` or its name (any case, ``-`` for ``_``); repeats are
+    dropped and the result is ordered by severity. Only :data:`ACCEPTABLE` verdicts can be
+    accepted.
+
+    Raises
+    ------
+    ValueError
+        For FAIL (a rule or test shown to be broken always stops the gate), PASS or a
+        name that is not a verdict; the message says which can be accepted.
+
+    Examples
+    --------
+    >>> [v.value for v in accepted_verdicts(["manual-review", Verdict.INSUFFICIENT_EVIDENCE])]
+    ['MANUAL_REVIEW', 'INSUFFICIENT_EVIDENCE']
+    """
+    found: list[Verdict] = []
+    for given in values:
+        raw = given.value if isinstance(given, Verdict) else str(given)
+        name = raw.strip().upper().replace("-", "_")
+        if name == Verdict.FAIL.value:
+            raise ValueError(
+                "FAIL can never be accepted: a rule or test shown to be broken stops the gate. "
+                "Only INSUFFICIENT_EVIDENCE and MANUAL_REVIEW can be accepted."
+            )
+        if name not in {v.value for v in ACCEPTABLE}:
+            raise ValueError(
+                f"{raw!r} is not a verdict that can be accepted: give "
+                "INSUFFICIENT_EVIDENCE or MANUAL_REVIEW."
+            )
+        if Verdict(name) not in found:
+            found.append(Verdict(name))
+    return tuple(sorted(found, key=lambda v: v.severity))
 
 
 @dataclass(frozen=True, slots=True)

@@ -709,6 +709,10 @@ def _format_cases(made: MadeRecord) -> list[tuple[str, Any, str | None]]:
     for n in numbers:
         cases.extend(("number", n, digits) for digits in (None, "1", "4", "9"))
         cases.append(("plain", n, None))
+        iv = {"lo": n, "hi": n, "confidence": n}
+        cases.append(("rate_cell", {"rate": n, "numerator": n, "interval_95": iv}, None))
+        cases.append(("rate_cell", {"rate": n, "with_prediction": n, "interval": iv}, None))
+        cases.append(("group_column", {"test_id": "auc", "details": {"groups": [{}, iv]}}, None))
         cases.append(("count", n, None))
         cases.append(("error_budget", {"alpha": n, "alpha_per_group": n}, None))
         cases.append(("interval_note", {"interval": {"confidence": n, "method": "m"}}, None))
@@ -741,10 +745,14 @@ def _format_cases(made: MadeRecord) -> list[tuple[str, Any, str | None]]:
         cases.append(("sub", {"test_id": "x", "grouping": [text, 1, None]}, None))
         cases.append(("threshold", {"comparison": text, "value": 0.8}, None))
         cases.append(("spread_caption", {"details": {"rate": text}, "grouping": [text]}, None))
+        cases.append(("group_column", {"test_id": "group_rule", "test_key": text}, None))
+        cases.append(("group_column", {"test_id": text, "details": {"rate": text}}, None))
+        cases.append(("rate_cell", {"group": text, "rate": text, "events": text}, None))
         cases.append(("drawn", [text] * 1234, text))
     for arg in (None, "0", "1", "20", "9999", "10000", "01", "2.5", "-1", "\u0661"):
         cases.append(("drawn", [{}] * 60, arg))
         cases.append(("drawn", "not a list", arg))
+        cases.append(("listed", [{}] * 60, arg))
     return cases
 
 

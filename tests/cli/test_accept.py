@@ -139,3 +139,58 @@ def test_the_exit_code_over_every_set_of_verdicts_and_acceptances() -> None:
                     assert got == _reference(list(verdicts), set(accepted)), (verdicts, accepted)
     with pytest.raises(ValueError, match="FAIL"):
         accepted_exit_code([Verdict.FAIL], [Verdict.FAIL])
+
+
+# -- the Python API: respai.evaluate(..., accept=...) has the CLI's semantics ----------------
+
+
+@pytest.mark.parametrize(
+    "accept",
+    [(), ("MANUAL_REVIEW",), ("INSUFFICIENT_EVIDENCE",), ("manual-review", "MANUAL_REVIEW")],
+)
+def test_the_api_accepts_as_the_cli_does(work: Path, accept: tuple[str, ...]) -> None:
+    import respai
+
+    argv = ["evaluate", "spec.yaml", "--out", "cli", "--no-ledger", "-q"]
+    code = main([*argv, *(x for a in accept for x in ("--accept", a))])
+    unsealed = respai.evaluate("spec.yaml", accept=accept)
+    sealed = respai.evaluate("spec.yaml", out="api", accept=accept)
+    assert unsealed.exit_code == sealed.exit_code == code
+    assert unsealed.verdict is sealed.verdict is Verdict.MANUAL_REVIEW  # the verdict stays
+    cli, api = _predicate(work / "cli" / "record.json"), _predicate(work / "api" / "record.json")
+    assert api["records"][0]["settings"]["accepted"] == cli["records"][0]["settings"]["accepted"]
+    assert api["records"][-1]["exit_code"] == cli["records"][-1]["exit_code"] == code
+
+
+def test_the_api_takes_verdicts_and_a_single_name(work: Path) -> None:
+    import respai
+
+    assert respai.evaluate("spec.yaml", accept=Verdict.MANUAL_REVIEW).exit_code == 0
+    assert respai.evaluate("spec.yaml", accept="MANUAL_REVIEW").accepted == (
+        Verdict.MANUAL_REVIEW,
+    )
+
+
+@pytest.mark.parametrize("given", ["FAIL", "PASS", "maybe", Verdict.FAIL])
+def test_the_api_refuses_what_the_cli_refuses(work: Path, given: Any) -> None:
+    import respai
+    from respai.errors import InputError
+
+    before = sorted(work.rglob("*"))
+    with pytest.raises(InputError, match="INSUFFICIENT_EVIDENCE") as caught:
+        respai.evaluate("spec.yaml", out="o", accept=[given])
+    if given in ("FAIL", Verdict.FAIL):
+        assert "FAIL can never be accepted" in str(caught.value)
+    assert sorted(work.rglob("*")) == before  # nothing written, no key made
+
+
+def test_evaluate_fairness_accepts_as_respai_fairness_does(work: Path) -> None:
+    import respai
+
+    text = SPEC.replace("max_group_gap: 0.5", "max_group_gap: 0.001").split("evaluation:")[0]
+    (work / "tight.yaml").write_text(text, encoding="utf-8")
+    assert respai.evaluate_fairness("tight.yaml").exit_code == 3
+    accepted = respai.evaluate_fairness("tight.yaml", accept="insufficient_evidence")
+    assert (accepted.verdict.value, accepted.exit_code) == ("INSUFFICIENT_EVIDENCE", 0)
+    assert accepted.to_dict()["settings"]["accepted"] == ["INSUFFICIENT_EVIDENCE"]
+    assert main(["fairness", "tight.yaml", "--accept", "INSUFFICIENT_EVIDENCE"]) == 0

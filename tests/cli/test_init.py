@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 import random
+import re
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -347,3 +348,163 @@ def test_bidi_and_zero_width_characters_are_written_escaped(
     assert sorted(f.attributes[group]) == sorted(values)
     capsys.readouterr()
     assert main(["fairness", str(out)]) == 3  # it runs on the real column (no rule: 3)
+
+
+# --- the whole gate: system:, favorable:, and an evaluation: block the data supports ----
+
+#: What each battery test needs, written out independently of respai.init: a score
+#: column, cases labelled with the favourable outcome, both label values, the model.
+NEEDS = {
+    "accuracy": set(),
+    "auc": {"score", "favourable", "unfavourable"},
+    "impact_ratio": set(),
+    "selection_rate_diff": set(),
+    "equal_opportunity_diff": {"favourable"},
+    "perturbation_stability": {"model"},
+    "missing_decisions": set(),
+    "completeness": set(),
+    "class_balance": set(),
+}
+
+
+def _shaped_file(
+    path: Path,
+    *,
+    score: bool = False,
+    groups: tuple[str, ...] = ("sex",),
+    label: str = "label",
+    label_values: tuple[int, ...] = (0, 1),
+    n: int = 600,
+    seed: int = 11,
+) -> Counter[str]:
+    """A generated cases file of one shape; returns the label's counts (csv module)."""
+    rng = random.Random(seed)
+    choices = {
+        "sex": ["female", "male"],
+        "age_band": ["young", "mid", "old"],
+        "region": ["n", "s"],
+    }
+    header = [label, "prediction", *(["score"] if score else []), *groups]
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(header)
+        for _ in range(n):
+            y = rng.choice(label_values)
+            p = rng.random()
+            pred = int(p < 0.5) if rng.random() < 0.8 else 1 - y
+            row: list[object] = [y, pred]
+            if score:
+                row.append(round(p, 4))
+            row += [rng.choice(choices[g]) for g in groups]
+            w.writerow(row)
+    return _csv_column(path, label)
+
+
+def _expected_tests(has: set[str]) -> list[str]:
+    from respai.battery import BATTERY
+
+    return [t for t in BATTERY if NEEDS[t] <= has]
+
+
+@pytest.mark.parametrize(
+    ("shape", "kwargs", "has"),
+    [
+        ("label+prediction", {}, {"favourable", "unfavourable"}),
+        ("+score", {"score": True}, {"score", "favourable", "unfavourable"}),
+        (
+            "several groups",
+            {"score": True, "groups": ("sex", "age_band", "region")},
+            {"score", "favourable", "unfavourable"},
+        ),
+        ("one label value", {"score": True, "label_values": (0,)}, {"score", "unfavourable"}),
+        ("adverse label", {"label": "defaulted"}, {"favourable", "unfavourable"}),
+    ],
+)
+def test_the_draft_declares_the_whole_gate_and_evaluate_runs_only_it(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    shape: str,
+    kwargs: dict[str, object],
+    has: set[str],
+) -> None:
+    data = tmp_path / "screen.csv"
+    counted = _shaped_file(data, **kwargs)  # type: ignore[arg-type]
+    out = tmp_path / "spec.yaml"
+    assert main(["init", str(data), "-o", str(out)]) == 0, shape
+    text = out.read_text(encoding="utf-8")
+    spec = load_spec(out)
+    # system: named after the file, the rest left as TODO comments
+    assert spec.system.name == "screen"
+    assert "# version:" in text and "TODO" in text
+    # favorable: chosen, with the label's values and the reason in a comment
+    f = spec.fairness
+    assert f is not None
+    adverse = kwargs.get("label") == "defaulted"
+    assert f.favorable == (0 if adverse else 1)
+    held = ", ".join(f"{v} ({counted[str(v)]:,} cases)" for v in (0, 1) if counted[str(v)])
+    assert f"holds {held};" in text
+    assert ("'defaulted' reads as an outcome adverse" in text) == adverse
+    assert ("1, the default" in text) == (not adverse)
+    # evaluation: exactly the tests the data supports, each with its threshold written
+    assert spec.evaluation is not None and spec.evaluation.explicit_tests
+    expected = _expected_tests(has)
+    assert list(spec.evaluation.tests) == expected
+    from respai.battery import DEFAULT_THRESHOLDS
+
+    for test in expected:
+        t = DEFAULT_THRESHOLDS[test]
+        assert re.search(rf"- {test} +# {re.escape(t.comparison)} {t.value} ", text), test
+    assert "#   perturbation_stability: needs the model" in text
+    # evaluate runs the declared tests and nothing else, with no usage error
+    capsys.readouterr()
+    code = main(["evaluate", str(out), "--out", str(tmp_path / "o"), "--no-ledger", "--json"])
+    assert code in (0, 1, 3), capsys.readouterr().err
+    result = json.loads(capsys.readouterr().out)
+    assert result["system"]["name"] == "screen"
+    ran = {t["test_id"] for t in result["tests"]}
+    assert ran == set(expected)
+    assert all(t["verdict"] != "MANUAL_REVIEW" for t in result["tests"])
+    groups = kwargs.get("groups", ("sex",))
+    per = {t["test_key"] for t in result["tests"] if t["test_id"] == "impact_ratio"}
+    assert per == {f"impact_ratio:{g}" for g in groups}  # type: ignore[union-attr]
+
+
+def test_a_decisions_only_file_points_to_the_ll144_draft(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # prediction only: no label, so no fairness spec; the LL144 draft audits it
+    rng = random.Random(4)
+    data = tmp_path / "decisions.csv"
+    with data.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["applicant_id", "selected", "sex", "race"])
+        for i in range(300):
+            w.writerow(
+                [
+                    f"a{i}",
+                    int(rng.random() < 0.4),
+                    rng.choice("FM"),
+                    rng.choice(["White", "Black", "Asian"]),
+                ]
+            )
+    out = tmp_path / "spec.yaml"
+    assert main(["init", str(data), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "two columns holding only 0 and 1" in err and "respai init --ll144" in err
+    assert not out.exists()
+    assert main(["init", "--ll144", str(data), "-o", str(out)]) == 0
+    ll = load_spec(out).blocks["ll144"]
+    assert (ll.selected, ll.sex, ll.race) == ("selected", "sex", "race")  # type: ignore[attr-defined]
+    assert main(["ll144", str(out)]) == 0
+
+
+def test_too_many_files_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "loan_screen.csv"
+    shutil.copyfile(SAMPLE, data)
+    assert main(["init", str(data), str(data), "-o", str(tmp_path / "s.yaml")]) == 2
+    assert "takes one data file" in capsys.readouterr().err
+    assert main(["init", "--ll144", str(data), str(data), str(data)]) == 2
+    assert "takes two files" in capsys.readouterr().err
+    assert not (tmp_path / "s.yaml").exists()

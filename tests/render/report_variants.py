@@ -3,12 +3,23 @@
 Imported by path from the report tests (importlib mode): :func:`variants` takes a real
 Statement (the loan-screen sample's) and returns edited copies that show an owner, a
 policy, a model, a git commit, an undefined reason, small cells, an uncertain verdict, a
-missing interval, hostile text, and more groups than a chart draws (``many``).
+missing interval, hostile text, more groups than a chart draws (``many``), and LL144
+categories with and without a finding. It adds the record of a real monitoring run
+(:func:`monitor_statement`: a gap rule and a worst-group rule over three batches, with a
+change alarm), as made and edited to show a continued stream, cases without a prediction
+and an undefined change statistic.
 """
 
 from __future__ import annotations
 
+import base64
 import copy
+import json
+import os
+import random
+import tempfile
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 HOSTILE = 'x\u202egnp.exe <b onmouseover="alert(1)">&amp;</b>\u0007\n'
@@ -67,7 +78,92 @@ def variants(statement: dict[str, Any]) -> dict[str, dict[str, Any]]:
                 r.pop(key, None)
     out["sparse"] = s
     out["many"] = many_groups(statement, MANY)
+    out["monitor"] = monitor_statement()
+    s = copy.deepcopy(out["monitor"])
+    p = s["predicate"]
+    p["records"][0]["monitor"].update(earlier_looks=2, new_looks=[3, 4, 5])
+    tests = [r for r in p["records"] if r["record_type"] == "test"]
+    for r in tests:
+        r["details"]["look"] += 2
+        r["details"]["groups"][0]["batch"]["missing"] = 3
+        r["details"]["groups"][0]["missing"] = 4
+    tests[0]["details"]["change"]["detectors"][0].update(statistic=None, log_statistic=None)
+    out["monitor-continued"] = s
+    out["ll144"] = ll144_tests(statement, with_finding=True)
+    out["ll144-no-finding"] = ll144_tests(statement, with_finding=False)
     return out
+
+
+MONITOR_SPEC = """\
+system: {name: screener, version: "1"}
+fairness:
+  label: label
+  prediction: prediction
+  attributes:
+    sex: [f, m]
+  rules:
+    - {id: sel-gap, rate: selection, attribute: sex, max_group_gap: 0.1}
+    - {id: sel-max, rate: selection, attribute: sex, worst_group: {max: 0.6}}
+"""
+
+
+@cache
+def monitor_statement() -> dict[str, Any]:
+    """The Statement of ``respai monitor`` on three batches; women's selection jumps at 3."""
+    from respai.cli import main
+
+    rng = random.Random(11)
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        (work / "spec.yaml").write_text(MONITOR_SPEC, encoding="utf-8")
+        names = []
+        for look, rate in enumerate((0.4, 0.42, 0.75), start=1):
+            rows = ["label,prediction,sex"]
+            for _ in range(800):
+                sex = rng.choice("fm")
+                p = rate if sex == "f" else 0.4
+                rows.append(f"{rng.randint(0, 1)},{int(rng.random() < p)},{sex}")
+            (work / f"b{look}.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+            names.append(str(work / f"b{look}.csv"))
+        old = os.environ.get("RESPAI_HOME")
+        os.environ["RESPAI_HOME"] = str(work / "keys")
+        try:
+            code = main(["monitor", str(work / "spec.yaml"), *names, "--no-ledger", "--out",
+                         str(work / "out")])  # fmt: skip
+        finally:
+            if old is None:
+                os.environ.pop("RESPAI_HOME", None)
+            else:
+                os.environ["RESPAI_HOME"] = old
+        assert code == 1, code
+        envelope = json.loads((work / "out" / "record.json").read_text(encoding="utf-8"))
+    from respai.record.canonical import loads_strict
+
+    # as the page's script reads it: an integer past 2^53 (a large statistic) is a float
+    statement: dict[str, Any] = loads_strict(base64.b64decode(envelope["payload"]))
+    return statement
+
+
+def ll144_tests(statement: dict[str, Any], *, with_finding: bool) -> dict[str, Any]:
+    """The statement with its first two tests made LL144 categories (the findings list).
+
+    The first has a finding when ``with_finding``; the second never has one.
+    """
+    s = copy.deepcopy(statement)
+    tests = [r for r in s["predicate"]["records"] if r["record_type"] == "test"]
+    for i, r in enumerate(tests[:2]):
+        r.update(test_id="ll144_impact_ratio", test_key=f"ll144:sex:C{i}", value=0.7 + i / 10)
+        r["verdict"] = "MANUAL_REVIEW"
+        finding = with_finding and i == 0
+        r["details"] = {
+            "table": "sex",
+            "category": f"C{i}",
+            "rate": 0.25,
+            "rate_interval": {"lo": 0.2, "hi": 0.3, "method": "wilson", "confidence": 0.95},
+            "finding": "below_line_underpowered" if finding else None,
+            "finding_sentence": "Impact ratio 0.700 is under the 0.8 line." if finding else None,
+        }
+    return s
 
 
 #: Groups in the ``many`` variant: past the 50 a chart draws in full.

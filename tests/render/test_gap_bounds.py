@@ -111,3 +111,35 @@ def test_the_page_script_shows_the_same_bound() -> None:
     done = subprocess.run(["node", "-e", script], capture_output=True, text=True, check=True)
     assert json.loads(done.stdout) == [[FORMATS[n](r, None) for n in names] for r in cases]
     assert json.loads(done.stdout)[0][0] == "gap in [0.0000, 0.2500]"
+
+
+def test_the_api_and_the_terminal_show_one_gap_text(
+    record: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 27 point 5: to_dict() and the notebook showed [-0.0115, 0.1329], the CLI 0.0000."""
+    import respai
+
+    raw = _rule(record)["details"]["gap_bounds"]
+    lo, hi = shown_gap_bounds(raw) or (None, None)
+    text = f"[{lo:.4f}, {hi:.4f}]"
+    spec = (tmp_path / "spec.yaml").read_text(encoding="utf-8")
+    floor = "    - {id: floor, rate: selection, attribute: sex, worst_group: {min: 0.2}}\n"
+    (tmp_path / "spec.yaml").write_text(spec.replace("evaluation:", floor + "evaluation:"))
+    capsys.readouterr()
+    assert main(["fairness", str(tmp_path / "spec.yaml")]) == 3
+    fairness_err = capsys.readouterr().err
+    assert main(["evaluate", str(tmp_path / "spec.yaml"), "--out", str(tmp_path / "e")]) == 3
+    evaluate_err = capsys.readouterr().err
+    assert f"\n  largest gap: {text}\n" in fairness_err
+    assert f"\n    largest gap: {text}\n" in evaluate_err
+    for err in (fairness_err, evaluate_err):  # a floor rule has no gap, and shows none
+        assert err.count("largest gap:") == 1
+
+    result = respai.evaluate_fairness(tmp_path / "spec.yaml")
+    sel, floor_rule = result.to_dict()["rules"]
+    assert sel["gap_bounds"] == raw and raw["lo"] < 0  # the bound decided on, as recorded
+    assert sel["largest_gap"] == {"lo": lo, "hi": hi} and floor_rule["largest_gap"] is None
+    for html in (result._repr_html_(), respai.evaluate(tmp_path / "spec.yaml")._repr_html_()):
+        assert "<th>largest gap</th>" in html
+        assert f"<td>{text}</td>" in html and "<td>—</td>" in html
+        assert "null" not in html and f"{raw['lo']:.4f}" not in html

@@ -183,6 +183,9 @@ def test_every_mark_of_a_chart_is_bound(pages: dict[str, tuple[dict[str, Any], s
         charts = re.findall(r"<svg viewBox[^>]*>.*?</svg>", html, flags=re.S)
         assert charts or name.startswith("sparse"), name
         for chart in charts:
+            if "data-series=" in chart:
+                _series_marks_are_bound(name, statement, chart)
+                continue
             assert re.match(r'<svg [^>]*data-scale="[^"]+ [^"]+ 210 560"', chart), name
             for circle in re.findall(r"<circle [^>]*>", chart):
                 found, value = resolve(statement, re.findall(r'data-x="([^"]*)"', circle)[0])
@@ -192,6 +195,33 @@ def test_every_mark_of_a_chart_is_bound(pages: dict[str, tuple[dict[str, Any], s
                     assert resolve(statement, end)[0], (name, line)
             for line in re.findall(r'<line class="limit"[^>]*>', chart):
                 assert 'data-limit="' in line and 'data-limit-fmt="' in line, (name, line)
+
+
+def _series_marks_are_bound(name: str, statement: dict[str, Any], chart: str) -> None:
+    """A monitoring chart: every dot, bar, band vertex and the alarm line name a number."""
+    assert re.match(r'<svg [^>]*data-series="[^"]+ [^"]+ 250 28 [0-9]+ [0-9]+ 64 740"', chart)
+    pointers = re.findall(r'data-(?:y|y1|y2|alarm|limit)="([^"]*)"', chart)
+    for band in re.findall(r'data-(?:lo|hi)="([^"]*)"', chart):
+        pointers.extend(band.split(" "))
+    assert pointers, name
+    for p in pointers:
+        found, value = resolve(statement, p)
+        assert found and isinstance(value, int | float), (name, p)
+    assert len(re.findall(r"<circle ", chart)) == len(re.findall(r'data-y="', chart)), name
+
+
+def test_a_monitoring_page_draws_every_batch_and_the_alarm(
+    pages: dict[str, tuple[dict[str, Any], str]],
+) -> None:
+    statement, html = pages["monitor"]
+    tests = [r for r in statement["predicate"]["records"] if r["record_type"] == "test"]
+    batches = sum(len(r["details"]["groups"]) for r in tests)
+    charts = re.findall(r"<svg viewBox[^>]*data-series[^>]*>.*?</svg>", html, flags=re.S)
+    assert len(charts) == 3  # the gap rule's rates and gap, the worst-group rule's rates
+    assert sum(len(re.findall(r"<circle ", c)) for c in charts) == batches
+    assert all('class="alarm"' in c for c in charts)  # both rules' alarms at look 3
+    assert sum('class="limit"' in c for c in charts) == 2
+    assert len(re.findall(r'<table class="looks">', html)) == 2
 
 
 def test_main_holds_only_the_elements_and_attributes_the_script_allows(

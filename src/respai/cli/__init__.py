@@ -23,6 +23,7 @@ group :data:`respai.cli.app.cli`:
 - :mod:`respai.cli.plan`: ``respai plan``
 - :mod:`respai.cli.monitor`: ``respai monitor``
 - :mod:`respai.cli.init`: ``respai init``
+- :mod:`respai.cli.site`: ``respai site``
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from respai.cli import (  # each adds its commands to the group
     paired,
     plan,
     report,
+    site,
     verify,
 )
 from respai.cli.app import cli, main
@@ -62,5 +64,6 @@ COMMAND_MODULES = (
     monitor,
     plan,
     init,
+    site,
 )
 """The modules whose import adds the commands to :data:`cli`."""

@@ -86,28 +86,12 @@ NO_LEDGER_OPTION = click.option(
 
 
 def _accepted(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> Any:
-    from respai.types import ACCEPTABLE, Verdict
+    from respai.types import accepted_verdicts
 
-    found = []
-    for given in value:
-        name = given.strip().upper().replace("-", "_")
-        if name == "FAIL":
-            raise click.BadParameter(
-                "FAIL can never be accepted: a rule or test shown to be broken stops the gate. "
-                "Only INSUFFICIENT_EVIDENCE and MANUAL_REVIEW can be accepted.",
-                ctx,
-                param,
-            )
-        if name not in {v.value for v in ACCEPTABLE}:
-            raise click.BadParameter(
-                f"{given!r} is not a verdict that can be accepted: give "
-                "INSUFFICIENT_EVIDENCE or MANUAL_REVIEW.",
-                ctx,
-                param,
-            )
-        if Verdict(name) not in found:
-            found.append(Verdict(name))
-    return tuple(sorted(found, key=lambda v: v.severity))
+    try:
+        return accepted_verdicts(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx, param) from None
 
 
 ACCEPT_OPTION = click.option(

@@ -16,13 +16,14 @@ Nothing here imports a dataframe engine: :mod:`respai.engine` does the engine wo
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from respai import engine
-from respai.eeo1 import AXES, AXIS_TITLES, Normalizer, known_spellings
+from respai.eeo1 import AXES, AXIS_TITLES, Normalizer, known_spellings, suggest_category
 from respai.errors import InputError, SpecError, did_you_mean
 from respai.ll144.spec import LL144Spec, declared_ll144
 from respai.load import (
@@ -439,15 +440,22 @@ class _Gate:
                 )
             label, recognised = self.normalizers[axis].resolve(text)
             if not recognised:
-                hint = did_you_mean(text, known_spellings(axis)).strip()
+                # the example maps the value only to the category it surely spells, never
+                # to an arbitrary one (suggest_category); else it names no category
+                target = suggest_category(axis, text)
+                hint = f" It spells '{target}'." if target else _typo_hint(axis, text)
+                example = (
+                    f"e.g. {{{show_value(text)}: {show_value(target)}}}"
+                    if target is not None
+                    else "to the one category it means, if it means one"
+                )
                 raise InputError(
                     f"{side.description}: column '{column}' holds {show_value(text)}"
                     f"{self._where(column, raw)}, which is not an EEO-1 "
-                    f"{AXIS_TITLES[axis]} category ({', '.join(AXES[axis])})."
-                    + (f" {hint}" if hint else ""),
-                    f"Map it under ll144.categories.{axis} (e.g. {{{show_value(text)}: "
-                    f"{show_value(AXES[axis][0])}}}), or list it in ll144.unknown_values if it "
-                    "means unknown.",
+                    f"{AXIS_TITLES[axis]} category ({', '.join(AXES[axis])}).{hint}",
+                    f"Map it under ll144.categories.{axis} ({example}), or list it in "
+                    "ll144.unknown_values if it means unknown (respai init --ll144 drafts "
+                    "these mappings).",
                 )
         self._cache[key] = label
         return label
@@ -552,3 +560,14 @@ def _merge(cells: list[Cell]) -> tuple[Cell, ...]:
         Cell(sex, race, selected, score, stages, n)
         for (sex, race, selected, score, stages), n in total.items()
     )
+
+
+def _typo_hint(axis: str, text: str) -> str:
+    """``" Did you mean 'Female'?"`` for a near-exact typo of a category, else ``""``.
+
+    Closer than :func:`respai.errors.did_you_mean` (0.8, not 0.6), so a different
+    category is not offered for a value that merely looks like it (``African`` is not
+    ``Asian``, ``Nonwhite`` not ``White``).
+    """
+    close = difflib.get_close_matches(text, known_spellings(axis), n=1, cutoff=0.8)
+    return f" Did you mean '{close[0]}'?" if close else ""

@@ -5,8 +5,8 @@
 - :mod:`respai.monitor.stream`: which stream a call continues (by its criteria), and its
   earlier looks, read from verified ledger runs;
 - :mod:`respai.monitor.run`: counting new batches (:func:`~respai.monitor.run.run_monitor`);
-- :mod:`respai.monitor.seal`: the signed record of one call;
-- :mod:`respai.monitor.report`: the stream's HTML page;
+- :mod:`respai.monitor.seal`: the signed record of one call, and its self-verifying page
+  (the evidence report, :mod:`respai.render.report`, with a monitoring section);
 - :mod:`respai.monitor.ledger_check`: what ``respai verify --ledger`` checks of the
   streams (each batch once, one criteria per stream).
 """

@@ -174,8 +174,9 @@ def seal_monitor(
     Returns the envelope, the ledger it joined (``None``: none) and a note when the
     ledger took the run short of a checkpoint (see :func:`respai.sealing.seal_run`).
     """
-    from respai.monitor.report import monitor_html
     from respai.record import engine_code_fingerprint, format_timestamp, now_utc, seal
+    from respai.record.keys import public_key_raw
+    from respai.render.report import render_report
     from respai.sealing import envelope_bytes
 
     prints = list(result.fingerprints)
@@ -196,6 +197,8 @@ def seal_monitor(
         return seal(predicate, None, sk.key, sk.key_id, prev_record_id=prev, start_seq=start)
 
     def files(sk: SigningKey, envelope: Mapping[str, Any]) -> dict[str, str | bytes]:
-        return {"record.json": envelope_bytes(envelope), "report.html": monitor_html(result)}
+        # the page embeds this record and the key that just signed it, and checks both
+        page = render_report(envelope, public_key_raw(sk.key.public_key()))
+        return {"record.json": envelope_bytes(envelope), "report.html": page}
 
     return signing.seal(build, files)

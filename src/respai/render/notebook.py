@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from respai.render.escape import html_text
+from respai.render.gap import GAP_LABEL, gap_text
 
 if TYPE_CHECKING:
     from respai.results import Evaluation, FairnessResult
@@ -35,11 +36,11 @@ def _rules(res: FairnessResult) -> str:
         return "<p>No group rule is declared.</p>"
     rows = []
     for r in res.rules:
-        gap = "null" if r.gap_bounds is None else f"[{r.gap_bounds[0]:.4f}, {r.gap_bounds[1]:.4f}]"
+        gap = gap_text(r.gap_bounds) or "—"  # the terminal's text; a floor rule has no gap
         rows.append(
             (r.rule.id, r.rule.rate.value, " × ".join(r.rule.attributes), gap, r.verdict.value)
         )
-    return _table(("rule", "rate", "attribute", "gap bounds", "verdict"), rows)
+    return _table(("rule", "rate", "attribute", GAP_LABEL, "verdict"), rows)
 
 
 def fairness_html(res: FairnessResult) -> str:

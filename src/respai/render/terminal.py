@@ -22,6 +22,7 @@ from respai.decision import GroupRate
 from respai.render.aligned import AlignedTable, Justify
 from respai.render.escape import terminal_text
 from respai.render.extremes import ALL_UP_TO, each_end, extremes
+from respai.render.gap import GAP_LABEL, gap_text
 from respai.results import BatteryResult, Evaluation, FairnessResult
 from respai.rules import RuleResult, guarantee_line
 from respai.tables import METRICS, GroupRow, Measure
@@ -284,6 +285,8 @@ def render_fairness(result: FairnessResult, console: Console) -> None:
             head.append(f" (from {terminal_text(r.rule.threshold_source)})")
         console.print(head)
         console.print(Text(f"  why: {terminal_text(r.reason)}."))
+        if (gap := gap_text(r.gap_bounds)) is not None:
+            console.print(Text(f"  {GAP_LABEL}: {gap}"))
         console.print(Text(f"  guarantee: {guarantee_line(r)}.", style="dim"))
         left = sum(r.left_out.values())
         if left:
@@ -350,12 +353,12 @@ def _fail_inside(t: TestResult) -> bool:
     return t.threshold.holds(t.interval.lo) or t.threshold.holds(t.interval.hi)
 
 
-def _verdict_table() -> AlignedTable:
+def _verdict_table(level: str = "95%") -> AlignedTable:
     return AlignedTable(
         (
             ("test", "left"),
             ("value", "right"),
-            ("95% interval", "left"),
+            (f"{level} interval", "left"),
             ("threshold", "left"),
             ("verdict", "left"),
         )
@@ -365,7 +368,10 @@ def _verdict_table() -> AlignedTable:
 def render_battery(result: BatteryResult, console: Console) -> None:
     """Draw the battery: one row per test, the notes of its undecided tests, the sources."""
     console.print()
-    table = _verdict_table()
+    # the intervals' level: 1 - alpha (95% by default), 1 - alpha / m under familywise
+    levels = sorted({t.interval.confidence for t in result.tests if t.interval is not None})
+    level = "/".join(f"{c * 100:.4g}%" for c in levels) or "95%"
+    table = _verdict_table(level)
     for t in result.tests:
         threshold = (
             "—"
@@ -435,6 +441,8 @@ def render_rule_lines(rules: tuple[RuleResult, ...], console: Console) -> None:
     console.print(table)
     for r in rules:
         console.print(Text(f"  rule:{terminal_text(r.rule.id)}: {terminal_text(r.reason)}"))
+        if (gap := gap_text(r.gap_bounds)) is not None:
+            console.print(Text(f"    {GAP_LABEL}: {gap}"))
         console.print(Text(f"    guarantee: {guarantee_line(r)}.", style="dim"))
     sources = [(r.rule.id, r.rule.threshold_source) for r in rules]
     line = _source_line(
@@ -466,6 +474,18 @@ def render_evaluation(
         )
     )
     console.print(Text(terminal_text(e.fairness.spec.orientation_line)))
+    family = e.familywise
+    if family is not None:  # familywise: bonferroni, every verdict-deciding test at alpha / m
+        outside = ", ".join(str(o["test"]) for o in family["outside"])
+        level = (1 - family["alpha_per_test"]) * 100
+        console.print(
+            Text(
+                terminal_text(
+                    f"{family['guarantee']}; their intervals are shown at {level:.4g}%"
+                    + (f"; outside the family: {outside}" if outside else "")
+                )
+            )
+        )
     from respai.blocks import block_named
 
     for name, result in e.blocks.items():  # each block's own lines, in registry order

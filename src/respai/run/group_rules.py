@@ -6,11 +6,13 @@ It prints nothing; the CLI and the renderers present the :class:`~respai.results
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from respai.engine.frames import frame_backend
+from respai.errors import InputError
 from respai.load import CountPass, load_counts, open_inputs
 from respai.results import FairnessResult
 from respai.rules import evaluate_rule
@@ -31,9 +33,9 @@ from respai.tables import (
     group_table,
     overall_row,
 )
-from respai.types import worst
+from respai.types import Verdict, accepted_verdicts, worst
 
-__all__ = ["evaluate_fairness", "run_rules", "spec_of"]
+__all__ = ["accepted_of", "evaluate_fairness", "run_rules", "spec_of"]
 
 INDEPENDENCE = (
     "Intervals assume every case is a different, independent person; no unit column was "
@@ -50,12 +52,33 @@ DECLARED_ONLY = (
 )
 
 
+def accepted_of(accept: Iterable[Verdict | str] | Verdict | str) -> tuple[Verdict, ...]:
+    """``accept=`` checked as the CLI's ``--accept`` checks it (a name or a list of them).
+
+    Raises
+    ------
+    respai.errors.InputError
+        For FAIL, PASS or a name that is not a verdict.
+
+    Examples
+    --------
+    >>> [v.value for v in accepted_of("MANUAL_REVIEW")]
+    ['MANUAL_REVIEW']
+    """
+    items = [accept] if isinstance(accept, str | Verdict) else list(accept)
+    try:
+        return accepted_verdicts(items)
+    except ValueError as exc:
+        raise InputError(f"accept= is not valid: {exc}") from None
+
+
 def evaluate_fairness(
     spec: FairnessSpec | Spec | Mapping[str, Any] | str | Path,
     data: Any = None,
     *,
     policy: Policy | Mapping[str, Any] | str | Path | None = None,
     engine: str = "duckdb",
+    accept: Iterable[Verdict | str] | Verdict | str = (),
 ) -> FairnessResult:
     """Evaluate the declared group rules on a file or a DataFrame.
 
@@ -75,6 +98,10 @@ def evaluate_fairness(
         Where the count pass over a cases file runs: a name in
         :data:`respai.engine.registry.ENGINES` (``"duckdb"``, embedded and out of core, by
         default). A DataFrame is always counted by its own engine.
+    accept
+        Verdicts to let through the gate, as ``respai fairness --accept`` does
+        (:func:`respai.evaluate`'s ``accept``): the verdicts stay, the exit code is 0 when
+        every verdict worse than PASS is accepted.
 
     Returns
     -------
@@ -86,7 +113,7 @@ def evaluate_fairness(
     respai.errors.SpecError
         When the spec or policy does not validate.
     respai.errors.InputError
-        When the data does not fit the spec.
+        When the data does not fit the spec, or ``accept`` names FAIL, PASS or no verdict.
 
     Examples
     --------
@@ -101,7 +128,9 @@ def evaluate_fairness(
     >>> result.verdict.value, result.exit_code
     ('FAIL', 1)
     """
-    return run_rules(spec_of(spec), _as_policy(policy), data, engine_name=engine)
+    accepted = accepted_of(accept)
+    result = run_rules(spec_of(spec), _as_policy(policy), data, engine_name=engine)
+    return dataclasses.replace(result, accepted=accepted) if accepted else result
 
 
 def run_rules(
@@ -112,15 +141,22 @@ def run_rules(
     score: str | None = None,
     engine_name: str = "duckdb",
     count: CountPass | None = None,
+    family_size: int | None = None,
 ) -> FairnessResult:
     """Load, count and decide the declared rules of an already parsed spec.
 
     ``score`` asks the load for the AUC's rank sums too (used by the battery);
     ``engine_name`` names the engine of the count pass over a file
     (:data:`respai.engine.registry.ENGINES`);
-    ``count`` replaces the count pass (see :func:`respai.load.load_counts`).
+    ``count`` replaces the count pass (see :func:`respai.load.load_counts`);
+    ``family_size`` is the number of tests of the run's family under ``familywise:
+    bonferroni`` (:func:`respai.run.family.run_family`; the rules alone when omitted).
     """
     fairness = apply_policy(parsed.fairness, pol)
+    if family_size is not None and fairness.familywise is not None:
+        from dataclasses import replace
+
+        fairness = replace(fairness, family_size=family_size)
     if data is None:  # the spec's files, the self-identification file joined when declared
         data = open_inputs(parsed, engine_name=engine_name, score=score).decided
     loaded = load_counts(fairness, data, score=score, engine_name=engine_name, count=count)

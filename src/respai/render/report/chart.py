@@ -25,10 +25,18 @@ from respai.render.escape import html_text
 from respai.render.report.bind import At, pointer
 from respai.render.report.fields import as_dict, is_number
 
-__all__ = ["LEGEND_ICONS", "TICK_LABELS", "ChartRow", "dot_chart", "interval_pair"]
+__all__ = [
+    "LEGEND_ICONS",
+    "TICK_LABELS",
+    "ChartRow",
+    "axis_domain",
+    "dot_chart",
+    "icon_marks",
+    "interval_pair",
+]
 
 #: Every text an axis tick can have: the multiples of 0.01 in [0, 1] to two decimals and
-#: of 0.1 to one (the tick steps of :func:`_domain`).
+#: of 0.1 to one (the tick steps of :func:`axis_domain`).
 TICK_LABELS = frozenset(
     [f"{i / 100:.2f}" for i in range(101)] + [f"{i / 10:.1f}" for i in range(11)]
 )
@@ -82,7 +90,8 @@ def interval_pair(iv: object) -> tuple[float, float] | None:
     return None
 
 
-def _domain(values: Iterable[float]) -> tuple[float, float, float]:
+def axis_domain(values: Iterable[float]) -> tuple[float, float, float]:
+    """An axis over ``values`` within [0, 1]: ``(lo, hi, step)``, at most eight steps."""
     found = [v for v in values if math.isfinite(v)]
     lo, hi = (min(found), max(found)) if found else (0.0, 1.0)
     pad = max((hi - lo) * 0.06, 0.01)
@@ -106,14 +115,18 @@ _ICONS = {
 }
 
 
-#: Each legend icon as the page's script checks it: its elements, each with its attributes.
-LEGEND_ICONS = {
-    kind: [
+def icon_marks(icon: str) -> list[list[object]]:
+    """A legend icon's elements with their attributes, as the page's script compares them."""
+    return [
         [tag, [list(a) for a in re.findall(r'([a-z0-9-]+)="([^"]*)"', attrs)]]
         for tag, attrs in re.findall(r"<([a-z]+) ([^>]*?)/>", icon)
     ]
-    for kind, icon in _ICONS.items()
-}
+
+
+#: Each legend icon as the page's script checks it: its elements, each with its attributes
+#: (the dot charts' here, the monitoring charts' from
+#: :data:`respai.render.report.monitoring.MONITOR_ICONS`).
+LEGEND_ICONS = {kind: icon_marks(icon) for kind, icon in _ICONS.items()}
 
 
 def _pair(iv: At | None) -> tuple[float, float] | None:
@@ -160,7 +173,7 @@ def dot_chart(
                 values.extend(pair)
     if limit is not None:
         values.append(limit[0])
-    lo, hi, step = _domain(values)
+    lo, hi, step = axis_domain(values)
 
     def x(v: float) -> float:
         return x0 + (min(max(v, lo), hi) - lo) / (hi - lo) * (x1 - x0)

@@ -487,6 +487,46 @@ def _auc_limit_label(value: object, _arg: str | None) -> str:
     return f"threshold {plain(value)}" if is_number(value) else ""
 
 
+def _rate_cell(group: object, _arg: str | None) -> str:
+    """A group's rate, its count over its cases and its interval (a per-group table's cell).
+
+    A battery group (with ``interval_95``) is shown with its numerator / denominator and
+    95% Wilson interval; a rule's group with its events / cases with a prediction and the
+    interval it decides on.
+    """
+    g = as_dict(group)
+    if "interval_95" in g:
+        n, d, iv = g.get("numerator"), g.get("denominator"), g.get("interval_95")
+    else:
+        n, d, iv = g.get("events"), g.get("with_prediction"), g.get("interval")
+    return f"{fixed(g.get('rate'))} {count_text(n)}/{count_text(d)} {interval_text(iv)}"
+
+
+def _group_column(rec: object, _arg: str | None) -> str:
+    """A per-group table's rate column: the rate, its interval and the test it is from."""
+    r = as_dict(rec)
+    details = as_dict(r.get("details"))
+    groups = details.get("groups")
+    if r.get("test_id") == TestId.GROUP_RULE:
+        key = r.get("test_key")
+        rule = shown(key.removeprefix("rule:")) if isinstance(key, str) else "?"
+        rate = _str(details.get("rate"), "rate").replace("_", " ")
+        level = _level(groups, "interval", "?")
+        return f"{rate} rate, rule {rule} (Clopper-Pearson, {level} each)"
+    name = _test_name(r.get("test_id"), None)
+    level = _level(groups, "interval_95", "?")
+    return f"{_str(details.get('rate'), 'rate')} ({level} Wilson; {name})"
+
+
+def _listed(groups: object, arg: str | None) -> str:
+    """The note under a per-group table that lists only the groups at each end."""
+    k = arg if arg is not None and _EACH.fullmatch(arg) else "?"
+    return (
+        f"With {count_text(len(as_list(groups)))} groups, the table lists only the {k} with "
+        f"the fewest and the {k} with the most cases; the signed record holds every group."
+    )
+
+
 def _uncertain_flag(value: object, _arg: str | None) -> str:
     return "uncertain" if value is True else ""
 
@@ -538,6 +578,159 @@ def _hash(value: object, _arg: str | None) -> str:
 
 def _with_dirty(code: object, _arg: str | None) -> str:
     return " (uncommitted changes)" if as_dict(code).get("git_dirty") is True else ""
+
+
+# -- a monitoring run (respai.monitor records; respai/render/report/monitoring.py) --------
+
+#: The monitor's test id (``monitor_rule``), as :mod:`respai.monitor.export` names it.
+MONITOR_TEST = "monitor_rule"
+
+
+def _ints(value: object) -> list[int]:
+    return [v for v in as_list(value) if _is_int(v)]
+
+
+def _span(looks: list[int]) -> str:
+    if not looks:
+        return "?"
+    first, last = min(looks), max(looks)
+    return str(first) if first == last else f"{first}–{last}"
+
+
+def _mon_scope(monitor: object, _arg: str | None) -> str:
+    """The banner's sentence on what a monitoring run's verdict is (run_start.monitor)."""
+    looks = _ints(as_dict(monitor).get("new_looks"))
+    latest = str(max(looks)) if looks else "?"
+    return (
+        f"The stream's verdict is its latest look's (look {latest}): the worst verdict "
+        "over its rules at that look."
+    )
+
+
+def _mon_guarantee(monitor: object, _arg: str | None) -> str:
+    """The rule's guarantees: the sequences' confidence and the change detector's."""
+    m = as_dict(monitor)
+    alpha = m.get("alpha")
+    level = _percent(1 - float(alpha)) if is_number(alpha) else "?"
+    return (
+        f"Each group's interval is a confidence sequence ({_str(m.get('interval_method'), '?')}) "
+        f"that holds at every look at once with at least {level or '?'} confidence (Bonferroni "
+        f"over a rule's groups); each rule's change detector "
+        f"({_str(m.get('change_method'), '?')}): {_str(m.get('change_guarantee'), '?')}."
+    )
+
+
+def _mon_looks(monitor: object, _arg: str | None) -> str:
+    """Which looks of the stream this run holds, and where the earlier ones are."""
+    m = as_dict(monitor)
+    looks = _ints(m.get("new_looks"))
+    earlier = m.get("earlier_looks")
+    text = f"This run holds look(s) {_span(looks)} of the stream"
+    if isinstance(earlier, int) and not isinstance(earlier, bool) and earlier > 0:
+        return text + f"; look(s) {_span([1, earlier])} are in earlier runs of it in the ledger."
+    return text + ", from its first batch."
+
+
+def _rate_iv(group: object, _arg: str | None) -> str:
+    """A rate and its interval (``0.7303 [0.6740, 0.7818]``), or ``undefined``."""
+    g = as_dict(group)
+    if not is_number(g.get("rate")):
+        return "undefined"
+    return f"{fixed(g['rate'])} {interval_text(g.get('interval'))}"
+
+
+def _mon_counts(group: object, _arg: str | None) -> str:
+    """Events over the cases with a prediction (``260 / 356``), and those without one."""
+    g = as_dict(group)
+    cases, events, missing = g.get("cases"), g.get("events"), g.get("missing")
+    decided = None
+    if isinstance(cases, int) and isinstance(missing, int):
+        decided = cases - missing if _is_int(cases) and _is_int(missing) else None
+    text = f"{count_text(events)} / {count_text(decided)}"
+    if _is_int(missing) and missing:
+        text += f" · {missing:,} no pred."
+    return text
+
+
+def _mon_change(change: object, _arg: str | None) -> str:
+    """Each change detector's statistic (``ALARM`` once it reached it) and the threshold."""
+    c = as_dict(change)
+    parts = []
+    for d in (as_dict(x) for x in as_list(c.get("detectors"))):
+        stat = significant(d.get("statistic")) if is_number(d.get("statistic")) else "undefined"
+        parts.append(
+            f"{_str(d.get('detector'), '?')} {stat}" + (" ALARM" if d.get("alarm") is True else "")
+        )
+    return "; ".join(parts) + f" (alarm at {significant(c.get('threshold'))})"
+
+
+def _mon_limit(rec: object, _arg: str | None) -> str:
+    """A monitored rule's limit as its chart labels it (``max_group_gap 0.1``)."""
+    t = as_dict(as_dict(rec).get("threshold"))
+    words = {"worst_max": "maximum", "worst_min": "minimum", "max_group_gap": "max_group_gap"}
+    comparison = t.get("comparison")
+    word = words.get(comparison, "limit") if isinstance(comparison, str) else "limit"
+    return f"{word} {plain(t.get('value'))}"
+
+
+def _mon_alarm(change: object, _arg: str | None) -> str:
+    """The look the rule's change detector raised its alarm at, or nothing."""
+    look = as_dict(change).get("alarm_look")
+    return f"change detected at look {look}" if _is_int(look) else ""
+
+
+def _mon_title(rec: object, _arg: str | None) -> str:
+    d = as_dict(as_dict(rec).get("details"))
+    return f"{_rate_name(d.get('rate'), None)} rate by look · rule {_str(d.get('rule'), '?')}"
+
+
+def _gap_title(rec: object, _arg: str | None) -> str:
+    d = as_dict(as_dict(rec).get("details"))
+    return f"largest gap between groups by look · rule {_str(d.get('rule'), '?')}"
+
+
+def _mon_level(rec: object) -> str:
+    return _level(as_dict(as_dict(rec).get("details")).get("groups"), "interval", "?")
+
+
+def _alarm_note(rec: object) -> str:
+    look = as_dict(as_dict(as_dict(rec).get("details")).get("change")).get("alarm_look")
+    if not _is_int(look):
+        return " No change detector has raised its alarm."
+    return (
+        f" The vertical line marks look {look}, where a change detector raised its alarm: "
+        "the rule reads FAIL from that look on."
+    )
+
+
+def _mon_caption(rec: object, _arg: str | None) -> str:
+    r = as_dict(rec)
+    d = as_dict(r.get("details"))
+    t = as_dict(r.get("threshold"))
+    limit = (
+        f" The dashed line is the rule's {_mon_limit(r, None)}."
+        if t.get("comparison") in ("worst_max", "worst_min")
+        else " The rule limits the gap between groups (the next chart), not a rate."
+    )
+    level = _mon_level(r)
+    return (
+        f"{_title_case(_rate_name(d.get('rate'), None))} rate of each group at each look. "
+        f"Dots: each batch's own rate, with its one-off Clopper-Pearson interval at {level} "
+        f"(bars). Bands: the cumulative rate's confidence sequence at {level}, which holds "
+        "at every look at once; cases without a prediction are counted at their worst."
+        + limit
+        + _alarm_note(r)
+    )
+
+
+def _gap_caption(rec: object, _arg: str | None) -> str:
+    r = as_dict(rec)
+    return (
+        "The band holds the largest gap between two groups' cumulative rates at each look, "
+        "from the groups' confidence sequences (a lower bound below 0 is drawn at the "
+        f"axis). The dashed line is the rule's {_mon_limit(r, None)}: FAIL once the band "
+        "lies wholly above it, PASS once wholly at or below it." + _alarm_note(r)
+    )
 
 
 #: Every format the page's bound text uses, by the name written in ``data-fmt``.
@@ -597,4 +790,20 @@ FORMATS: Mapping[str, Format] = {
     "auc_title": _auc_title,
     "auc_caption": _auc_caption,
     "auc_limit": _auc_limit_label,
+    "mon_scope": _mon_scope,
+    "mon_guarantee": _mon_guarantee,
+    "mon_looks": _mon_looks,
+    "rate_iv": _rate_iv,
+    "mon_counts": _mon_counts,
+    "mon_change": _mon_change,
+    "mon_limit": _mon_limit,
+    "mon_alarm": _mon_alarm,
+    "mon_title": _mon_title,
+    "mon_caption": _mon_caption,
+    "gap_title": _gap_title,
+    "gap_caption": _gap_caption,
+    "interval": lambda v, _a: interval_text(v),
+    "rate_cell": _rate_cell,
+    "group_column": _group_column,
+    "listed": _listed,
 }

@@ -62,13 +62,28 @@ def page_header(predicate: At) -> str:
         f'<section class="banner {verdict_class(verdict.value)}" id="verdict" '
         f'aria-label="verdict" data-verdict-of="/predicate/verdict">'
         f'<div class="label">Verdict</div>{verdict.show("verdict", tag="div", cls="word")}'
-        f'<div class="why"><p>{verdict.show("verdict_sentence")} The run\'s verdict is the '
-        f"worst over its {records.show('test_count')} tests.</p>"
+        f'<div class="why"><p>{verdict.show("verdict_sentence")}{_scope(predicate)}</p>'
         f'<div class="counts">{count_html}</div>'
         '<p class="scope">It concerns these defined measurements on this data only: not '
         "safety, fairness or compliance in general.</p></div>"
         "</section>" + facts_grid(facts)
     )
+
+
+def _scope(predicate: At) -> str:
+    """What the run's verdict is over: its tests, or a monitoring stream's latest look.
+
+    A monitoring run's banner also states the rule's guarantees (the confidence
+    sequences' level and the change detector's false-alarm bound), bound to its
+    ``run_start.monitor``.
+    """
+    if predicate.get("kind") == "respai.monitor":
+        monitor = predicate["records"][0]["monitor"]
+        return (
+            f' {monitor.show("mon_scope")}</p><p class="guarantee">{monitor.show("mon_guarantee")}'
+        )
+    count = predicate["records"].show("test_count")
+    return f" The run's verdict is the worst over its {count} tests."
 
 
 def _plan_facts(start: At) -> list[tuple[str, str]]:

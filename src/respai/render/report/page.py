@@ -12,7 +12,10 @@ from respai.render.escape import html_text
 from respai.render.report.bind import At
 from respai.render.report.claims import claims_section
 from respai.render.report.controls import controls_section
+from respai.render.report.findings import findings_section
+from respai.render.report.group_table import group_tables
 from respai.render.report.header import page_header
+from respai.render.report.monitoring import is_monitor, monitoring_section
 from respai.render.report.provenance import chain_section, fingerprints_section
 from respai.render.report.results import result_section, results_table, tamper_index, tests_of
 from respai.render.report.verification import verification_box
@@ -63,11 +66,14 @@ def page_body(envelope: Mapping[str, Any], has_key: bool, statement: Any = None)
     return (
         page_header(predicate)
         + verification_box(has_key)
+        + (monitoring_section(predicate, tests) if is_monitor(predicate) else "")
+        + findings_section(tests)
         + '<h2 class="first" id="tests">Tests</h2>'
         '<p class="small muted">Values are estimates from the evaluation data; intervals '
         "are 95% unless stated. A verdict marked uncertain is one whose interval crosses "
         "its threshold.</p>"
         + results_table(tests, tamper)
+        + group_tables(tests)
         + '<h2 id="details">Test details and per-group charts</h2>'
         + sections
         + '<h2 id="fingerprints">Fingerprints and run identity</h2>'

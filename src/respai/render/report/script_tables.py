@@ -16,9 +16,10 @@ from functools import cache
 from respai.battery import TestId
 from respai.blocks import test_names
 from respai.render.inline import embed_json
-from respai.render.report.chart import LEGEND_ICONS
-from respai.render.report.formats import FORMATS, FRAMEWORK_NAMES
+from respai.render.report.chart import LEGEND_ICONS, icon_marks
+from respai.render.report.formats import FORMATS, FRAMEWORK_NAMES, MONITOR_TEST
 from respai.render.report.labels import ATTRIBUTES, LABELS, TAGS, TICK_LABELS
+from respai.render.report.monitoring import COLOURS, MONITOR_ICONS
 from respai.render.report.shell import shell_tables
 from respai.render.report.verdict_words import VERDICT_SENTENCES, VERDICT_WORDS, VERDICTS
 from respai.render.report.verification import NOSCRIPT, SCRIPT_OWNED
@@ -41,7 +42,12 @@ def script_tables() -> str:
         },
         "verdictWords": VERDICT_WORDS,
         "verdicts": list(VERDICTS),
-        "legendIcons": LEGEND_ICONS,
+        "legendIcons": {
+            **LEGEND_ICONS,
+            **{k: icon_marks(v) for k, v in MONITOR_ICONS.items()},
+        },
+        "monitorTest": MONITOR_TEST,
+        "seriesColours": COLOURS,
         "verdictSentences": VERDICT_SENTENCES,
         "frameworkNames": FRAMEWORK_NAMES,
         "labels": sorted(LABELS),

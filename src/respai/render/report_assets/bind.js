@@ -204,6 +204,26 @@ var RespaiBind = (function () {
   function ruleLimit(rec) { var found = ruleLimitOf(rec); return found ? found[0] : ""; }
   function rateWords(v) { return str(v, "rate").split("_").join(" "); }
 
+
+  // -- a monitoring run (respai/render/report/formats.py, the mon_ formats) ---------------
+  function ints(v) { return asList(v).filter(isInt); }
+  function span(looks) {
+    if (!looks.length) return "?";
+    var first = Math.min.apply(null, looks), last = Math.max.apply(null, looks);
+    return first === last ? String(first) : first + "\u2013" + last;
+  }
+  function monLimit(v) {
+    var t = asDict(asDict(v).threshold), c = t.comparison;
+    var words = { worst_max: "maximum", worst_min: "minimum", max_group_gap: "max_group_gap" };
+    var word = isStr(c) && has(words, c) ? words[c] : "limit";
+    return word + " " + plain(t.value);
+  }
+  function alarmNote(r) {
+    var look = asDict(asDict(asDict(r).details).change).alarm_look;
+    if (!isInt(look)) return " No change detector has raised its alarm.";
+    return " The vertical line marks look " + look + ", where a change detector raised its alarm: the rule reads FAIL from that look on.";
+  }
+
   // -- the formats (respai/render/report/formats.py, name for name) ----------------------
 
   var FORMATS = {
@@ -317,6 +337,25 @@ var RespaiBind = (function () {
         " with the lowest and the " + k + " with the highest value (a group without a value is " +
         "not drawn); the signed record holds every group.";
     },
+    interval: intervalText,
+    rate_cell: function (v) {
+      var g = asDict(v), spread = has(g, "interval_95");
+      var n = spread ? g.numerator : g.events, d = spread ? g.denominator : g.with_prediction;
+      return fixed(g.rate) + " " + count(n) + "/" + count(d) + " " + intervalText(spread ? g.interval_95 : g.interval);
+    },
+    group_column: function (v) {
+      var r = asDict(v), details = asDict(r.details);
+      if (r.test_id === T.testIds.groupRule) {
+        var rule = isStr(r.test_key) ? shown(r.test_key.indexOf("rule:") === 0 ? r.test_key.slice(5) : r.test_key) : "?";
+        return rateWords(details.rate) + " rate, rule " + rule + " (Clopper-Pearson, " + level(details.groups, "interval", "?") + " each)";
+      }
+      return str(details.rate, "rate") + " (" + level(details.groups, "interval_95", "?") + " Wilson; " + FORMATS.test_name(r.test_id) + ")";
+    },
+    listed: function (v, a) {
+      var k = drawnEach(a) === null ? "?" : a;
+      return "With " + grouped(asList(v).length) + " groups, the table lists only the " + k +
+        " with the fewest and the " + k + " with the most cases; the signed record holds every group.";
+    },
     framework: function (v) { return isStr(v) ? (has(T.frameworkNames, v) ? T.frameworkNames[v] : shown(v)) : "?"; },
     n_over_d: function (v) { var g = asDict(v); return count(g.numerator) + " / " + count(g.denominator); },
     rule_note: function (v) {
@@ -352,6 +391,73 @@ var RespaiBind = (function () {
     auc_title: function (v) { return "AUC by " + str(v, "?"); },
     auc_caption: function (v) { return T.aucCaption[0] + str(v, "?") + T.aucCaption[1]; },
     auc_limit: function (v) { return isNumber(v) ? "threshold " + plain(v) : ""; },
+
+    mon_scope: function (v) {
+      var looks = ints(asDict(v).new_looks);
+      var latest = looks.length ? String(Math.max.apply(null, looks)) : "?";
+      return "The stream's verdict is its latest look's (look " + latest + "): the worst verdict over its rules at that look.";
+    },
+    mon_guarantee: function (v) {
+      var m = asDict(v), level = isNumber(m.alpha) ? percent(1 - m.alpha) : "?";
+      return "Each group's interval is a confidence sequence (" + str(m.interval_method, "?") +
+        ") that holds at every look at once with at least " + (level || "?") +
+        " confidence (Bonferroni over a rule's groups); each rule's change detector (" +
+        str(m.change_method, "?") + "): " + str(m.change_guarantee, "?") + ".";
+    },
+    mon_looks: function (v) {
+      var m = asDict(v), looks = ints(m.new_looks), earlier = m.earlier_looks;
+      var text = "This run holds look(s) " + span(looks) + " of the stream";
+      if (isInt(earlier) && earlier > 0) return text + "; look(s) " + span([1, earlier]) + " are in earlier runs of it in the ledger.";
+      return text + ", from its first batch.";
+    },
+    rate_iv: function (v) {
+      var g = asDict(v);
+      return isNumber(g.rate) ? fixed(g.rate) + " " + intervalText(g.interval) : "undefined";
+    },
+    mon_counts: function (v) {
+      var g = asDict(v), decided = isInt(g.cases) && isInt(g.missing) ? g.cases - g.missing : null;
+      var text = count(g.events) + " / " + count(decided);
+      if (isInt(g.missing) && g.missing) text += " \u00b7 " + grouped(g.missing) + " no pred.";
+      return text;
+    },
+    mon_change: function (v) {
+      var c = asDict(v);
+      return asList(c.detectors).map(asDict).map(function (d) {
+        return str(d.detector, "?") + " " + (isNumber(d.statistic) ? significant(d.statistic) : "undefined") +
+          (d.alarm === true ? " ALARM" : "");
+      }).join("; ") + " (alarm at " + significant(c.threshold) + ")";
+    },
+    mon_limit: monLimit,
+    mon_alarm: function (v) {
+      var look = asDict(v).alarm_look;
+      return isInt(look) ? "change detected at look " + look : "";
+    },
+    mon_title: function (v) {
+      var d = asDict(asDict(v).details);
+      return str(d.rate, DASH).split("_").join(" ") + " rate by look \u00b7 rule " + str(d.rule, "?");
+    },
+    gap_title: function (v) {
+      return "largest gap between groups by look \u00b7 rule " + str(asDict(asDict(v).details).rule, "?");
+    },
+    mon_caption: function (v) {
+      var r = asDict(v), d = asDict(r.details), t = asDict(r.threshold);
+      var limit = t.comparison === "worst_max" || t.comparison === "worst_min"
+        ? " The dashed line is the rule's " + monLimit(r) + "."
+        : " The rule limits the gap between groups (the next chart), not a rate.";
+      var lv = level(d.groups, "interval", "?");
+      return titleCase(str(d.rate, DASH).split("_").join(" ")) + " rate of each group at each look. " +
+        "Dots: each batch's own rate, with its one-off Clopper-Pearson interval at " + lv +
+        " (bars). Bands: the cumulative rate's confidence sequence at " + lv +
+        ", which holds at every look at once; cases without a prediction are counted at their worst." +
+        limit + alarmNote(r);
+    },
+    gap_caption: function (v) {
+      var r = asDict(v);
+      return "The band holds the largest gap between two groups' cumulative rates at each look, " +
+        "from the groups' confidence sequences (a lower bound below 0 is drawn at the axis). " +
+        "The dashed line is the rule's " + monLimit(r) + ": FAIL once the band lies wholly above it, " +
+        "PASS once wholly at or below it." + alarmNote(r);
+    },
   };
 
   function format(name, value, arg) {
@@ -631,7 +737,37 @@ var RespaiBind = (function () {
         if (!sawVerdict) problems.push("the " + kind[1] + " of " + where(own) + " does not show its verdict");
       });
     });
+    groupTableProblems(main, statement, where, problems);
     return problems;
+  }
+
+  /* A per-group table (respai/render/report/group_table.py): every bound cell of a row is
+     one group of a test's details.groups, the same group across the row; the cases cell is
+     a battery test's group, and a rate cell is from the test its column's heading names. */
+  function groupTableProblems(main, statement, where, problems) {
+    main.querySelectorAll("table.per-group").forEach(function (table) {
+      var heads = Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) {
+        var b = th.querySelector("[data-bind]");
+        return b ? b.getAttribute("data-bind") : null;
+      });
+      table.querySelectorAll("tbody tr").forEach(function (tr) {
+        var label = null;
+        Array.prototype.forEach.call(tr.children, function (td, c) {
+          var ptr = td.getAttribute("data-bind");
+          if (ptr === null) return;
+          var m = /^(.*\/groups\/(?:0|[1-9][0-9]*))(?:\/[^\/]*)?$/.exec(ptr);
+          var group = m ? asDict(resolve(statement, m[1]).value) : {};
+          if (!isStr(group.group)) {
+            problems.push("the per-group table shows " + quote(td.textContent) + " from " + where(ptr) + ", which is not a group's");
+            return;
+          }
+          if (label === null) label = group.group;
+          else if (group.group !== label) problems.push("the per-group table shows " + where(ptr) + " in the row of " + quote(shown(label)));
+          if (c === 1 && !has(group, "interval_95")) problems.push("the per-group table shows cases from " + where(ptr) + ", which is not a battery test's group");
+          if (c >= 2 && (!isStr(heads[c]) || ptr.indexOf(heads[c] + "/") !== 0)) problems.push("the per-group table shows " + where(ptr) + " under another test's column");
+        });
+      });
+    });
   }
 
   /* Where a verdict may be shown: the run's verdict, its sentence and the counts only in
@@ -842,7 +978,147 @@ var RespaiBind = (function () {
     });
   }
 
+  // -- the monitoring charts (respai/render/report/monitoring.py) ------------------------
+
+  // a monitoring chart: rates (or the largest gap) on y, looks on x. Every mark's look is the
+  // look of the test record its pointer is in; every batch of the rule must be drawn, and
+  // the limit and alarm lines where the record puts them.
+  function seriesProblems(svg, statement, where, problems) {
+    var scale = (svg.getAttribute("data-series") || "").split(" ").map(Number);
+    if (scale.length !== 8 || !scale.every(isFinite) || !(scale[1] > scale[0]) || !(scale[2] > scale[3]) || !(scale[5] >= scale[4]) || !(scale[7] > scale[6])) {
+      problems.push("a chart has no scale, so where it draws its marks cannot be checked");
+      return;
+    }
+    var lo = scale[0], hi = scale[1], y0 = scale[2], y1 = scale[3], first = scale[4], last = scale[5], x0 = scale[6], x1 = scale[7];
+    var slot = (x1 - x0) / (last - first + 1);
+    function xOf(look) { return x0 + (look - first + 0.5) * slot; }
+    function yOf(v) { return y0 - (Math.min(Math.max(v, lo), hi) - lo) / (hi - lo) * (y0 - y1); }
+    function near(attr, want) { return Math.abs(parseFloat(attr) - want) <= 0.051; }
+    function valueAt(ptr) { var v = ptr === null ? undefined : resolve(statement, ptr).value; return isNumber(v) ? v : null; }
+    var title = svg.querySelector("title[data-fmt]");
+    var kind = title ? title.getAttribute("data-fmt") : null, own = title ? title.getAttribute("data-bind") || "" : "";
+    var ownRec = asDict(resolve(statement, own).value), ownDetails = asDict(ownRec.details);
+    if ((kind !== "mon_title" && kind !== "gap_title") || ownRec.test_id !== T.monitorTest || !/^\/predicate\/records\/(0|[1-9][0-9]*)$/.test(own)) {
+      problems.push("a chart has no bound title, so what it draws cannot be checked");
+      return;
+    }
+    // the rule's records: every monitor_rule test of the title's rule, in chain order
+    var records = asList(asDict(asDict(statement).predicate).records), mine = [];
+    records.forEach(function (r, i) {
+      var d = asDict(asDict(r).details);
+      if (asDict(r).test_id === T.monitorTest && asDict(r).record_type === "test" && d.rule === ownDetails.rule) mine.push(i);
+    });
+    if ("/predicate/records/" + mine[mine.length - 1] !== own) problems.push("a chart's title is not its rule's latest look");
+    var lookList = mine.map(function (i) { return asDict(asDict(records[i]).details).look; }).filter(isInt);
+    if (!lookList.length || first !== Math.min.apply(null, lookList) || last !== Math.max.apply(null, lookList)) {
+      problems.push("a chart's axis does not run from its rule's first look to its last");
+    }
+    function recordOf(ptr) {
+      var m = /^\/predicate\/records\/(0|[1-9][0-9]*)\/details\//.exec(ptr || "");
+      return m && mine.indexOf(+m[1]) >= 0 ? +m[1] : null;
+    }
+    function lookOf(ptr) { var i = recordOf(ptr); return i === null ? null : asDict(asDict(records[i]).details).look; }
+    // a group's marks: its colour and its offset beside the look, from its index
+    function groupOf(ptr) {
+      var m = /^\/predicate\/records\/(?:0|[1-9][0-9]*)\/details\/groups\/(0|[1-9][0-9]*)\/batch\/(?:rate|interval\/(?:lo|hi))$/.exec(ptr || "");
+      return m ? +m[1] : null;
+    }
+    var groupCount = asList(ownDetails.groups).length;
+    function offset(j) { var spacing = Math.min(8, 36 / Math.max(groupCount, 1)); return (j - (groupCount - 1) / 2) * spacing; }
+    function coloured(el, j) { return el.classList.contains("s" + (j % T.seriesColours)); }
+    var dots = {}, limits = 0, alarms = 0, ticks = [];
+    var wantRates = kind === "mon_title";
+    svg.querySelectorAll("*").forEach(function (el) {
+      var tag = el.tagName.toLowerCase(), cls = el.classList;
+      if (["title", "text", "line", "circle", "polygon"].indexOf(tag) < 0) {
+        problems.push("a chart holds a <" + tag + "> element the report never draws");
+      } else if (tag === "circle") {
+        var ptr = el.getAttribute("data-y"), v = valueAt(ptr), look = lookOf(ptr), j = groupOf(ptr);
+        if (!wantRates || v === null || !isInt(look) || j === null || !/\/batch\/rate$/.test(ptr)) { problems.push("a chart draws a dot that is not bound to a batch's rate of its rule"); return; }
+        if (!near(el.getAttribute("cx"), xOf(look) + offset(j)) || !near(el.getAttribute("cy"), yOf(v)) || !coloured(el, j)) {
+          problems.push("a chart draws the dot of " + where(ptr) + " away from its look " + look + " and value " + fixed(v));
+        }
+        dots[ptr] = true;
+      } else if (tag === "line" && cls.contains("bar")) {
+        var p1 = el.getAttribute("data-y1"), p2 = el.getAttribute("data-y2"), a = valueAt(p1), b = valueAt(p2);
+        var j2 = groupOf(p1), lk = lookOf(p1);
+        if (!wantRates || a === null || b === null || j2 === null || j2 !== groupOf(p2) || recordOf(p1) !== recordOf(p2) || !isInt(lk) ||
+            !/\/interval\/lo$/.test(p1) || !/\/interval\/hi$/.test(p2)) { problems.push("a chart draws an interval that is not bound to a batch of its rule"); return; }
+        var bx = xOf(lk) + offset(j2);
+        if (!near(el.getAttribute("x1"), bx) || !near(el.getAttribute("x2"), bx) || !near(el.getAttribute("y1"), yOf(a)) || !near(el.getAttribute("y2"), yOf(b)) || !coloured(el, j2)) {
+          problems.push("a chart draws the interval of " + where(p1.replace(/\/interval\/lo$/, "")) + " away from [" + fixed(a) + ", " + fixed(b) + "]");
+        }
+      } else if (tag === "polygon") {
+        bandProblems(el);
+      } else if (tag === "line" && cls.contains("limit")) {
+        limits += 1;
+        var lv = valueAt(el.getAttribute("data-limit"));
+        if (el.getAttribute("data-limit") !== own + "/threshold/value" || lv === null) { problems.push("a chart draws a limit line that is not its own rule's limit"); return; }
+        if (!near(el.getAttribute("y1"), yOf(lv)) || !near(el.getAttribute("y2"), yOf(lv))) problems.push("a chart draws its limit line away from the limit the signed record gives (" + fixed(lv) + ")");
+      } else if (tag === "line" && cls.contains("alarm")) {
+        alarms += 1;
+        var av = valueAt(el.getAttribute("data-alarm"));
+        if (el.getAttribute("data-alarm") !== own + "/details/change/alarm_look" || av === null) { problems.push("a chart marks a change that is not its own rule's alarm"); return; }
+        if (!near(el.getAttribute("x1"), xOf(av) - slot / 2) || !near(el.getAttribute("x2"), xOf(av) - slot / 2)) problems.push("a chart marks the change away from look " + av + ", where the signed record puts the alarm");
+      } else if (tag === "line" && !(cls.contains("grid") || cls.contains("axis"))) {
+        problems.push("a chart holds a line the report never draws");
+      } else if (tag === "text" && cls.contains("tick")) {
+        var at = lo + (y0 - (parseFloat(el.getAttribute("y")) - 4)) / (y0 - y1) * (hi - lo);
+        ticks.push(parseFloat(el.getAttribute("y")) - 4);
+        if (!(Math.abs(parseFloat(el.textContent) - at) <= 0.001)) problems.push("a chart's axis reads " + quote(el.textContent) + " where its scale is at " + fixedText(at, 2));
+      } else if (tag === "text" && cls.contains("xtick")) {
+        var xp = el.getAttribute("data-bind"), xl = lookOf(xp);
+        if (xp === null || !/\/details\/look$/.test(xp) || !isInt(xl) || !near(el.getAttribute("x"), xOf(xl))) problems.push("a chart labels a look away from its place");
+      }
+    });
+    function bandProblems(el) {
+      var los = (el.getAttribute("data-lo") || "").split(" "), his = (el.getAttribute("data-hi") || "").split(" ");
+      var pts = (el.getAttribute("points") || "").trim().split(/\s+/).map(function (p) { return p.split(",").map(Number); });
+      var gap = el.classList.contains("gap");
+      var ok = los.length === his.length && pts.length === 2 * los.length && los.length > 0 && (gap ? !wantRates : wantRates);
+      var band = null;
+      for (var i = 0; ok && i < los.length; i++) {
+        var l = los[i], h = his[i], look = lookOf(l), a = valueAt(l), b = valueAt(h);
+        var base = l.replace(/\/lo$/, "");
+        var shape = gap ? /\/details\/gap_bounds\/lo$/.test(l) : /\/details\/groups\/(0|[1-9][0-9]*)\/interval\/lo$/.test(l);
+        if (!shape || h !== base + "/hi" || a === null || b === null || !isInt(look)) { ok = false; break; }
+        var j = gap ? -1 : +/\/groups\/(0|[1-9][0-9]*)\//.exec(l)[1];
+        if (band === null) band = j; else if (band !== j) { ok = false; break; }
+        if (i > 0 && lookOf(los[i - 1]) >= look) { ok = false; break; }
+        var top = pts[i], bottom = pts[pts.length - 1 - i];
+        if (!near(top[0], xOf(look)) || !near(bottom[0], xOf(look)) || !near(top[1], yOf(b)) || !near(bottom[1], yOf(a))) {
+          problems.push("a chart draws the band of " + where(base) + " away from [" + fixed(a) + ", " + fixed(b) + "]");
+          return;
+        }
+      }
+      if (!ok || (!gap && !coloured(el, band))) { problems.push("a chart draws a band that is not bound to its rule's intervals"); return; }
+      // the band runs through every look of the rule that has the interval
+      var want = mine.filter(function (i) {
+        var d = asDict(asDict(records[i]).details), iv = gap ? asDict(d.gap_bounds) : asDict(asDict(asList(d.groups)[band]).interval);
+        return isNumber(iv.lo) && isNumber(iv.hi);
+      }).map(function (i) { return "/predicate/records/" + i + (gap ? "/details/gap_bounds/lo" : "/details/groups/" + band + "/interval/lo"); });
+      if (JSON.stringify(want) !== JSON.stringify(los)) problems.push("a chart's band leaves out a look of its rule");
+    }
+    if (wantRates) {
+      mine.forEach(function (i) {
+        asList(asDict(asDict(records[i]).details).groups).forEach(function (g, j) {
+          var ptr = "/predicate/records/" + i + "/details/groups/" + j + "/batch/rate";
+          if (isNumber(asDict(asDict(g).batch).rate) && dots[ptr] !== true) problems.push("a chart leaves out the batch of " + where(ptr.replace(/\/batch\/rate$/, "")));
+        });
+      });
+    }
+    if (!ticks.some(function (t) { return near(t, y0); }) || !ticks.some(function (t) { return near(t, y1); })) problems.push("a chart's axis has no label at one of its ends");
+    var th = asDict(ownRec.threshold), limit = th.value;
+    var limited = wantRates ? th.comparison === "worst_max" || th.comparison === "worst_min" : th.comparison === "max_group_gap";
+    if (limited && isNumber(limit) && lo <= limit && limit <= hi && limits === 0) problems.push("a chart leaves out its limit line (" + fixed(limit) + ")");
+    if (!limited && limits > 0) problems.push("a chart draws a limit line its rule does not have");
+    var alarm = asDict(ownDetails.change).alarm_look;
+    if (isInt(alarm) && first <= alarm && alarm <= last && alarms === 0) problems.push("a chart leaves out the change detected at look " + alarm);
+    if (alarms > 1) problems.push("a chart marks more than one change");
+  }
+
   function chartProblems(svg, statement, where, problems) {
+    if (svg.hasAttribute("data-series")) { seriesProblems(svg, statement, where, problems); return; }
     var scale = (svg.getAttribute("data-scale") || "").split(" ").map(Number);
     if (scale.length !== 4 || !scale.every(isFinite) || !(scale[1] > scale[0]) || !(scale[3] > scale[2])) {
       problems.push("a chart has no scale, so where it draws its marks cannot be checked");
