@@ -59,6 +59,26 @@ def test_a_token_verifies_over_its_bytes_only(authority: LocalAuthority, strange
     assert wrong.ok is False and "--tsa-cert" in wrong.detail
     (unchecked,) = check_tokens(doc, message, None)
     assert unchecked.ok is None and unchecked.time == good.time
+    # a token whose signature bytes were altered fails (the last bytes are the signature)
+    altered = bytearray(token)
+    altered[-3] ^= 0x01
+    forged = sidecar(message, [(authority.url, bytes(altered))])
+    (bad,) = check_tokens(forged, message, load_trusted([ca(authority)]))
+    assert bad.ok is False and "the token was altered" in bad.detail
+
+
+def test_a_sidecar_that_is_not_one_fails_the_check(
+    authority: LocalAuthority, tmp_path: Path, capsys
+) -> None:
+    spec = write_spec(tmp_path)
+    write_cases(tmp_path)
+    out = tmp_path / "out"
+    _evaluate(spec, out, "--no-ledger", "--timestamp", authority.url)
+    capsys.readouterr()
+    (out / SIDECAR).write_text('{"format": "something else", "tokens": []}')
+    code, err, payload = _verify(capsys, str(out / "record.json"))
+    assert code == 1 and payload["failed"] == ["timestamp"]
+    assert "is not a respai-timestamps/1 sidecar" in err
 
 
 def test_an_unreachable_or_bad_authority_gives_no_token(closed_url: str) -> None:
@@ -173,7 +193,7 @@ def test_an_unreachable_authority_fails_the_run_and_writes_nothing(
     assert code == 2
     assert closed_url in err and "Nothing was written" in err
     assert not out.exists() and not Path(".respai").exists()
-    assert not Path("keys").exists() or not any(Path("keys").glob("*.pem"))
+    assert not Path("keys").exists()  # the key made for the run is taken back too
     # with an earlier ledger, the ledger is left as it was
     assert _evaluate(spec, out, "--timestamp", authority.url) in (0, 1, 3)
     held = sorted(p.relative_to(".respai").as_posix() for p in Path(".respai").rglob("*"))
