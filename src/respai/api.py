@@ -38,6 +38,7 @@ def evaluate(
     trusted_types: Sequence[str] = (),
     engine: str = "duckdb",
     accept: Iterable[Verdict | str] | Verdict | str = (),
+    timestamps: Sequence[str] = (),
 ) -> Evaluation:
     """Evaluate every block of ``spec`` on its cases file or on ``data``; seal with ``out``.
 
@@ -77,6 +78,9 @@ def evaluate(
         <respai.results.Evaluation.exit_code>` is 0 when every verdict worse than PASS is
         accepted, else the worst one's that is not, and a sealed record states what was
         accepted (``run_start.settings.accepted``) and that exit code.
+    timestamps
+        RFC 3161 authority URLs, as the CLI's ``--timestamp``: a token over the signed
+        record from each is written beside it as ``timestamps.json`` (needs ``out``).
 
     Returns
     -------
@@ -108,6 +112,11 @@ def evaluate(
             )
         if plan is not None:
             raise InputError("a plan was given but no output folder.", "Pass out= and ledger=.")
+        if timestamps:
+            raise InputError(
+                "timestamps were asked for but no output folder: only a signed record is stamped.",
+                "Pass out= (the folder for record.json and its timestamps.json).",
+            )
         result = run_evaluation(
             spec_of(spec),
             data=data,
@@ -132,4 +141,5 @@ def evaluate(
         trusted_types=trusted_types,
         engine=engine,
         accepted=accepted,
+        timestamps=tuple(timestamps),
     )

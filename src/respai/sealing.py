@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -371,6 +371,7 @@ def seal_run(
     staged: StagedFolder | None,
     ledger: Path | None,
     companion: Companion | None = None,
+    timestamps: Sequence[str] = (),
 ) -> tuple[Mapping[str, Any], Path | None, str | None]:
     """Sign a run, write its outputs and append it to the ledger: all of it, or none.
 
@@ -390,6 +391,14 @@ def seal_run(
     companion
         An output beside the folder that is put in place with it, or taken back with it
         (the evidence pack's archive): made from the staged folder once it is written.
+    timestamps
+        RFC 3161 authorities (``--timestamp URL``): once the run is signed, and before
+        anything is written, a token over the envelope is asked from each
+        (:mod:`respai.record.timestamp`); they are written beside the record as
+        ``timestamps.json`` in the output folder and as ``timestamps/runs/<run file>`` in
+        the ledger, and the ledger's new checkpoint is stamped too
+        (:func:`respai.ledger.stamps.keep_tokens`). An authority that gives no token for
+        the run fails it (exit 2): nothing is written.
 
     Returns
     -------
@@ -410,9 +419,21 @@ def seal_run(
     # what the ledger folder held before: a failure takes back all the run made in it
     held = None if ledger is None or not ledger.is_dir() else set(os.listdir(ledger))
 
-    def put_in_place(envelope: Mapping[str, Any]) -> None:
+    def stamped(envelope: Mapping[str, Any]) -> bytes | None:
+        if not timestamps:
+            return None
+        from respai.record.timestamp import record_message, sidecar_bytes, stamp
+
+        return sidecar_bytes(stamp(record_message(envelope), timestamps))
+
+    def put_in_place(envelope: Mapping[str, Any], tokens: bytes | None) -> None:
         if staged is not None:
-            staged.write_all(files(envelope))
+            written = dict(files(envelope))
+            if tokens is not None:
+                from respai.record.timestamp import SIDECAR
+
+                written[SIDECAR] = tokens
+            staged.write_all(written)
             if companion is not None:
                 companion.prepare(staged)
             staged.commit()
@@ -430,15 +451,21 @@ def seal_run(
             refuse_overlaps([("the output folder", staged.out)], ledger=("ledger", ledger))
         if ledger is None:
             envelope = build(GENESIS, 0)
-            put_in_place(envelope)
+            put_in_place(envelope, stamped(envelope))
             book_path, note = None, None
         else:
             from respai.ledger import Ledger
 
             with Ledger.open(ledger).append_lock() as head:
                 envelope = build(head.last_record_id, head.next_seq)
-                put_in_place(envelope)
-                note = head.append(envelope, sk.key).note  # last: a failure takes all back
+                tokens = stamped(envelope)  # before anything is written
+                put_in_place(envelope, tokens)
+                appended = head.append(envelope, sk.key)  # last: a failure takes all back
+                note = appended.note
+                if tokens is not None:
+                    from respai.ledger.stamps import keep_tokens
+
+                    note = keep_tokens(appended, tokens, timestamps, note)
             book_path = ledger.resolve()
     except BaseException:
         take_back()
@@ -495,6 +522,8 @@ class Signing:
     ledger: Path | None
     outputs: tuple[Named, ...]
     key: SigningKey | None = None
+    #: RFC 3161 authorities each run is stamped by (``--timestamp``); see :func:`seal_run`.
+    timestamps: tuple[str, ...] = ()
 
     def refuse_inputs(self, inputs: Iterable[Named]) -> None:
         """Refuse outputs that touch inputs known only once the spec is read (its data)."""
@@ -529,6 +558,7 @@ class Signing:
             staged=self.staged,
             ledger=self.ledger,
             companion=companion,
+            timestamps=self.timestamps,
         )
 
     def abandon(self) -> None:
@@ -552,6 +582,7 @@ def begin_signing(
     stage: Callable[[Path], StagedFolder] | None = None,
     out: Path | None = None,
     ledger_name: str = "--ledger",
+    timestamps: Sequence[str] = (),
 ) -> Signing:
     """Start a signed run: every check that needs no data, in the one order every command uses.
 
@@ -572,7 +603,17 @@ def begin_signing(
         How the output folder is checked and staged, and the folder (``None``: none).
     ledger_name
         How the ledger was named, for the messages.
+    timestamps
+        The RFC 3161 authorities to stamp the run (``--timestamp``), each an http(s) URL.
     """
+    urls = tuple(timestamps)
+    bad = [u for u in urls if not u.startswith(("http://", "https://"))]
+    if bad:
+        raise InputError(
+            f"--timestamp {bad[0]} is not an http:// or https:// URL of an RFC 3161 "
+            "time-stamping authority.",
+            "Give the authority's address, e.g. --timestamp https://freetsa.org/tsr.",
+        )
     outputs = tuple(outputs)
     refuse_overlaps(
         outputs,
@@ -581,4 +622,6 @@ def begin_signing(
     )
     found = find_signing_key(key)
     staged = None if out is None or stage is None else stage(out)
-    return Signing(found, staged, None if ledger is None else Path(ledger), outputs)
+    return Signing(
+        found, staged, None if ledger is None else Path(ledger), outputs, timestamps=urls
+    )

@@ -112,6 +112,18 @@ KEY_OPTION = click.option(
     "prompt. Default: the newest key in the key folder, one made there when it has none.",
 )
 
+TIMESTAMP_OPTION = click.option(
+    "--timestamp",
+    "timestamps",
+    multiple=True,
+    metavar="URL",
+    envvar="RESPAI_TIMESTAMP",
+    help="RFC 3161 time-stamping authority: a token over the signed record is asked from "
+    "it and kept beside the record (timestamps.json). Repeatable; default: the URLs in "
+    "RESPAI_TIMESTAMP (space-separated). An authority that gives no token fails the run "
+    "(exit 2) and nothing is written.",
+)
+
 
 def check_junit_path(path: Path | None) -> None:
     """Refuse a ``--junit`` path that cannot be a file, before any data is read.

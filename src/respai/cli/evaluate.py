@@ -21,6 +21,7 @@ from respai.cli.app import (
     LEDGER_OPTION,
     NO_LEDGER_OPTION,
     QUIET_OPTION,
+    TIMESTAMP_OPTION,
     check_junit_path,
     cli,
 )
@@ -74,6 +75,7 @@ __all__ = ["evaluate_command"]
     "naming each criterion that changed since; the record carries the plan id and time.",
 )
 @ACCEPT_OPTION
+@TIMESTAMP_OPTION
 def evaluate_command(
     spec: Path,
     policy: Path | None,
@@ -89,6 +91,7 @@ def evaluate_command(
     engine: str,
     plan_id: str | None,
     accepted: tuple[Verdict, ...],
+    timestamps: tuple[str, ...],
 ) -> None:
     """Run the RESPAI battery and the group rules of SPEC and write a signed record."""
     from respai.cli.preload import EVALUATE, preload
@@ -113,6 +116,7 @@ def evaluate_command(
         engine=engine,
         quiet=quiet,
         accepted=accepted,
+        timestamps=timestamps,
     )
     sealed = result.sealed
     assert sealed is not None  # sealed_evaluation seals
@@ -126,6 +130,9 @@ def evaluate_command(
         from respai.io import write_file
 
         write_file(junit, record_junit(sealed.predicate))
+    if timestamps:
+        stamped = sealed.record_path.parent / "timestamps.json"
+        output.echo(f"timestamps: {len(timestamps)} token(s) over the record in {stamped}")
     if sealed.note:
         output.echo(f"respai: warning: {sealed.note}")
     planned, check = result.plan, result.plan_check

@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING
 import click
 
 from respai.cli import output
-from respai.cli.app import KEY_OPTION, LEDGER_OPTION, NO_LEDGER_OPTION, cli
+from respai.cli.app import (
+    KEY_OPTION,
+    LEDGER_OPTION,
+    NO_LEDGER_OPTION,
+    TIMESTAMP_OPTION,
+    cli,
+)
 
 if TYPE_CHECKING:
     from respai.spec.parsed import Spec
@@ -40,6 +46,7 @@ __all__ = ["ll144_command"]
 @KEY_OPTION
 @LEDGER_OPTION
 @NO_LEDGER_OPTION
+@TIMESTAMP_OPTION
 def ll144_command(
     spec: Path,
     as_json: bool,
@@ -48,6 +55,7 @@ def ll144_command(
     key: Path | None,
     ledger: Path,
     no_ledger: bool,
+    timestamps: tuple[str, ...],
 ) -> None:
     """Run the NYC Local Law 144 bias audit declared in SPEC's ll144: block.
 
@@ -76,6 +84,7 @@ def ll144_command(
             ledger=None if no_ledger else ledger,
             stage=ll144_output,
             out=out,
+            timestamps=timestamps,
         )
         parsed = load_spec(spec)  # read once: the spec checked is the spec run
         signing.refuse_inputs(spec_inputs(parsed))

@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING
 import click
 
 from respai.cli import output
-from respai.cli.app import KEY_OPTION, LEDGER_OPTION, NO_LEDGER_OPTION, cli
+from respai.cli.app import (
+    KEY_OPTION,
+    LEDGER_OPTION,
+    NO_LEDGER_OPTION,
+    TIMESTAMP_OPTION,
+    cli,
+)
 
 if TYPE_CHECKING:
     from respai.monitor.run import MonitorResult
@@ -59,6 +65,7 @@ __all__ = ["monitor_command"]
 @KEY_OPTION
 @LEDGER_OPTION
 @NO_LEDGER_OPTION
+@TIMESTAMP_OPTION
 def monitor_command(
     spec: Path | None,
     batches: tuple[Path, ...],
@@ -71,6 +78,7 @@ def monitor_command(
     key: Path | None,
     ledger: Path,
     no_ledger: bool,
+    timestamps: tuple[str, ...],
 ) -> None:
     """Add BATCHES (files of live outcomes, in order) as the next looks of SPEC's stream.
 
@@ -105,6 +113,7 @@ def monitor_command(
         ledger=book,
         stage=monitor_output,
         out=out,
+        timestamps=timestamps,
     )
     result = run_monitor(
         spec,

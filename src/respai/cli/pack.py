@@ -12,7 +12,13 @@ from pathlib import Path
 import click
 
 from respai.cli import output
-from respai.cli.app import KEY_OPTION, LEDGER_OPTION, NO_LEDGER_OPTION, cli
+from respai.cli.app import (
+    KEY_OPTION,
+    LEDGER_OPTION,
+    NO_LEDGER_OPTION,
+    TIMESTAMP_OPTION,
+    cli,
+)
 from respai.cli.output import echo
 
 __all__ = ["pack_command", "reproduce_command"]
@@ -39,6 +45,7 @@ MAX_SHOWN = 40
 )
 @LEDGER_OPTION
 @NO_LEDGER_OPTION
+@TIMESTAMP_OPTION
 @click.option(
     "--plan",
     "plan_id",
@@ -63,6 +70,7 @@ def pack_command(
     policy: Path | None,
     ledger: Path,
     no_ledger: bool,
+    timestamps: tuple[str, ...],
     plan_id: str | None,
     wheel: Path | None,
 ) -> None:
@@ -88,6 +96,7 @@ def pack_command(
         policy=policy,
         plan=plan_id,
         wheel=wheel,
+        timestamps=timestamps,
     )
     if res.key_created:
         output.key_created(res.key_path, res.key_id)

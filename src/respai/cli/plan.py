@@ -13,7 +13,13 @@ from pathlib import Path
 import click
 
 from respai.cli import output
-from respai.cli.app import KEY_OPTION, LEDGER_OPTION, NO_LEDGER_OPTION, cli
+from respai.cli.app import (
+    KEY_OPTION,
+    LEDGER_OPTION,
+    NO_LEDGER_OPTION,
+    TIMESTAMP_OPTION,
+    cli,
+)
 
 __all__ = ["plan_command"]
 
@@ -35,6 +41,7 @@ __all__ = ["plan_command"]
 @KEY_OPTION
 @LEDGER_OPTION
 @NO_LEDGER_OPTION
+@TIMESTAMP_OPTION
 def plan_command(
     spec: Path,
     policy: Path | None,
@@ -43,6 +50,7 @@ def plan_command(
     key: Path | None,
     ledger: Path,
     no_ledger: bool,
+    timestamps: tuple[str, ...],
 ) -> None:
     """Seal the criteria of SPEC (rules, thresholds, groups, tests, policy, scope) as a plan.
 
@@ -63,6 +71,7 @@ def plan_command(
         ledger=None if no_ledger else ledger,
         stage=plan_output,
         out=out,
+        timestamps=timestamps,
     )
     parsed = load_spec(spec)
     pol = None if policy is None else load_policy(policy)

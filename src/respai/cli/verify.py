@@ -7,7 +7,10 @@ output. Exit code 0 when every check passes, 1 when one fails. ``--data FILE`` a
 check: the SHA-256 of FILE (a directory: its manifest, as the run fingerprinted it) must be
 the dataset fingerprint of the verified record; with ``--spec SPEC`` too, the cases of FILE
 are counted again under SPEC (which must be the record's spec) and every count compared
-with the record's (:mod:`respai.recount`).
+with the record's (:mod:`respai.recount`). RFC 3161 tokens kept beside a record
+(``timestamps.json``) or in a ledger (``timestamps/``) are listed as present but
+unchecked, or, with ``--tsa-cert``, checked against the authorities' certificates
+(:mod:`respai.record.timestamp`, :mod:`respai.ledger.stamps`).
 """
 
 from __future__ import annotations
@@ -269,7 +272,11 @@ def _check_counts(
 
 
 def _check_record(
-    record: Path, ring: KeyRing, data: Path | None = None, spec: Path | None = None
+    record: Path,
+    ring: KeyRing,
+    data: Path | None = None,
+    spec: Path | None = None,
+    trusted: list[Any] | None = None,
 ) -> tuple[list[str], dict[str, Any], bool]:
     """Verify one record file (and ``--data``): lines for people, a JSON payload, the outcome."""
     from respai.record import verify_envelope
@@ -291,7 +298,10 @@ def _check_record(
     checks = report.checks
     if page is not None:  # is the page exactly the report of its record?
         checks = (*checks, _page_check(page, report, ring))
+    stamps = _stamp_checks(record, read, report, trusted)
+    checks = (*checks, *stamps[0])
     lines = [f"{'ok  ' if c.ok else 'FAIL'}  {c.name}: {c.detail}" for c in checks]
+    lines += stamps[1]  # tokens present but not checked (no --tsa-cert)
     failed = [c.name for c in checks if not c.ok]
     ok = report.ok and not failed
     payload: dict[str, Any] = {
@@ -300,6 +310,8 @@ def _check_record(
         "failed": failed,
         "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in checks],
     }
+    if stamps[2] is not None:
+        payload["timestamps"] = stamps[2]
     if data is not None and found is not None:
         line, payload["data"], data_ok = _check_data(
             data, found, report.statement if report.ok else None, spec is not None
@@ -338,7 +350,67 @@ def _check_record(
     return lines, payload, ok
 
 
-def _check_ledger(folder: Path, ring: KeyRing) -> tuple[list[str], dict[str, Any], bool]:
+def _stamp_checks(
+    record: Path, read: bytes | str, report: VerificationReport, trusted: list[Any] | None
+) -> tuple[list[Check], list[str], list[dict[str, Any]] | None]:
+    """The tokens in ``timestamps.json`` beside ``record``: checks, notes, JSON.
+
+    Without a sidecar nothing is said, unless ``--tsa-cert`` asked for a check (a failed
+    ``timestamp`` check). Without ``--tsa-cert`` each token is a note: present, its time,
+    not checked. With it each token is a ``timestamp`` check, and the record's own time
+    is compared with the earliest verified token's (``clock``).
+    """
+    from respai.record.canonical import loads_strict
+    from respai.record.errors import RecordError
+    from respai.record.times import parse_timestamp
+    from respai.record.timestamp import (
+        SIDECAR,
+        check_tokens,
+        clock_finding,
+        read_sidecar,
+        record_message,
+    )
+    from respai.record.verify import Check
+
+    beside = record.parent / SIDECAR
+    if record.parent.name == "runs" and not beside.exists():  # a ledger's run file
+        beside = record.parent.parent / "timestamps" / "runs" / record.name
+    doc = read_sidecar(beside)
+    if doc is None:
+        if trusted is None:
+            return [], [], None
+        why = f"--tsa-cert given, but {record.name} has no tokens ({beside} does not exist)"
+        return [Check("timestamp", False, why)], [], []
+    if isinstance(doc, str):
+        return [Check("timestamp", False, doc)], [], []
+    try:
+        message = record_message(loads_strict(read)) if isinstance(read, bytes) else None
+    except RecordError:
+        message = None
+    if message is None:
+        unread = Check("timestamp", False, "not checked: the record is not a JSON envelope")
+        return [unread], [], []
+    found = check_tokens(doc, message, trusted)
+    payload = [c.to_json() for c in found]
+    if trusted is None:
+        notes = [f"note  timestamp: {c.detail} (pass --tsa-cert to check it)" for c in found]
+        return [], notes, payload
+    checks = [Check("timestamp", bool(c.ok), c.detail) for c in found]
+    good = [c.time for c in found if c.ok and c.time is not None]
+    stated = (report.predicate or {}).get("timestamp") if report.ok else None
+    if good and stated is not None:
+        finding = clock_finding(parse_timestamp(stated), min(good))
+        checks.append(
+            Check("clock", False, finding)
+            if finding is not None
+            else Check("clock", True, f"the record's own time {stated} agrees with the token")
+        )
+    return checks, [], payload
+
+
+def _check_ledger(
+    folder: Path, ring: KeyRing, trusted: list[Any] | None = None
+) -> tuple[list[str], dict[str, Any], bool]:
     """Verify a whole ledger folder: every run, the links between runs, the checkpoints."""
     from respai.ledger import verify_ledger
 
@@ -347,10 +419,19 @@ def _check_ledger(folder: Path, ring: KeyRing) -> tuple[list[str], dict[str, Any
             f"the ledger folder {folder} does not exist.",
             "Pass the folder respai evaluate appends to (default .respai).",
         )
+    from respai.ledger.stamps import STAMPS, check_ledger_stamps
+
     report = verify_ledger(folder, ring)
     lines = list(report.lines())
-    lines.append(f"{folder}: " + ("ledger verified" if report.ok else "ledger NOT verified"))
-    return lines, report.to_json(), report.ok
+    payload, ok = report.to_json(), report.ok
+    if trusted is not None or (folder / STAMPS).is_dir():
+        stamps = check_ledger_stamps(folder, trusted)
+        checked = "checked against --tsa-cert" if trusted is not None else "not checked"
+        lines += [f"Timestamps ({checked}):", *stamps.lines]
+        payload["timestamps"] = stamps.to_json()
+        ok = ok and stamps.ok
+    lines.append(f"{folder}: " + ("ledger verified" if ok else "ledger NOT verified"))
+    return lines, payload, ok
 
 
 @cli.command()
@@ -383,6 +464,15 @@ def _check_ledger(folder: Path, ring: KeyRing) -> tuple[list[str], dict[str, Any
     help="With --data: count the cases of the file again under this spec (the record's "
     "own, by SHA-256) and compare every count with the record's.",
 )
+@click.option(
+    "--tsa-cert",
+    "tsa_certs",
+    type=click.Path(path_type=Path),
+    multiple=True,
+    help="Root certificate (PEM) of an RFC 3161 time-stamping authority you trust: the "
+    "record's tokens (timestamps.json beside it, or the ledger's timestamps/) are checked "
+    "against it, and the signer's clock against theirs. Repeatable.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Write the checks as JSON to stdout.")
 def verify(
     record: Path | None,
@@ -391,6 +481,7 @@ def verify(
     ledger: Path | None,
     data: Path | None,
     spec: Path | None,
+    tsa_certs: tuple[Path, ...],
     as_json: bool,
 ) -> None:
     """Check a signed RECORD, an HTML report of one, or a --ledger: signature, ids, chain."""
@@ -401,11 +492,14 @@ def verify(
     if spec is not None and data is None:
         raise click.UsageError("--spec recounts the cases of --data FILE; give --data too.")
     ring, ring_source = key_ring(pub, keys_json)
+    from respai.record.timestamp import load_trusted
+
+    trusted = load_trusted(tsa_certs) if tsa_certs else None
     if ledger is not None:
-        lines, payload, ok = _check_ledger(ledger, ring)
+        lines, payload, ok = _check_ledger(ledger, ring, trusted)
     else:
         assert record is not None
-        lines, payload, ok = _check_record(record, ring, data, spec)
+        lines, payload, ok = _check_record(record, ring, data, spec, trusted)
     output.echo(f"keys: {ring_source}")
     for line in lines:
         output.echo(line)

@@ -48,7 +48,7 @@ def _earlier_output(folder: Path) -> bool:
     names = {p.name for p in folder.iterdir()}
     if not names:
         return True
-    if "ll144.json" not in names or not names <= set(OUTPUT_FILES):
+    if "ll144.json" not in names or not names <= {*OUTPUT_FILES, "timestamps.json"}:
         return False
     try:
         doc = loads_strict(read_bounded(folder / "ll144.json", MAX_JSON_BYTES))

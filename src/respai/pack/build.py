@@ -23,7 +23,7 @@ import dataclasses
 import datetime as dt
 import hashlib
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -182,6 +182,7 @@ def build_pack(
     policy: str | Path | None = None,
     plan: str | None = None,
     wheel: str | Path | None = None,
+    timestamps: Sequence[str] = (),
 ) -> PackResult:
     """Run the LL144 audit of ``spec_path`` and write its evidence pack.
 
@@ -214,6 +215,11 @@ def build_pack(
         :func:`respai.pack.environment.choose_wheel`). Without it, the wheel the running
         copy was installed from, when that file still exists with the SHA-256 pip
         recorded; else the pack carries no wheel and ``engine.json`` says why.
+    timestamps
+        RFC 3161 authorities (``--timestamp``): a token over the pack's record from each,
+        kept as ``timestamps.json`` in the pack and its zip (outside the manifest: the
+        tokens are over the signed record, which lists the manifest's files); see
+        :func:`respai.sealing.seal_run`.
 
     Raises
     ------
@@ -229,6 +235,7 @@ def build_pack(
     from respai.ll144.seal import independence_status, ll144_fingerprints, ll144_predicate
     from respai.ll144.summary import summary_csv, summary_html, summary_markdown, tables_csv
     from respai.record import engine_code_fingerprint, format_timestamp, now_utc, seal
+    from respai.record.timestamp import SIDECAR
     from respai.sealing import begin_signing, envelope_bytes, spec_inputs
     from respai.spec import load_policy, load_spec
 
@@ -241,6 +248,7 @@ def build_pack(
         ledger=None if ledger is None else Path(ledger),
         stage=lambda folder: _check_target(folder, zip_path),
         out=out,
+        timestamps=timestamps,
     )
     staged = signing.staged
     assert staged is not None  # a pack always has its folder
@@ -374,7 +382,7 @@ def build_pack(
             ],
         }
         made["manifest"] = json_text(manifest).encode("utf-8")
-        made["files"] = sorted([*hashes, MANIFEST])
+        made["files"] = sorted([*hashes, MANIFEST, *([SIDECAR] if signing.timestamps else [])])
         return {**last, MANIFEST: made["manifest"]}
 
     archive = _Archive(out, zip_path, lambda: (made["files"], made["now"]))

@@ -261,7 +261,8 @@ def _check_files(
     on_disk = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()} - {
         MANIFEST
     }
-    extra = sorted(on_disk - set(listed))
+    # timestamps.json (RFC 3161 tokens over the signed record) is checked by respai verify
+    extra = sorted(on_disk - set(listed) - {"timestamps.json"})
     if extra:
         notes.append(
             f"{len(extra)} file(s) in the pack are not listed in {MANIFEST} (not compared): "

@@ -186,8 +186,10 @@ class SealedPlan:
 
 
 def _earlier_plan(folder: Path) -> bool:
+    from respai.record.timestamp import SIDECAR
+
     names = {p.name for p in folder.iterdir()}
-    return not names or (PLAN_FILE in names and names <= {PLAN_FILE, CRITERIA_FILE})
+    return not names or (PLAN_FILE in names and names <= {PLAN_FILE, CRITERIA_FILE, SIDECAR})
 
 
 def plan_output(out: Path) -> StagedFolder:
@@ -229,7 +231,12 @@ def seal_plan(spec: Spec, policy: Policy | None, signing: Signing) -> SealedPlan
 
     envelope, book, note = signing.seal(build, files)
     staged = signing.staged
-    written = () if staged is None else (staged.out / PLAN_FILE, staged.out / CRITERIA_FILE)
+    written: tuple[Path, ...] = ()
+    if staged is not None:
+        from respai.record.timestamp import SIDECAR
+
+        written = (staged.out / PLAN_FILE, staged.out / CRITERIA_FILE)
+        written += (staged.out / SIDECAR,) if signing.timestamps else ()
     start = made["predicate"]["records"][0]
     key_id = signing.signing_key().key_id
     return SealedPlan(envelope, made["predicate"], start["plan_id"], book, key_id, written, note)

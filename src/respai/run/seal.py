@@ -49,6 +49,7 @@ def sealed_evaluation(
     engine: str = "duckdb",
     quiet: bool = True,
     accepted: Sequence[Verdict] = (),
+    timestamps: Sequence[str] = (),
 ) -> Evaluation:
     """Evaluate ``spec`` and seal the run into ``out`` (and ``ledger``): all or nothing.
 
@@ -82,6 +83,9 @@ def sealed_evaluation(
         The verdicts the person running accepts (``--accept``): stated in the record's
         settings, and the record's exit code is the one they leave
         (:attr:`respai.results.Evaluation.exit_code`).
+    timestamps
+        RFC 3161 authorities to stamp the record (``--timestamp``); see
+        :func:`respai.sealing.seal_run`.
 
     Returns
     -------
@@ -105,6 +109,7 @@ def sealed_evaluation(
         stage=evaluate_output,
         out=out,
         ledger_name=names[1],
+        timestamps=timestamps,
     )
     if checked is not None:
         checked()
@@ -146,7 +151,12 @@ def sealed_evaluation(
         raise
     assert signing.staged is not None  # begin_signing staged out
     sealed = seal_evaluation(
-        result, sk, out=signing.staged, summary=buffer.getvalue(), ledger=signing.ledger
+        result,
+        sk,
+        out=signing.staged,
+        summary=buffer.getvalue(),
+        ledger=signing.ledger,
+        timestamps=signing.timestamps,
     )
     return dataclasses.replace(result, sealed=sealed)
 
@@ -158,13 +168,15 @@ def seal_evaluation(
     out: Path | StagedFolder,
     summary: str,
     ledger: Path | None,
+    timestamps: Sequence[str] = (),
 ) -> Sealed:
     """Build, sign and write the record of ``e``; chain it into ``ledger`` when given.
 
     The outputs folder receives ``record.json`` (the DSSE envelope), ``summary.txt``,
     ``public_key.pem`` and ``report.html``. With a ledger, the run is appended under the
     ledger's lock, so two concurrent runs get consecutive places in the chain; see
-    :func:`seal_run` for what a failure leaves (nothing).
+    :func:`seal_run` for what a failure leaves (nothing). With ``timestamps``, the folder
+    also receives ``timestamps.json``: a token over the record from each authority.
     """
     from cryptography.hazmat.primitives import serialization
 
@@ -197,7 +209,9 @@ def seal_evaluation(
             "report.html": lambda: render_report(envelope, public_key_raw(sk.key.public_key())),
         }
 
-    envelope, book, note = seal_run(build, files, sk, staged=staged, ledger=ledger)
+    envelope, book, note = seal_run(
+        build, files, sk, staged=staged, ledger=ledger, timestamps=timestamps
+    )
     record = staged.out / "record.json"
     created = sk.path if sk.created else None
     return Sealed(envelope, made["predicate"], record, book, sk.key_id, note, created)
