@@ -300,7 +300,7 @@ def _check_record(
         checks = (*checks, _page_check(page, report, ring))
     stamps = _stamp_checks(record, read, report, trusted)
     checks = (*checks, *stamps[0])
-    lines = [f"{'ok  ' if c.ok else 'FAIL'}  {c.name}: {c.detail}" for c in checks]
+    lines = [f"{'ok    ' if c.ok else 'FAIL  '}{c.name}: {c.detail}" for c in checks]
     lines += stamps[1]  # tokens present but not checked (no --tsa-cert)
     failed = [c.name for c in checks if not c.ok]
     ok = report.ok and not failed
@@ -434,6 +434,31 @@ def _check_ledger(
     return lines, payload, ok
 
 
+def _check_site(folder: Path, ring: KeyRing) -> tuple[list[str], dict[str, Any], bool]:
+    """The lines, JSON and result of ``respai verify --site``."""
+    from respai.site.check import check_site
+
+    if not folder.is_dir():
+        raise InputError(
+            f"--site {folder} is not a folder.", "Pass the folder respai site wrote (-o DIR)."
+        )
+    checks = check_site(folder, ring)
+    ok = all(c.ok for c in checks)
+    lines = [f"{'ok    ' if c.ok else 'FAIL  '}{c.name}: {c.detail}" for c in checks]
+    failed = [c.name for c in checks if not c.ok]
+    lines.append(
+        f"{folder}: site verified"
+        if ok
+        else f"{folder}: NOT verified (failed: {', '.join(failed)})"
+    )
+    payload = {
+        "site": str(folder),
+        "ok": ok,
+        "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in checks],
+    }
+    return lines, payload, ok
+
+
 @cli.command()
 @click.argument("record", required=False, type=click.Path(path_type=Path))
 @click.option(
@@ -451,6 +476,12 @@ def _check_ledger(
     "--ledger",
     type=click.Path(path_type=Path),
     help="Verify a whole ledger folder instead of one record.",
+)
+@click.option(
+    "--site",
+    type=click.Path(path_type=Path),
+    help="Verify a folder written by respai site: its signed manifest, every page of its "
+    "own, and every run page's record.",
 )
 @click.option(
     "--data",
@@ -479,14 +510,19 @@ def verify(
     pub: Path | None,
     keys_json: tuple[Path, ...],
     ledger: Path | None,
+    site: Path | None,
     data: Path | None,
     spec: Path | None,
     tsa_certs: tuple[Path, ...],
     as_json: bool,
 ) -> None:
-    """Check a signed RECORD, an HTML report of one, or a --ledger: signature, ids, chain."""
-    if record is None and ledger is None:
-        raise click.UsageError("give a RECORD file or --ledger DIR.")
+    """Check a signed RECORD, an HTML report of one, a --ledger or a --site."""
+    if sum(x is not None for x in (record, ledger, site)) != 1:
+        raise click.UsageError("give one of: a RECORD file, --ledger DIR, --site DIR.")
+    if site is not None and (data is not None or tsa_certs):
+        raise click.UsageError(
+            "--site checks a site folder; --data and --tsa-cert do not go with it."
+        )
     if data is not None and ledger is not None:
         raise click.UsageError("--data checks one RECORD's dataset; it does not go with --ledger.")
     if spec is not None and data is None:
@@ -495,7 +531,9 @@ def verify(
     from respai.record.timestamp import load_trusted
 
     trusted = load_trusted(tsa_certs) if tsa_certs else None
-    if ledger is not None:
+    if site is not None:
+        lines, payload, ok = _check_site(site, ring)
+    elif ledger is not None:
         lines, payload, ok = _check_ledger(ledger, ring, trusted)
     else:
         assert record is not None

@@ -27,7 +27,15 @@ from respai.site.manifest import SiteRun, run_entry, sha256_hex, sign_manifest, 
 from respai.site.page import Page
 from respai.site.views import compare_main, index_main, ll144_main, streams_main
 
-__all__ = ["MARKER", "SiteDates", "SiteRefused", "SiteResult", "build_site", "run_page"]
+__all__ = [
+    "MARKER",
+    "SiteDates",
+    "SiteRefused",
+    "SiteResult",
+    "build_site",
+    "run_page",
+    "site_pages",
+]
 
 #: The file that marks a folder as a site respai wrote (and may replace).
 MARKER = "site.json"
@@ -259,23 +267,7 @@ def build_site(
     statement = site_statement(runs, predicate)
     envelope = sign_manifest(statement, signer.key, signer.key_id)
     raw = public_key_raw(signer.key.public_key())
-    page = Page(statement)
-    files["index.html"] = page.document(
-        "Signed runs · respai audit site", "index", "/predicate", index_main(page), envelope, raw
-    ).encode("utf-8")
-    files["streams.html"] = page.document(
-        "Monitoring streams · respai audit site", "streams", "/predicate", streams_main(page),
-        envelope, raw,
-    ).encode("utf-8")  # fmt: skip
-    files["compare.html"] = page.document(
-        "Comparisons · respai audit site", "compare", "/predicate", compare_main(page),
-        envelope, raw,
-    ).encode("utf-8")  # fmt: skip
-    for i, entry in enumerate(ll144):
-        files[entry["page"]] = page.document(
-            "LL144 summary dates · respai audit site", "ll144", f"/predicate/ll144/{i}",
-            ll144_main(page, i), envelope, raw,
-        ).encode("utf-8")  # fmt: skip
+    files.update(site_pages(statement, envelope, raw))
     from respai.sealing import envelope_bytes
 
     files[MARKER] = envelope_bytes(envelope)
@@ -303,3 +295,39 @@ def build_site(
         )
         notes.extend(f"  finding: {f['text']}" for f in entry["findings"])
     return SiteResult(staged.out, sorted(files), len(runs), signer.key_id, lines, notes)
+
+
+def site_pages(
+    statement: Mapping[str, Any], envelope: Mapping[str, Any], raw_key: bytes
+) -> dict[str, bytes]:
+    """The site's own pages (index, streams, compare, one per LL144 audit), by file name.
+
+    Each is a function of the signed manifest (``statement`` is its payload, ``envelope``
+    the DSSE envelope the pages embed) and the raw public key, so ``respai verify --site``
+    renders them again and compares bytes.
+    """
+    page = Page(statement)
+    predicate = statement.get("predicate")
+    audits = predicate.get("ll144") if isinstance(predicate, Mapping) else None
+    files: dict[str, bytes] = {
+        "index.html": page.document(
+            "Signed runs · respai audit site", "index", "/predicate", index_main(page),
+            envelope, raw_key,
+        ).encode("utf-8"),
+        "streams.html": page.document(
+            "Monitoring streams · respai audit site", "streams", "/predicate",
+            streams_main(page), envelope, raw_key,
+        ).encode("utf-8"),
+        "compare.html": page.document(
+            "Comparisons · respai audit site", "compare", "/predicate", compare_main(page),
+            envelope, raw_key,
+        ).encode("utf-8"),
+    }  # fmt: skip
+    for i, entry in enumerate(audits if isinstance(audits, list) else []):
+        name = entry.get("page") if isinstance(entry, Mapping) else None
+        if isinstance(name, str):
+            files[name] = page.document(
+                "LL144 summary dates · respai audit site", "ll144", f"/predicate/ll144/{i}",
+                ll144_main(page, i), envelope, raw_key,
+            ).encode("utf-8")  # fmt: skip
+    return files
