@@ -39,6 +39,9 @@ class MonitorResult:
     criteria_id: str
     new_stream: Mapping[str, Any] | None = None
     window: int | None = None
+    #: Per earlier look and rule, the copy of the test record that decided it, from the
+    #: ledger's verified runs (:class:`respai.monitor.stream.EarlierLooks`).
+    history: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def latest(self) -> Look:
@@ -157,7 +160,7 @@ def run_monitor(
         For a bad spec or batch, a batch already in the stream (at an earlier look, or
         given twice), or an earlier run of the stream that does not verify.
     """
-    from respai.monitor.stream import choose_stream, earlier_batches, stream_runs
+    from respai.monitor.stream import choose_stream, earlier_looks, stream_runs
     from respai.plan.criteria import monitor_criteria, plan_id
 
     parsed = spec if isinstance(spec, Spec) else load_spec(spec)
@@ -199,7 +202,8 @@ def run_monitor(
     runs = stream_runs(ledger)
     choice = choose_stream(runs, parsed.system.name, cid, new_stream)
     rule_ids = [r.id for r in fairness.rules]
-    earlier = earlier_batches(runs, choice.stream, cid, ring or KeyRing(()), rule_ids)
+    before = earlier_looks(runs, choice.stream, cid, ring or KeyRing(()), rule_ids)
+    earlier = list(before.batches)
     new: list[BatchCounts] = []
     prints: list[Mapping[str, Any]] = []
     for i, path in enumerate(batches):
@@ -220,6 +224,7 @@ def run_monitor(
         cid,
         choice.new_stream,
         window,
+        before.history,
     )
 
 
