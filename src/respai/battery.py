@@ -147,6 +147,9 @@ class Threshold:
     value: float
     source: str
     decision: Decision = Decision.INTERVAL
+    #: under ``familywise: bonferroni``: ``(m, alpha)``, the run's family size and alpha
+    #: (each member decided at ``alpha / m``); ``None`` without it
+    family: tuple[int, float] | None = None
 
     @property
     def as_fraction(self) -> Fraction:
@@ -169,8 +172,30 @@ class Threshold:
 
     @property
     def guarantee(self) -> str:
-        """What the decision rule promises, as the record states it."""
-        return GUARANTEES[self.decision]
+        """What the decision rule promises, as the record states it.
+
+        Under ``familywise: bonferroni`` it names the test's level and the family's.
+
+        Examples
+        --------
+        >>> Threshold(">=", 0.7, "default", family=(10, 0.05)).guarantee.split("; ")[1][:61]
+        'family-wise (Bonferroni): decided at alpha / m = 0.005 (inter'
+        """
+        text = GUARANTEES[self.decision]
+        if self.family is None:
+            return text
+        m, alpha = self.family
+        if self.decision is Decision.ESTIMATE:
+            return (
+                f"{text}; outside the run's family-wise control (a screening verdict has no "
+                "error level to share)"
+            )
+        share = float(exact.decimal(alpha) / m)
+        return (
+            f"{text}; family-wise (Bonferroni): decided at alpha / m = {share:.4g} (interval "
+            f"at {_level(1 - share)}), one of the run's {m} verdict-deciding tests, so any "
+            f"wrong verdict among them has probability at most {alpha:.4g}"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form for the record."""
@@ -231,6 +256,22 @@ class TestResult:
 
 def _fmt(x: float | Fraction) -> str:
     return f"{float(x):.4f}"
+
+
+def _level(confidence: float) -> str:
+    """A confidence as the methods state it: ``95%``, ``99.5%``, ``99.29%``.
+
+    Examples
+    --------
+    >>> _level(0.95), _level(0.995), _level(1 - 0.05 / 7)
+    ('95%', '99.5%', '99.29%')
+    """
+    return f"{confidence * 100:.4g}%"
+
+
+def _alpha_text(alpha: float | Fraction) -> str:
+    """An alpha as a method sentence shows it (a float as written, a share to 4 digits)."""
+    return str(alpha) if isinstance(alpha, float) else f"{float(alpha):.4g}"
 
 
 def decide(
@@ -431,7 +472,7 @@ def _without_estimate(result: TestResult, code: str, why: str) -> TestResult:
 
 
 def _adverse_wilson(
-    k: int, missing: int, n: int, threshold: Threshold
+    k: int, missing: int, n: int, threshold: Threshold, confidence: float = 0.95
 ) -> tuple[bool, float] | None:
     """Whether a share's interval misses its threshold with the missing cases against it.
 
@@ -442,29 +483,36 @@ def _adverse_wilson(
     if missing == 0:
         return None
     if threshold.comparison.startswith(">"):
-        end: exact.Bound = exact.Wilson(k, n, 0.95, "hi")
+        end: exact.Bound = exact.Wilson(k, n, confidence, "hi")
     else:
-        end = exact.Wilson(k + missing, n, 0.95, "lo")
+        end = exact.Wilson(k + missing, n, confidence, "lo")
     return not threshold.bound_holds(end), end.value
 
 
 def _wilson_widened(
-    k: int, missing: int, n: int
+    k: int, missing: int, n: int, confidence: float = 0.95
 ) -> tuple[Interval, tuple[exact.Bound, exact.Bound]]:
-    """95% Wilson interval of ``k`` in ``n`` with ``missing`` cases at their worst each side.
+    """Wilson interval of ``k`` in ``n`` with ``missing`` cases at their worst each side.
+
+    At ``confidence`` (95% unless a family-wise policy shares alpha over the run's tests).
 
     ``n`` counts every case, the ``missing`` ones included: the lower end is Wilson's for
     ``k`` events (every missing case a non-event), the upper end for ``k + missing``.
     """
-    lo = stats.wilson_interval(k, n)
-    hi = stats.wilson_interval(k + missing, n)
+    lo = stats.wilson_interval(k, n, confidence)
+    hi = stats.wilson_interval(k + missing, n, confidence)
     assert lo is not None and hi is not None
     interval = Interval(lo.lo, hi.hi, lo.method, lo.confidence)
-    return interval, (exact.Wilson(k, n, 0.95, "lo"), exact.Wilson(k + missing, n, 0.95, "hi"))
+    return interval, (
+        exact.Wilson(k, n, confidence, "lo"),
+        exact.Wilson(k + missing, n, confidence, "hi"),
+    )
 
 
-def accuracy(cell: Cell, threshold: Threshold) -> TestResult:
-    """Share of cases with a prediction whose prediction equals the label (Wilson 95%).
+def accuracy(cell: Cell, threshold: Threshold, confidence: float = 0.95) -> TestResult:
+    """Share of cases with a prediction whose prediction equals the label (Wilson interval).
+
+    The interval is at ``confidence`` (95% unless a family-wise policy shares alpha).
 
     A case without a prediction can never help: the verdict reads the worst case, every
     such case counted as wrong (``correct / cases``), and the interval runs from Wilson's
@@ -474,8 +522,8 @@ def accuracy(cell: Cell, threshold: Threshold) -> TestResult:
     missing = metrics.ACCURACY.missing_count(cell)
     method = (
         "share of cases with a prediction that match the label; verdict on the worst case "
-        "(cases without a prediction counted as wrong); 95% Wilson interval, cases "
-        "without a prediction at their worst on each side"
+        f"(cases without a prediction counted as wrong); {_level(confidence)} Wilson "
+        "interval, cases without a prediction at their worst on each side"
     )
     details = {"correct": k, "with_prediction": n, "missing_prediction": missing}
     total = n + missing
@@ -489,7 +537,7 @@ def accuracy(cell: Cell, threshold: Threshold) -> TestResult:
             method,
             details,
         )
-    interval, bounds = _wilson_widened(k, missing, total)
+    interval, bounds = _wilson_widened(k, missing, total, confidence)
     result = _result(
         TestId.ACCURACY,
         None,
@@ -502,7 +550,7 @@ def accuracy(cell: Cell, threshold: Threshold) -> TestResult:
         best=Fraction(k + missing, total),
         missing=missing,
         bounds=bounds,
-        broken=_adverse_wilson(k, missing, total, threshold),
+        broken=_adverse_wilson(k, missing, total, threshold, confidence),
     )
     if n == 0:  # every case lacks a prediction: decided on the worst case
         return _without_estimate(result, "no_predictions", "no case has a prediction")
@@ -515,11 +563,13 @@ def accuracy(cell: Cell, threshold: Threshold) -> TestResult:
 AUC_MIN_PER_LABEL = 10
 
 
-def _auc_found(r: RankSums) -> tuple[float, Interval, float | None] | None:
+def _auc_found(
+    r: RankSums, confidence: float = 0.95
+) -> tuple[float, Interval, float | None] | None:
     """The AUC, its interval (:func:`respai.stats.auc_interval`) and DeLong's error."""
     sums = (r.positives, r.negatives, r.twice_u, r.positive_squares, r.negative_squares)
     found = stats.auc_from_rank_sums(*sums)
-    interval = stats.auc_interval(*sums)
+    interval = stats.auc_interval(*sums, confidence=confidence)
     if found is None or interval is None:
         return None
     return found[0], interval, found[2]
@@ -535,8 +585,8 @@ def _auc_short(r: RankSums) -> str | None:
     )
 
 
-def _auc_entry(r: RankSums) -> dict[str, Any]:
-    found = _auc_found(r)
+def _auc_entry(r: RankSums, confidence: float = 0.95) -> dict[str, Any]:
+    found = _auc_found(r, confidence)
     entry: dict[str, Any] = {"positives": r.positives, "negatives": r.negatives}
     if found is None:
         entry.update(
@@ -555,8 +605,10 @@ def _auc_entry(r: RankSums) -> dict[str, Any]:
     return entry
 
 
-def auc(counts: Counts, threshold: Threshold) -> TestResult:
-    """AUC by rank (Mann-Whitney, ties half) overall and per group, with a 95% interval.
+def auc(counts: Counts, threshold: Threshold, confidence: float = 0.95) -> TestResult:
+    """AUC by rank (Mann-Whitney, ties half) overall and per group, with an interval.
+
+    The interval is at ``confidence`` (95% unless a family-wise policy shares alpha).
 
     The interval is :func:`respai.stats.auc_interval` (the widest of Newcombe's score
     interval, DeLong's on the logit scale and, when the smaller label expects fewer than
@@ -565,7 +617,8 @@ def auc(counts: Counts, threshold: Threshold) -> TestResult:
     INSUFFICIENT_EVIDENCE, the value and interval still reported.
     """
     method = (
-        "AUC by rank, ties counted half (Mann-Whitney); 95% interval: the widest of "
+        f"AUC by rank, ties counted half (Mann-Whitney); {_level(confidence)} interval: the "
+        "widest of "
         "Newcombe's score interval (2006, method 5) and DeLong's on the logit scale with a "
         "t quantile, and, when min(m, n) * min(AUC, 1 - AUC) < "
         f"{stats.AUC_BOUND_COUNT}, the score interval at the largest variance any scores "
@@ -578,10 +631,10 @@ def auc(counts: Counts, threshold: Threshold) -> TestResult:
             TestId.AUC, None, "no_score", "the spec names no score column", threshold, method
         )
     ranks = counts.overall_ranks
-    overall = _auc_entry(ranks)
+    overall = _auc_entry(ranks, confidence)
     per_group = {
         g.name: [
-            {"group": " × ".join(key), **_auc_entry(r)}
+            {"group": " × ".join(key), **_auc_entry(r, confidence)}
             for key, r in (counts.ranks or {})[g.attributes].items()
         ]
         for g in counts.groupings.values()
@@ -598,7 +651,7 @@ def auc(counts: Counts, threshold: Threshold) -> TestResult:
         return _undefined(
             TestId.AUC, None, "one_label", overall["undefined_reason"], threshold, method, details
         )
-    found = _auc_found(ranks)
+    found = _auc_found(ranks, confidence)
     assert found is not None
     short = _auc_short(ranks)
     if short is not None:
@@ -619,7 +672,11 @@ def auc(counts: Counts, threshold: Threshold) -> TestResult:
 
 
 def _group_rates(
-    counts: Counts, grouping: tuple[str, ...], rate: RateDef, alpha: float, min_cell: int
+    counts: Counts,
+    grouping: tuple[str, ...],
+    rate: RateDef,
+    alpha: float | Fraction,
+    min_cell: int,
 ) -> tuple[list[GroupRate], list[dict[str, Any]], Fraction]:
     """Each declared group's rate, its rows for the record, and the exact per-group alpha."""
     g = counts.groupings[grouping]
@@ -671,7 +728,7 @@ def _spread(entry: BatteryTest, scope: Scope, *, ratio: bool) -> TestResult:
     formula = f"min {what} / max {what}" if ratio else f"max {what} - min {what}"
     method = formula + (
         " over the declared groups; rates over cases with a prediction; interval from "
-        f"simultaneous Clopper-Pearson intervals at 1 - {alpha}/G, cases without a "
+        f"simultaneous Clopper-Pearson intervals at 1 - {_alpha_text(alpha)}/G, cases without a "
         "prediction at their worst (counted against the test for a FAIL); the estimate "
         "rule reads the worst case"
     )
@@ -755,7 +812,7 @@ def _spread(entry: BatteryTest, scope: Scope, *, ratio: bool) -> TestResult:
         hi.value,
         f"bounds from Clopper-Pearson intervals at {level:.4g} each, "
         "cases without a prediction at their worst",
-        1 - alpha,
+        1 - float(alpha),
     )
     result = _result(
         test_id,
@@ -873,7 +930,7 @@ def _small_cells(
     return replace(result, verdict=verdict, reason=reason)
 
 
-def completeness(counts: Counts, threshold: Threshold) -> TestResult:
+def completeness(counts: Counts, threshold: Threshold, confidence: float = 0.95) -> TestResult:
     """Share of non-empty cells among the columns the evaluation reads.
 
     A data-quality measure over every column read; missing decisions are judged by
@@ -882,7 +939,8 @@ def completeness(counts: Counts, threshold: Threshold) -> TestResult:
     columns = dict(counts.null_cells)
     cells = counts.total * len(columns)
     empty = sum(columns.values())
-    method = "non-empty cells / (cases × columns read); Wilson interval over cells"
+    level = "" if confidence == 0.95 else f"{_level(confidence)} "
+    method = f"non-empty cells / (cases × columns read); {level}Wilson interval over cells"
     details = {
         "columns": len(columns),
         "cells": cells,
@@ -899,7 +957,7 @@ def completeness(counts: Counts, threshold: Threshold) -> TestResult:
             method,
             details,
         )
-    interval, bounds = _wilson_widened(cells - empty, 0, cells)
+    interval, bounds = _wilson_widened(cells - empty, 0, cells, confidence)
     return _result(
         TestId.COMPLETENESS,
         None,
@@ -912,25 +970,31 @@ def completeness(counts: Counts, threshold: Threshold) -> TestResult:
     )
 
 
-def missing_decisions(cell: Cell, threshold: Threshold) -> TestResult:
-    """Share of all cases that have no decision (prediction), with a 95% Wilson interval."""
+def missing_decisions(cell: Cell, threshold: Threshold, confidence: float = 0.95) -> TestResult:
+    """Share of all cases that have no decision (prediction), with a Wilson interval."""
     missing, n = cell.missing, cell.n
-    method = "cases without a prediction / cases; 95% Wilson interval"
+    method = f"cases without a prediction / cases; {_level(confidence)} Wilson interval"
     details = {
         "cases": n,
         "without_decision": missing,
         "without_decision_label_1": cell.missing_pos,
         "without_decision_label_0": cell.missing_neg,
     }
-    return _share_of_cases(TestId.MISSING_DECISIONS, missing, n, threshold, method, details)
+    return _share_of_cases(
+        TestId.MISSING_DECISIONS, missing, n, threshold, method, details, confidence
+    )
 
 
-def class_balance(cell: Cell, threshold: Threshold) -> TestResult:
-    """Share of the minority label among all cases (Wilson 95%)."""
+def class_balance(cell: Cell, threshold: Threshold, confidence: float = 0.95) -> TestResult:
+    """Share of the minority label among all cases (Wilson interval at ``confidence``)."""
     minority, n = metrics.MINORITY_SHARE.fraction(cell)
-    method = "min(cases labelled 1, cases labelled 0) / cases; 95% Wilson interval"
+    method = (
+        f"min(cases labelled 1, cases labelled 0) / cases; {_level(confidence)} Wilson interval"
+    )
     details = {"labelled_1": cell.positives, "labelled_0": cell.negatives}
-    return _share_of_cases(TestId.CLASS_BALANCE, minority, n, threshold, method, details)
+    return _share_of_cases(
+        TestId.CLASS_BALANCE, minority, n, threshold, method, details, confidence
+    )
 
 
 def _share_of_cases(
@@ -940,13 +1004,14 @@ def _share_of_cases(
     threshold: Threshold,
     method: str,
     details: dict[str, Any],
+    confidence: float = 0.95,
 ) -> TestResult:
     """A whole-file test whose value is ``k`` of the ``n`` cases (undefined without cases)."""
     if n == 0:
         return _undefined(
             test_id, None, "no_cases", "there are no cases", threshold, method, details
         )
-    interval, bounds = _wilson_widened(k, 0, n)
+    interval, bounds = _wilson_widened(k, 0, n, confidence)
     return _result(
         test_id, None, Fraction(k, n), interval, threshold, method, details, bounds=bounds
     )
@@ -982,18 +1047,20 @@ class Scope:
     """What one run of a battery test reads.
 
     ``grouping`` is the attribute or intersection of a per-grouping test, ``None`` for a
-    test over the whole file; ``alpha`` is the error budget of the simultaneous intervals;
-    ``min_cell`` the fewest cases with a decision a group needs to decide a spread test;
-    ``max_missing`` the largest share of a group's cases without a decision that still
-    lets a spread test pass.
+    test over the whole file; ``alpha`` is the error budget of the simultaneous intervals
+    (a float, or the exact share ``alpha / m`` of a family-wise run); ``min_cell`` the
+    fewest cases with a decision a group needs to decide a spread test; ``max_missing``
+    the largest share of a group's cases without a decision that still lets a spread test
+    pass; ``confidence`` the level of the other tests' intervals (Wilson, AUC).
     """
 
     counts: Counts
     threshold: Threshold
-    alpha: float
+    alpha: float | Fraction
     grouping: tuple[str, ...] | None = None
     min_cell: int = DEFAULT_MIN_CELL
     max_missing: float = DEFAULT_MAX_MISSING
+    confidence: float = 0.95
 
 
 @dataclass(frozen=True, slots=True)
@@ -1039,16 +1106,19 @@ class BatteryTest:
         self,
         counts: Counts,
         threshold: Threshold,
-        alpha: float,
+        alpha: float | Fraction,
         min_cell: int = DEFAULT_MIN_CELL,
         max_missing: float = DEFAULT_MAX_MISSING,
+        confidence: float = 0.95,
     ) -> tuple[TestResult, ...]:
         """The test's results: one per grouping for a per-grouping test, else one."""
         if not self.per_grouping:
-            scope = Scope(counts, threshold, alpha, None, min_cell, max_missing)
+            scope = Scope(counts, threshold, alpha, None, min_cell, max_missing, confidence)
             return (self.compute(self, scope),)
         return tuple(
-            self.compute(self, Scope(counts, threshold, alpha, g, min_cell, max_missing))
+            self.compute(
+                self, Scope(counts, threshold, alpha, g, min_cell, max_missing, confidence)
+            )
             for g in counts.groupings
         )
 
@@ -1076,7 +1146,7 @@ REGISTRY: Mapping[str, BatteryTest] = MappingProxyType(
                 metric=metrics.ACCURACY,
                 per_grouping=False,
                 heading="accuracy",
-                compute=lambda _, s: accuracy(s.counts.overall, s.threshold),
+                compute=lambda _, s: accuracy(s.counts.overall, s.threshold, s.confidence),
             ),
             BatteryTest(
                 id=TestId.AUC,
@@ -1086,7 +1156,7 @@ REGISTRY: Mapping[str, BatteryTest] = MappingProxyType(
                 metric=None,
                 per_grouping=False,
                 heading="auc",
-                compute=lambda _, s: auc(s.counts, s.threshold),
+                compute=lambda _, s: auc(s.counts, s.threshold, s.confidence),
             ),
             BatteryTest(
                 id=TestId.IMPACT_RATIO,
@@ -1136,7 +1206,9 @@ REGISTRY: Mapping[str, BatteryTest] = MappingProxyType(
                 metric=None,
                 per_grouping=False,
                 heading="missing-decisions",
-                compute=lambda _, s: missing_decisions(s.counts.overall, s.threshold),
+                compute=lambda _, s: missing_decisions(
+                    s.counts.overall, s.threshold, s.confidence
+                ),
             ),
             BatteryTest(
                 id=TestId.COMPLETENESS,
@@ -1146,7 +1218,7 @@ REGISTRY: Mapping[str, BatteryTest] = MappingProxyType(
                 metric=None,
                 per_grouping=False,
                 heading="completeness",
-                compute=lambda _, s: completeness(s.counts, s.threshold),
+                compute=lambda _, s: completeness(s.counts, s.threshold, s.confidence),
             ),
             BatteryTest(
                 id=TestId.CLASS_BALANCE,
@@ -1156,7 +1228,7 @@ REGISTRY: Mapping[str, BatteryTest] = MappingProxyType(
                 metric=metrics.MINORITY_SHARE,
                 per_grouping=False,
                 heading="class-balance",
-                compute=lambda _, s: class_balance(s.counts.overall, s.threshold),
+                compute=lambda _, s: class_balance(s.counts.overall, s.threshold, s.confidence),
             ),
         )
     }
@@ -1175,9 +1247,10 @@ def run_battery(
     counts: Counts,
     tests: Sequence[str],
     thresholds: Mapping[str, Threshold],
-    alpha: float = 0.05,
+    alpha: float | Fraction = 0.05,
     min_cell: int = DEFAULT_MIN_CELL,
     max_missing: float = DEFAULT_MAX_MISSING,
+    confidence: float = 0.95,
 ) -> tuple[TestResult, ...]:
     """Run the chosen battery tests in report order.
 
@@ -1190,13 +1263,17 @@ def run_battery(
     thresholds
         Threshold per test id (defaults merged with the policy).
     alpha
-        Error budget for the simultaneous intervals behind ratio and gap bounds.
+        Error budget for the simultaneous intervals behind ratio and gap bounds: the
+        run's alpha, or its exact share ``alpha / m`` under ``familywise: bonferroni``.
     min_cell
         The fewest cases with a decision a group needs for a per-group test to pass
         (the fairness block's or policy's ``min_cell``, as for the group rules).
     max_missing
         The largest share of a group's cases (of a rate's population) without a decision
         that still lets a per-group test pass (the fairness block's or policy's).
+    confidence
+        The level of every other test's interval (Wilson, AUC): 95%, or ``1 - alpha / m``
+        under ``familywise: bonferroni``.
 
     Examples
     --------
@@ -1209,7 +1286,9 @@ def run_battery(
     out: list[TestResult] = []
     for test in REGISTRY.values():
         if test.id in chosen:
-            out.extend(test.run(counts, thresholds[test.id], alpha, min_cell, max_missing))
+            out.extend(
+                test.run(counts, thresholds[test.id], alpha, min_cell, max_missing, confidence)
+            )
     return tuple(out)
 
 

@@ -12,7 +12,8 @@ The battery runs whenever a spec has a ``fairness:`` block, with the default tes
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from respai.blocks import Block, Metric, ParseContext, RecordParts, RunContext, RunOptions
@@ -138,6 +139,7 @@ class BatteryBlock(Block):
 
     def run(self, ctx: RunContext) -> BatteryResult:
         """The battery's tests on the count pass's counts; stability with the model."""
+        from respai import exact
         from respai.battery import TestId, run_battery, thresholds_for
         from respai.results import BatteryResult
 
@@ -146,19 +148,31 @@ class BatteryBlock(Block):
         assert fairness is not None  # the runner counts before any block runs
         score, planned = plan.tests()
         thresholds = thresholds_for(ctx.policy)
+        fs = fairness.spec
+        alpha: float | Fraction = fs.alpha
+        # every interval of the battery at the run's level (0.95 for the default 0.05)
+        confidence = float(1 - exact.decimal(alpha))
+        if fs.familywise == "bonferroni" and fs.family_size is not None:
+            # each test of the run's family at alpha / m (respai.run.family)
+            alpha = fs.rule_alpha
+            confidence = float(1 - exact.decimal(alpha))
+            # a test outside the family (stability without a model: MANUAL_REVIEW) says none
+            no_model = ctx.prepared is None
+            thresholds = {
+                k: t
+                if no_model and k == TestId.PERTURBATION_STABILITY
+                else replace(t, family=(fs.family, fs.alpha))
+                for k, t in thresholds.items()
+            }
         tests = run_battery(
-            fairness.counts,
-            planned,
-            thresholds,
-            fairness.spec.alpha,
-            fairness.spec.min_cell,
-            fairness.spec.max_missing,
+            fairness.counts, planned, thresholds, alpha, fs.min_cell, fs.max_missing, confidence
         )
         model: LoadedModel | None = ctx.prepared
         ev = plan.evaluation
         stable = TestId.PERTURBATION_STABILITY
         if model is not None and ev is not None and stable in planned:
-            measured = _stability(ctx, model, ev).test_result(thresholds[stable])
+            found = _stability(ctx, model, ev)
+            measured = found.test_result(thresholds[stable], confidence)
             tests = tuple(measured if t.test_id == stable else t for t in tests)
         return BatteryResult(
             tests, thresholds, score, None if model is None else model.to_record()

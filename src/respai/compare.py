@@ -206,6 +206,9 @@ class Comparison:
         unchanged, each group in record A's order.
     only_in_a, only_in_b
         The keys of tests that appear in one record only.
+    favorable
+        Each record's favourable outcome (``run_start.settings.favorable``: 1 or 0;
+        ``None`` when a record does not state one).
     """
 
     a: RecordSide
@@ -215,6 +218,25 @@ class Comparison:
     tests: tuple[TestDiff, ...]
     only_in_a: tuple[str, ...]
     only_in_b: tuple[str, ...]
+    favorable: tuple[int | None, int | None] = (None, None)
+
+    @property
+    def orientation_differs(self) -> bool:
+        """Whether both records state a favourable outcome and the two differ."""
+        a, b = self.favorable
+        return a is not None and b is not None and a != b
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """What makes the comparison misleading, one sentence each (``--json`` too)."""
+        if not self.orientation_differs:
+            return ()
+        a, b = self.favorable
+        return (
+            f"The two runs count opposite outcomes (A favorable: {a}, B favorable: {b}): "
+            "every rate of one is a rate of the other's unfavourable outcome, so their "
+            "values, deltas and verdicts do not compare.",
+        )
 
     @property
     def verdict_changed(self) -> bool:
@@ -252,6 +274,12 @@ class Comparison:
             "only_in_a": list(self.only_in_a),
             "only_in_b": list(self.only_in_b),
             "fingerprint_changes": [dataclasses.asdict(c) for c in self.fingerprint_changes],
+            "favorable": {
+                "a": self.favorable[0],
+                "b": self.favorable[1],
+                "differs": self.orientation_differs,
+            },
+            "warnings": list(self.warnings),
         }
 
     def lines(self) -> list[str]:
@@ -279,6 +307,7 @@ class Comparison:
                 f"These records are about different systems ({self.a.system_name!r} and "
                 f"{self.b.system_name!r}): the comparison may not mean much."
             )
+        out.extend(f"Warning: {w}" for w in self.warnings)
         if self.verdict_changed:
             out.append(f"Verdict: {self.a.verdict} → {self.b.verdict}")
         else:
@@ -470,6 +499,15 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _favorable(predicate: Mapping[str, Any]) -> int | None:
+    """The run's favourable outcome (``run_start.settings.favorable``), or ``None``."""
+    for record in predicate["records"]:
+        if isinstance(record, Mapping) and record.get("record_type") == "run_start":
+            value = _get(record, ("settings", "favorable"))
+            return value if value in (0, 1) and not isinstance(value, bool) else None
+    return None
+
+
 def _side(label: str, predicate: Mapping[str, Any], tests: int) -> RecordSide:
     return RecordSide(
         label=label,
@@ -555,4 +593,5 @@ def compare_records(
         tests=tuple(diffs),
         only_in_a=tuple(k for k in tests_a if k not in tests_b),
         only_in_b=tuple(k for k in tests_b if k not in tests_a),
+        favorable=(_favorable(pred_a), _favorable(pred_b)),
     )

@@ -76,6 +76,10 @@ class FairnessResult:
     backend: str | None = None
     #: The verdicts accepted by the person running (``--accept``); see :attr:`exit_code`.
     accepted: tuple[Verdict, ...] = ()
+    #: The run's family under ``familywise: bonferroni`` as the record states it
+    #: (:meth:`respai.run.family.Family.to_dict`: members, outside, ``alpha_per_test``,
+    #: ``guarantee``); ``None`` without the key.
+    familywise: Mapping[str, Any] | None = None
 
     @property
     def exit_code(self) -> int:
@@ -179,6 +183,10 @@ class Evaluation:
     sealed: Sealed | None = None
     #: The verdicts accepted by the person running (``--accept``); see :attr:`exit_code`.
     accepted: tuple[Verdict, ...] = ()
+    #: The run's family under ``familywise: bonferroni`` as the record states it
+    #: (:meth:`respai.run.family.Family.to_dict`: members, outside, ``alpha_per_test``,
+    #: ``guarantee``); ``None`` without the key.
+    familywise: Mapping[str, Any] | None = None
 
     @property
     def verdicts(self) -> tuple[Verdict, ...]:
@@ -379,7 +387,9 @@ def rule_dict(r: RuleResult) -> dict[str, Any]:
         "method": r.method,
         "fail_alpha": r.fail_alpha,
         "fail_alpha_per_group": r.fail_alpha_per_group,
-        "familywise": None if r.family == 1 else {"method": "bonferroni", "rules": r.family},
+        "familywise": None
+        if r.family == 1
+        else {"method": "bonferroni", "tests": r.family, "alpha_per_test": r.alpha},
         "guarantee": r.guarantee,
         "interval_method": r.interval_method,
         "gap_bounds": None

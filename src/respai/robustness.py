@@ -181,9 +181,20 @@ class StabilityResult:
             "per-group shares reported, the verdict reads the overall share"
         )
 
-    def test_result(self, threshold: Threshold) -> TestResult:
-        """The battery's :class:`~respai.battery.TestResult` for this outcome."""
+    def test_result(self, threshold: Threshold, confidence: float = 0.95) -> TestResult:
+        """The battery's :class:`~respai.battery.TestResult` for this outcome.
+
+        The overall share's interval is at ``confidence`` (95% unless a family-wise
+        policy shares alpha over the run's tests); the per-group ones stay at 95%.
+        """
         details = self.to_dict()
+        interval = self.interval
+        method = self.method()
+        if confidence != 0.95 and self.total:
+            interval = stats.wilson_interval(self.stable, self.total, confidence)
+            method = method.replace(
+                "95% Wilson interval", f"{confidence * 100:.4g}% Wilson interval (per group 95%)"
+            )
         if self.share is None:
             reason = "there are no cases to perturb"
             return TestResult(
@@ -200,20 +211,18 @@ class StabilityResult:
                 details,
             )
         # decided on the exact share of counts (respai.exact), not its float
-        verdict, uncertain, reason = decide(
-            Fraction(self.stable, self.total), self.interval, threshold
-        )
+        verdict, uncertain, reason = decide(Fraction(self.stable, self.total), interval, threshold)
         return TestResult(
             TestId.PERTURBATION_STABILITY,
             None,
             self.share,
-            self.interval,
+            interval,
             None,
             threshold,
             verdict,
             uncertain,
             reason,
-            self.method(),
+            method,
             details,
         )
 

@@ -100,7 +100,8 @@ class RuleResult:
     fail_alpha: float = 0.05
     #: The share of each group's interval a FAIL is proven from (``fail_alpha / G``).
     fail_alpha_per_group: float = 0.025
-    #: How many rules share the run's alpha (``familywise: bonferroni``); 1 without it.
+    #: How many tests share the run's alpha (``familywise: bonferroni``): the rules, and
+    #: under ``respai evaluate`` every verdict-deciding test of the run; 1 without it.
     family: int = 1
 
     @property
@@ -192,7 +193,8 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
     spec
         The declaration: ``alpha``, ``min_cell`` and ``max_left_out`` come from here
         unless the rule sets its own ``max_left_out``; with ``familywise: bonferroni``
-        each of the ``m`` rules is decided at ``alpha / m`` (:attr:`FairnessSpec.rule_alpha`).
+        each of the run's ``m`` tests is decided at ``alpha / m``
+        (:attr:`FairnessSpec.rule_alpha`).
     counts
         The counts of the one engine pass.
     """
@@ -411,7 +413,7 @@ def _decide(
         alpha_per_group=alpha_g,
         fail_alpha=_as_float(fail_alpha, spec),
         fail_alpha_per_group=fail_g,
-        family=len(spec.rules) if spec.rule_alpha != exact.decimal(spec.alpha) else 1,
+        family=spec.family,
         min_cell=spec.min_cell,
         gap_bounds=bounds,
         left_out=grouping.left_out,
@@ -490,7 +492,7 @@ def guarantee_line(r: RuleResult) -> str:
     how = " (each pair tested at alpha)" if r.method == "pairwise" else ""
     odds = ", each error rate failing at alpha / 2" if r.rule.equalized_odds else ""
     across = (
-        f"the run's {r.family} rules together at most {_pct(r.alpha * r.family)}"
+        f"the run's {r.family} tests together at most {_pct(r.alpha * r.family)}"
         if r.family > 1
         else "no correction across rules"
     )
@@ -526,7 +528,7 @@ def guarantee(r: RuleResult) -> str:
         text += "; each error rate fails at alpha / 2, so either failing stays within alpha"
     if r.family > 1:
         text += (
-            f"; family-wise: the run's {r.family} rules share alpha "
+            f"; family-wise: the run's {r.family} verdict-deciding tests share alpha "
             f"{_pct(r.alpha * r.family)} (Bonferroni), so any wrong verdict among them has "
             f"probability at most {_pct(r.alpha * r.family)}"
         )

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import base64
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from respai.cli import main
 from respai.compare import CompareError, compare_records
 from respai.record import key_id, seal
 
@@ -46,6 +48,7 @@ def envelope(
     dataset_sha256: str = "1f" * 32,
     system: dict[str, str] | None = None,
     timestamp: str = "2026-01-15T10:20:30Z",
+    favorable: int | None = None,
 ) -> dict[str, Any]:
     worst = "FAIL" if any(t["verdict"] == "FAIL" for t in tests) else "PASS"
     predicate: dict[str, Any] = {
@@ -71,7 +74,11 @@ def envelope(
             },
         },
         "records": [
-            {"record_type": "run_start", "spec": {"name": "spec.yaml", "sha256": "4c" * 32}},
+            {
+                "record_type": "run_start",
+                "spec": {"name": "spec.yaml", "sha256": "4c" * 32},
+                **({} if favorable is None else {"settings": {"favorable": favorable}}),
+            },
             *tests,
             {"record_type": "run_end", "verdict": worst},
         ],
@@ -218,3 +225,33 @@ def test_not_a_record() -> None:
         compare_records({"payload": "!!!", "payloadType": "x"}, envelope("a", BASE))
     with pytest.raises(CompareError, match="not a JSON object"):
         compare_records([], envelope("a", BASE))  # type: ignore[arg-type]
+
+
+def test_opposite_orientations_are_warned_once_in_lines_and_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = envelope("run-a", BASE, favorable=1)
+    flipped = envelope("run-b", BASE, favorable=0)
+    c = compare_records(good, flipped)
+    assert c.favorable == (1, 0) and c.orientation_differs
+    warned = [line for line in c.lines() if line.startswith("Warning:")]
+    assert len(warned) == 1 and "opposite outcomes" in warned[0]
+    assert "A favorable: 1, B favorable: 0" in warned[0]
+    doc = c.to_dict()
+    assert doc["favorable"] == {"a": 1, "b": 0, "differs": True}
+    assert doc["warnings"] == [warned[0].removeprefix("Warning: ")]
+    # the same orientation, or a record that does not state one: no warning
+    assert compare_records(good, envelope("run-c", BASE, favorable=1)).warnings == ()
+    unstated = compare_records(good, envelope("run-d", BASE))
+    assert unstated.favorable == (1, None) and unstated.warnings == ()
+    assert unstated.to_dict()["warnings"] == []
+    # through the command line, with --json
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(good))
+    b.write_text(json.dumps(flipped))
+    assert main(["compare", str(a), str(b), "--json"]) == 0
+    captured = capsys.readouterr()
+    shown = captured.out + captured.err
+    assert shown.count("Warning: The two runs count opposite outcomes") == 1
+    body = captured.out[captured.out.index("{") :]
+    assert json.loads(body)["favorable"]["differs"] is True

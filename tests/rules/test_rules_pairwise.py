@@ -249,7 +249,11 @@ def test_familywise_bonferroni_shares_alpha_over_the_rules() -> None:
     assert shared.alpha_per_group == pytest.approx(ALPHA / 8)
     assert shared.groups[0].interval.lo < alone.groups[0].interval.lo
     doc = rule_dict(shared)
-    assert doc["familywise"] == {"method": "bonferroni", "rules": 4}
+    assert doc["familywise"] == {
+        "method": "bonferroni",
+        "tests": 4,
+        "alpha_per_test": pytest.approx(ALPHA / 4),
+    }
     assert "family-wise" in doc["guarantee"] and "0.05" in doc["guarantee"]
     assert rule_dict(alone)["familywise"] is None
     assert "no correction across them" in rule_dict(alone)["guarantee"]

@@ -284,8 +284,13 @@ def run_paired(
     *,
     policy: Policy | str | Path | None = None,
     data: Any = None,
+    alpha: tuple[float, str] | None = None,
 ) -> PairedResult:
     """Run the spec's ``paired:`` block on its pairs file (or on ``data``, a DataFrame).
+
+    ``alpha`` replaces the run's alpha and its source (:func:`respai.decision.resolve_alpha`)
+    as the block's share: under ``familywise: bonferroni`` ``respai evaluate`` gives it
+    ``(V - 1) alpha / m``, so each of the ``V - 1`` comparisons is decided at ``alpha / m``.
 
     Raises
     ------
@@ -332,9 +337,9 @@ def run_paired(
             f"{source.description} has a header but no rows.",
             "Export one row per submitted variant.",
         )
-    alpha, alpha_source = resolve_alpha(parsed, pol)
+    level, alpha_source = resolve_alpha(parsed, pol) if alpha is None else alpha
     max_missing, _ = resolve_max_missing(parsed, pol)
-    comparisons, confidence = compare(block, tallies, alpha, max_missing)
+    comparisons, confidence = compare(block, tallies, level, max_missing)
     fingerprint = source.fingerprint()
     source.check_unchanged()
     return PairedResult(
@@ -342,7 +347,7 @@ def run_paired(
         block=block,
         tallies=tallies,
         comparisons=comparisons,
-        alpha=alpha,
+        alpha=level,
         alpha_source=alpha_source,
         confidence=confidence,
         fingerprint=fingerprint,

@@ -57,7 +57,18 @@ class PairedBlock(Block):
         """The exact McNemar tests of every variant against the reference."""
         from respai.paired.audit import run_paired
 
-        return run_paired(ctx.spec, policy=ctx.policy)
+        fs = None if ctx.fairness is None else ctx.fairness.spec
+        if fs is None or fs.familywise is None or fs.family_size is None:
+            return run_paired(ctx.spec, policy=ctx.policy)
+        # familywise: bonferroni: each of the V - 1 comparisons at alpha / m
+        declared: PairedSpec = ctx.declared
+        comparisons = max(1, len(declared.variants) - 1)
+        share = float(fs.rule_alpha * comparisons)
+        source = (
+            f"familywise bonferroni: {comparisons} of the run's {fs.family} tests at alpha / m "
+            f"({fs.alpha:g} / {fs.family})"
+        )
+        return run_paired(ctx.spec, policy=ctx.policy, alpha=(share, source))
 
     def verdicts(self, result: PairedResult) -> list[Verdict]:
         """One verdict per variant compared with the reference."""

@@ -353,12 +353,12 @@ def _fail_inside(t: TestResult) -> bool:
     return t.threshold.holds(t.interval.lo) or t.threshold.holds(t.interval.hi)
 
 
-def _verdict_table() -> AlignedTable:
+def _verdict_table(level: str = "95%") -> AlignedTable:
     return AlignedTable(
         (
             ("test", "left"),
             ("value", "right"),
-            ("95% interval", "left"),
+            (f"{level} interval", "left"),
             ("threshold", "left"),
             ("verdict", "left"),
         )
@@ -368,7 +368,10 @@ def _verdict_table() -> AlignedTable:
 def render_battery(result: BatteryResult, console: Console) -> None:
     """Draw the battery: one row per test, the notes of its undecided tests, the sources."""
     console.print()
-    table = _verdict_table()
+    # the intervals' level: 1 - alpha (95% by default), 1 - alpha / m under familywise
+    levels = sorted({t.interval.confidence for t in result.tests if t.interval is not None})
+    level = "/".join(f"{c * 100:.4g}%" for c in levels) or "95%"
+    table = _verdict_table(level)
     for t in result.tests:
         threshold = (
             "—"
@@ -471,6 +474,18 @@ def render_evaluation(
         )
     )
     console.print(Text(terminal_text(e.fairness.spec.orientation_line)))
+    family = e.familywise
+    if family is not None:  # familywise: bonferroni, every verdict-deciding test at alpha / m
+        outside = ", ".join(str(o["test"]) for o in family["outside"])
+        level = (1 - family["alpha_per_test"]) * 100
+        console.print(
+            Text(
+                terminal_text(
+                    f"{family['guarantee']}; their intervals are shown at {level:.4g}%"
+                    + (f"; outside the family: {outside}" if outside else "")
+                )
+            )
+        )
     from respai.blocks import block_named
 
     for name, result in e.blocks.items():  # each block's own lines, in registry order

@@ -21,6 +21,7 @@ from respai.battery import battery_plan
 from respai.blocks import RunContext, RunOptions, declared_blocks
 from respai.errors import InputError
 from respai.results import Evaluation
+from respai.run.family import run_family
 from respai.run.group_rules import run_rules
 from respai.spec import Policy, Spec, load_policy, load_spec
 from respai.types import Verdict, worst
@@ -78,6 +79,8 @@ def run_evaluation(
         )
     options = RunOptions(data, trust_model_code, tuple(trusted_types), on_batch, engine)
     declared = declared_blocks(parsed)
+    # familywise: bonferroni: every verdict-deciding test at alpha / m (fixed before the data)
+    family = run_family(parsed, pol)
     score, _ = battery_plan(parsed)  # the AUC's score column is counted in the one pass
     # each block prepares before the data is read (the battery loads and refuses its model)
     prepared = {b.name: b.prepare(parsed, pol, options) for b, _ in declared}
@@ -101,7 +104,13 @@ def run_evaluation(
         hashing = pool.submit(inputs.fingerprints if data is None else dict)
         try:
             fairness = run_rules(
-                parsed, pol, inputs.decided, score=score, engine_name=engine, count=count
+                parsed,
+                pol,
+                inputs.decided,
+                score=score,
+                engine_name=engine,
+                count=count,
+                family_size=None if family is None else family.m,
             )
         except BaseException:
             hashing.cancel()
@@ -135,6 +144,7 @@ def run_evaluation(
         results,
         dataset_fingerprint=fingerprints.get("dataset"),
         other_fingerprints=others,
+        familywise=None if family is None else family.to_dict(),
     )
 
 

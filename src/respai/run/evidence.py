@@ -22,7 +22,6 @@ from respai.counts import Counts
 from respai.record.predicate import Predicate, TestRecord
 from respai.record.predicate import build_predicate as build_record
 from respai.results import Evaluation
-from respai.spec.parsed import FairnessSpec
 from respai.version import __version__
 
 __all__ = [
@@ -122,8 +121,8 @@ def build_predicate(
             "max_left_out": e.fairness.spec.max_left_out,
             "max_missing": e.fairness.spec.max_missing,
             "sources": dict(e.fairness.spec.sources),
-            # run-level family-wise control over the group rules (a policy's familywise:)
-            "familywise": _familywise(e.fairness.spec),
+            # run-level family-wise control over the run's tests (a policy's familywise:)
+            "familywise": None if e.familywise is None else dict(e.familywise),
             "score": e.score,
             "unit": e.fairness.spec.unit,
             "favorable": e.fairness.spec.favorable,
@@ -197,19 +196,3 @@ def run_fingerprints(e: Evaluation) -> dict[str, Any]:
     }
     out |= {k: dict(v) for k, v in (e.other_fingerprints or {}).items()}
     return out
-
-
-def _familywise(fs: FairnessSpec) -> dict[str, Any] | None:
-    """The run's family-wise control over its group rules, or ``None`` (each rule at alpha).
-
-    Its scope is the ``fairness.rules`` only: the battery's tests, the LL144 findings and
-    the paired tests keep their own levels.
-    """
-    if fs.familywise is None:
-        return None
-    return {
-        "method": fs.familywise,
-        "scope": "the run's group rules (fairness.rules)",
-        "rules": len(fs.rules),
-        "alpha_per_rule": float(fs.rule_alpha),
-    }

@@ -141,15 +141,22 @@ def run_rules(
     score: str | None = None,
     engine_name: str = "duckdb",
     count: CountPass | None = None,
+    family_size: int | None = None,
 ) -> FairnessResult:
     """Load, count and decide the declared rules of an already parsed spec.
 
     ``score`` asks the load for the AUC's rank sums too (used by the battery);
     ``engine_name`` names the engine of the count pass over a file
     (:data:`respai.engine.registry.ENGINES`);
-    ``count`` replaces the count pass (see :func:`respai.load.load_counts`).
+    ``count`` replaces the count pass (see :func:`respai.load.load_counts`);
+    ``family_size`` is the number of tests of the run's family under ``familywise:
+    bonferroni`` (:func:`respai.run.family.run_family`; the rules alone when omitted).
     """
     fairness = apply_policy(parsed.fairness, pol)
+    if family_size is not None and fairness.familywise is not None:
+        from dataclasses import replace
+
+        fairness = replace(fairness, family_size=family_size)
     if data is None:  # the spec's files, the self-identification file joined when declared
         data = open_inputs(parsed, engine_name=engine_name, score=score).decided
     loaded = load_counts(fairness, data, score=score, engine_name=engine_name, count=count)

@@ -217,23 +217,44 @@ class FairnessSpec:
             "good outcome)"
         )
 
-    #: run-level family-wise control over the rules: ``None`` (each rule at ``alpha``) or
-    #: ``"bonferroni"`` (each of the ``m`` rules at ``alpha / m``); set by a policy
+    #: run-level family-wise control: ``None`` (each test at ``alpha``) or ``"bonferroni"``
+    #: (each of the ``m`` tests of the family at ``alpha / m``); set by a policy
     familywise: str | None = None
+    #: how many verdict-deciding tests share ``alpha`` under ``familywise`` (set by the
+    #: runner of ``respai evaluate``, :func:`respai.run.family.run_family`); ``None``: the
+    #: family is the rules alone (``respai fairness`` decides nothing else)
+    family_size: int | None = None
+
+    @property
+    def family(self) -> int:
+        """How many tests share ``alpha`` (``m``): 1 without ``familywise: bonferroni``.
+
+        Examples
+        --------
+        >>> FairnessSpec(label="y", prediction="p", attributes={}).family
+        1
+        >>> FairnessSpec(
+        ...     label="y", prediction="p", attributes={}, familywise="bonferroni", family_size=7
+        ... ).family
+        7
+        """
+        if self.familywise != "bonferroni":
+            return 1
+        return max(1, len(self.rules) if self.family_size is None else self.family_size)
 
     @property
     def rule_alpha(self) -> Fraction:
-        """Each rule's share of alpha, exactly: ``alpha``, or ``alpha / m`` (Bonferroni).
+        """Each test's share of alpha, exactly: ``alpha``, or ``alpha / m`` (Bonferroni).
+
+        The share every member of the run's family is decided at: each group rule, and
+        under ``respai evaluate`` each battery test and paired comparison in the family.
 
         Examples
         --------
         >>> FairnessSpec(label="y", prediction="p", attributes={}).rule_alpha
         Fraction(1, 20)
         """
-        a = decimal(self.alpha)
-        if self.familywise == "bonferroni" and len(self.rules) > 1:
-            return a / len(self.rules)
-        return a
+        return decimal(self.alpha) / self.family
 
     @property
     def groupings(self) -> tuple[tuple[str, ...], ...]:
@@ -407,7 +428,7 @@ class Policy:
     max_left_out: float | None = None
     min_cell: int | None = None
     max_missing: float | None = None
-    #: run-level family-wise control over the group rules (``"bonferroni"``) or ``None``
+    #: run-level family-wise control over the run's tests (``"bonferroni"``) or ``None``
     familywise: str | None = None
     rules: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     tests: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)

@@ -1,12 +1,12 @@
 """Policy files: thresholds and overrides for one use of a spec, and applying them.
 
 A policy may set ``alpha``, ``max_left_out``, ``max_missing`` and ``min_cell`` for the whole
-file, ask for run-level family-wise control over the group rules (``familywise:
-bonferroni``), override a rule's threshold or its ``method`` by rule id (not its kind or
-side), and set a battery test's threshold or decision rule. :func:`apply_policy` returns
-the spec with the overrides applied and each threshold's source noted (``spec``,
-``default`` or ``policy <file> sha256:<hex>``), so the record says where every number
-came from.
+file, ask for run-level family-wise control over every verdict-deciding test of a run
+(``familywise: bonferroni``, :mod:`respai.run.family`), override a rule's threshold or
+its ``method`` by rule id (not its kind or side), and set a battery test's threshold or
+decision rule. :func:`apply_policy` returns the spec with the overrides applied and each
+threshold's source noted (``spec``, ``default`` or ``policy <file> sha256:<hex>``), so
+the record says where every number came from.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ _POLICY_KEYS = (
     "rules",
     "tests",
 )
-#: Run-level family-wise control over the group rules (``familywise:``).
+#: Run-level family-wise control over the run's verdict-deciding tests (``familywise:``).
 FAMILYWISE = ("none", "bonferroni")
 _RULE_OVERRIDES = (
     "max_group_gap",
@@ -154,15 +154,15 @@ def parse_policy(
 
 
 def _familywise(ctx: _Ctx, value: Any) -> str | None:
-    """``familywise:``: ``bonferroni`` (the rules share alpha), ``none`` or absent (``None``)."""
+    """``familywise:``: ``bonferroni`` (the run's tests share alpha), ``none`` or absent."""
     if value is None or value == "none":
         return None
     if value not in FAMILYWISE:
         raise ctx.fail(
             "familywise",
             f"'{value}' is not a family-wise control." + did_you_mean(str(value), FAMILYWISE),
-            "Use bonferroni (each of the run's m group rules decided at alpha / m, so any "
-            "wrong verdict among them has probability at most alpha) or none.",
+            "Use bonferroni (each of the run's m verdict-deciding tests decided at alpha / m, "
+            "so any wrong verdict among them has probability at most alpha) or none.",
         )
     return str(value)
 

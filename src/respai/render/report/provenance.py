@@ -88,6 +88,10 @@ def fingerprints_section(predicate: At, statement: At) -> str:
         )
         if settings.has("orientation"):  # records before engine 0.4 do not state it
             rows.append(("Favourable outcome", settings["orientation"].show("text")))
+        familywise = settings["familywise"]
+        if familywise.has("guarantee"):
+            # engine 0.4.0: the run's family (every verdict-deciding test) at alpha / m
+            rows.append(("Family-wise control", familywise["guarantee"].show("text")))
     subjects = ", ".join(s["name"].show("text0") for s in statement["subject"].elements())
     rows.append(("Statement subjects", subjects or "—"))
     rows.append(("Run identity", predicate.show("run_identity")))
