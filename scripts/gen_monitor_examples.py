@@ -107,7 +107,7 @@ def _drift(work: Path) -> dict[str, str]:
             "--out", f"page{month}",
         )  # fmt: skip
         if paged.returncode != (3 if month < 4 else 1):
-            raise SystemExit(f"unexpected exit {paged.returncode} of month {month}: {paged.stderr}")
+            raise SystemExit(f"unexpected exit {paged.returncode}, month {month}: {paged.stderr}")
     return {
         **_page_parts((work / "page6" / "report.html").read_text(encoding="utf-8")),
         "monitor-drift.yaml": DRIFT_SPEC,
