@@ -115,12 +115,6 @@ class BatteryBlock(Block):
             }
         return out
 
-    def owns(self, test_id: str) -> bool:
-        """Every test id no other block owns: the battery is a record's default home."""
-        from respai.blocks import blocks
-
-        return not any(b.owns(test_id) for b in blocks() if b is not self)
-
     def prepare(
         self, spec: Spec, policy: Policy | None, options: RunOptions
     ) -> LoadedModel | None:

@@ -1,4 +1,4 @@
-"""The seam for a spec's blocks: one object per block, and their registry.
+"""The seam for a spec's blocks and the kinds of test record: one object each, one registry.
 
 Every block of a spec registers one :class:`Block` in :data:`BLOCKS`, by the dotted name
 of the object, imported only when a spec uses the registry: the battery of
@@ -25,15 +25,21 @@ naming a block:
   :meth:`Block.to_json` under the block's name (an optional block's: the frame blocks'
   results are the document's ``tests`` and ``per_group``).
 
-The HTML report shows a block's test records like every other, named by their test ids
-(:attr:`Block.test_names`, merged by :func:`test_names`); the exports
-(:mod:`respai.export.outcomes`) give them the block's kind (:attr:`Block.kind`, found
-by :meth:`Block.owns`), its JUnit suite (:attr:`Block.suite`), its readable names and
-reasons (:meth:`Block.outcome_name`, :meth:`Block.outcome_reason`) and, in the CycloneDX
-BOM, its measured values (:meth:`Block.metrics`) and fairness assessments
-(:attr:`Block.assesses_fairness`).
+The record-facing part of a block is a :class:`RecordKind` (every :class:`Block` is
+one): a command with no spec key of its own (``respai monitor``, over the ``fairness:``
+block) registers only that part, in :data:`RECORD_KINDS`. Every test id has exactly one
+owner among :func:`record_kinds` (:func:`owner_of_test`; :data:`UNOWNED` when none).
+The HTML report names test records by their test ids (:attr:`RecordKind.test_names`,
+merged by :func:`test_names`); the exports (:mod:`respai.export.outcomes`) give them
+their owner's kind (:attr:`RecordKind.kind`, found by :meth:`RecordKind.owns`), its
+JUnit suite (:attr:`RecordKind.suite`), its readable names and reasons
+(:meth:`RecordKind.outcome_name`, :meth:`RecordKind.outcome_reason`) and, in the
+CycloneDX BOM, its measured values (:meth:`RecordKind.metrics`) and fairness assessments
+(:attr:`RecordKind.assesses_fairness`); the report adds each kind's own section
+(:meth:`RecordKind.report_section`, :meth:`RecordKind.script_values`).
 Adding a block touches its own package, one line of :data:`BLOCKS`, its tests and its
-docs page.
+docs page; adding a record kind that is no block, its own package and one line of
+:data:`RECORD_KINDS`.
 """
 
 from __future__ import annotations
@@ -59,17 +65,22 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BLOCKS",
+    "RECORD_KINDS",
+    "UNOWNED",
     "Block",
     "CaseColumns",
     "Metric",
     "ParseContext",
+    "RecordKind",
     "RecordParts",
     "RunContext",
     "RunOptions",
     "block_named",
-    "block_of_test",
     "blocks",
     "declared_blocks",
+    "owner_of_test",
+    "record_kind_named",
+    "record_kinds",
     "test_names",
 ]
 
@@ -80,6 +91,13 @@ BLOCKS: Mapping[str, str] = {
     "fairness": "respai.rules_block:BLOCK",
     "ll144": "respai.ll144.block:BLOCK",
     "paired": "respai.paired.block:BLOCK",
+}
+
+#: The kinds of test record written by a command that is not a spec block (it has no spec
+#: key of its own), by name: the dotted name of its :class:`RecordKind`. Listed after the
+#: blocks' kinds wherever the exports list kinds.
+RECORD_KINDS: Mapping[str, str] = {
+    "monitor": "respai.monitor.kind:RECORD_KIND",
 }
 
 
@@ -225,15 +243,19 @@ class RecordParts:
     caveats: list[str] = field(default_factory=list)
 
 
-class Block(ABC):
-    """One optional block of a spec: how it is parsed, planned, run, recorded and shown.
+class RecordKind:
+    """The record-facing part of a kind of test record: how the exports and the report show it.
 
-    A block's package subclasses this and registers one instance in :data:`BLOCKS`. The
-    abstract methods are required; the others are optional: their defaults read no file,
-    share no count pass, add no fingerprint, print nothing and name records by their test.
+    Every kind of test record a command writes has exactly one owner: a spec block (each
+    :class:`Block` is one) or a kind registered in :data:`RECORD_KINDS` because it is
+    written by a command with no spec key of its own (monitoring's ``monitor_rule``). The
+    exports (:mod:`respai.export.outcomes`, JUnit, CycloneDX, in-toto) and the report's
+    test names read only this part. A test id no registered kind owns (a record from
+    another engine version) is :data:`UNOWNED`'s: exported under its own id, in its own
+    ``respai.unknown`` suite, never filed under a block.
     """
 
-    #: The block's top-level key in a spec.
+    #: The kind's registry key (a spec block's top-level key).
     name: str = ""
     #: The kind of its outcomes in the exports (its name unless set).
     kind: str = ""
@@ -241,19 +263,90 @@ class Block(ABC):
     test_prefix: str = ""
     #: The JUnit suite its test records are cases of.
     suite: str = ""
-    #: The display name of each of its test ids (the report, the exports).
+    #: The display name of each of its test ids (the report, the exports); it owns them.
     test_names: Mapping[str, str] = MappingProxyType({})
     #: Whether its grouped test records are fairness assessments in a CycloneDX BOM.
     assesses_fairness: bool = False
+
+    @property
+    def outcome_kind(self) -> str:
+        """The kind of its outcomes: :attr:`kind`, or the kind's name."""
+        return self.kind or self.name
+
+    def owns(self, test_id: str) -> bool:
+        """Whether a test record with ``test_id`` is one of this kind's.
+
+        Its named test ids (:attr:`test_names`) and the ids starting with
+        :attr:`test_prefix` (when set); no kind claims the ids nobody else owns.
+        """
+        return test_id in self.test_names or (
+            bool(self.test_prefix) and test_id.startswith(self.test_prefix)
+        )
+
+    def metrics(self, record: Mapping[str, Any]) -> list[Metric]:
+        """The measured values of one of its test records in a metrics export (CycloneDX).
+
+        By default the record's value and interval, over the record's grouping.
+        """
+        grouping = record.get("grouping")
+        undefined = record.get("undefined_reason")
+        attrs = " × ".join(str(a) for a in grouping) if isinstance(grouping, list) else ""
+        return [
+            Metric(
+                str(record.get("test_id") or ""),
+                attrs or "overall",
+                record.get("value"),
+                interval=record.get("interval"),
+                undefined=undefined if isinstance(undefined, str) else "",
+            )
+        ]
+
+    def outcome_name(self, record: Mapping[str, Any]) -> str | None:
+        """A readable name of one of its test records in exports (``None``: the test's)."""
+        return None
+
+    def outcome_reason(self, record: Mapping[str, Any]) -> str | None:
+        """Why one of its test records has its verdict (``None``: the record's reason)."""
+        return None
+
+    def report_section(self, predicate: Any, tests: Sequence[Any]) -> str:
+        """Its section of the evidence report, before the tests table (none by default).
+
+        ``predicate`` is the record's predicate and ``tests`` its own test records, both
+        as :class:`respai.render.report.bind.At` values (every text bound to the record);
+        called only when the record holds some of its test records.
+        """
+        return ""
+
+    def script_values(self) -> Mapping[str, Any]:
+        """Values the report page's script reads for its section (merged into its tables)."""
+        return {}
+
+
+class _Unowned(RecordKind):
+    """The test ids no registered kind owns: shown by their own id, with generic values."""
+
+    name = "unknown"
+    suite = "respai.unknown"
+
+
+#: The kind of a test record whose id no registered kind owns (see :func:`owner_of_test`).
+UNOWNED: RecordKind = _Unowned()
+
+
+class Block(RecordKind, ABC):
+    """One block of a spec: how it is parsed, planned, run, recorded and shown.
+
+    A block's package subclasses this and registers one instance in :data:`BLOCKS`; its
+    record-facing part (kind, suite, names, metrics) is the :class:`RecordKind` it is. The
+    abstract methods are required; the others are optional: their defaults read no file,
+    share no count pass, add no fingerprint, print nothing and name records by their test.
+    """
+
     #: Whether it is one of the spec's frame blocks (``fairness:``, ``evaluation:``): parsed
     #: at its fixed place and kept in the spec's own fields rather than ``Spec.blocks``;
     #: its results are ``--json``'s ``tests`` and ``per_group``, not a document of its own.
     frame: bool = False
-
-    @property
-    def outcome_kind(self) -> str:
-        """The kind of its outcomes: :attr:`kind`, or the block's name."""
-        return self.kind or self.name
 
     def declared(self, spec: Spec) -> Any:
         """What the spec declares for this block, or ``None`` when the block does not run.
@@ -261,10 +354,6 @@ class Block(ABC):
         An optional block's parsed mapping (``spec.blocks[name]``) by default.
         """
         return spec.blocks.get(self.name)
-
-    def owns(self, test_id: str) -> bool:
-        """Whether a test record with ``test_id`` is one of this block's."""
-        return bool(self.test_prefix) and test_id.startswith(self.test_prefix)
 
     @abstractmethod
     def parse(self, raw: Any, ctx: ParseContext) -> Any:
@@ -326,32 +415,6 @@ class Block(ABC):
         """
         return None
 
-    def metrics(self, record: Mapping[str, Any]) -> list[Metric]:
-        """The measured values of one of its test records in a metrics export (CycloneDX).
-
-        By default the record's value and interval, over the record's grouping.
-        """
-        grouping = record.get("grouping")
-        undefined = record.get("undefined_reason")
-        attrs = " × ".join(str(a) for a in grouping) if isinstance(grouping, list) else ""
-        return [
-            Metric(
-                str(record.get("test_id") or ""),
-                attrs or "overall",
-                record.get("value"),
-                interval=record.get("interval"),
-                undefined=undefined if isinstance(undefined, str) else "",
-            )
-        ]
-
-    def outcome_name(self, record: Mapping[str, Any]) -> str | None:
-        """A readable name of one of its test records in exports (``None``: the test's)."""
-        return None
-
-    def outcome_reason(self, record: Mapping[str, Any]) -> str | None:
-        """Why one of its test records has its verdict (``None``: the record's reason)."""
-        return None
-
 
 @cache
 def block_named(name: str) -> Block:
@@ -362,24 +425,53 @@ def block_named(name: str) -> Block:
     KeyError
         When no block of that name is registered.
     """
-    module, _, attribute = BLOCKS[name].partition(":")
-    found = getattr(import_module(module), attribute)
+    found = _resolve(BLOCKS[name])
     if not isinstance(found, Block) or found.name != name:
         raise TypeError(f"{BLOCKS[name]} is not the Block named {name!r}")
     return found
 
 
+@cache
+def record_kind_named(name: str) -> RecordKind:
+    """The registered record kind whose key is ``name``: a block's, or a :data:`RECORD_KINDS`'.
+
+    Raises
+    ------
+    KeyError
+        When no kind of that name is registered.
+    """
+    if name in BLOCKS:
+        return block_named(name)
+    found = _resolve(RECORD_KINDS[name])
+    if not isinstance(found, RecordKind) or isinstance(found, Block) or found.name != name:
+        raise TypeError(f"{RECORD_KINDS[name]} is not the record kind named {name!r}")
+    return found
+
+
+def _resolve(dotted: str) -> object:
+    module, _, attribute = dotted.partition(":")
+    return getattr(import_module(module), attribute)
+
+
 def blocks() -> list[Block]:
-    """Every registered block, in :data:`BLOCKS` order."""
+    """Every registered spec block, in :data:`BLOCKS` order."""
     return [block_named(name) for name in BLOCKS]
 
 
+def record_kinds() -> list[RecordKind]:
+    """Every registered kind of test record: each block's, then :data:`RECORD_KINDS`'."""
+    return [*blocks(), *(record_kind_named(name) for name in RECORD_KINDS)]
+
+
 def test_names() -> dict[str, str]:
-    """The display name of every test id a record can carry, from every block's names."""
+    """The display name of every test id a record can carry, from every kind's names."""
     out: dict[str, str] = {}
-    for b in blocks():
-        out |= dict(b.test_names)
+    for k in record_kinds():
+        out |= dict(k.test_names)
     return out
+
+
+test_names.__test__ = False  # type: ignore[attr-defined]  # not a pytest test (doctest runs)
 
 
 def declared_blocks(spec: Spec) -> list[tuple[Block, Any]]:
@@ -387,8 +479,14 @@ def declared_blocks(spec: Spec) -> list[tuple[Block, Any]]:
     return [(b, found) for b in blocks() if (found := b.declared(spec)) is not None]
 
 
-def block_of_test(test_id: object) -> Block | None:
-    """The registered block a test record with ``test_id`` comes from, or ``None``."""
+def owner_of_test(test_id: object) -> RecordKind:
+    """The registered kind a test record with ``test_id`` is one of, else :data:`UNOWNED`.
+
+    Examples
+    --------
+    >>> owner_of_test("group_rule").name, owner_of_test("no_such_test").name
+    ('fairness', 'unknown')
+    """
     if not isinstance(test_id, str):
-        return None
-    return next((b for b in blocks() if b.owns(test_id)), None)
+        return UNOWNED
+    return next((k for k in record_kinds() if k.owns(test_id)), UNOWNED)

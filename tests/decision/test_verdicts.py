@@ -40,3 +40,17 @@ def test_below_line_is_exact() -> None:
     assert decision.below_line(Fraction(100, 300) / Fraction(125, 300), 0.8) is False
     assert decision.below_line(Fraction(79, 100), 0.8) is True
     assert decision.below_line(None, 0.8) is None
+
+
+@pytest.mark.parametrize("cumulative", list(Verdict))
+@pytest.mark.parametrize("alarm", [None, "a change was detected"])
+def test_a_monitored_rule_reads_the_worst_of_its_sequence_and_its_change_alarm(
+    cumulative: Verdict, alarm: str | None
+) -> None:
+    from respai.types import worst
+
+    verdict, reason = decision.with_change_alarm(cumulative, "cumulative", alarm_reason=alarm)
+    expected = worst([cumulative, *([Verdict.FAIL] if alarm else [])])
+    assert verdict is expected
+    # the cumulative reason unless the alarm alone made it a FAIL
+    assert reason == ("cumulative" if alarm is None or cumulative is Verdict.FAIL else alarm)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from decimal import Decimal, localcontext
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -18,6 +20,42 @@ from respai.monitor.sequence import confidence_sequence, log_martingale, widened
 def counts(draw: st.DrawFn) -> tuple[int, int]:
     n = draw(st.integers(min_value=1, max_value=5000))
     return draw(st.integers(min_value=0, max_value=n)), n
+
+
+def _exact_end(k: int, n: int, alpha: float, start: float) -> Decimal:
+    """The end of ``C_n`` nearest ``start``, to 50 digits, from the exact mixture.
+
+    With the Jeffreys mixture the Beta functions are exact rationals:
+    ``B(1/2 + k, 1/2 + m) / B(1/2, 1/2) = (2k)! (2m)! / (4^n k! m! n!)`` (``m = n - k``;
+    the two ``sqrt(pi)`` of each half-integer Gamma cancel against ``B(1/2, 1/2) = pi``),
+    so ``log M_n(p)`` is written here without scipy and evaluated in 60-digit decimals.
+    Newton's method from the float end converges (``log M`` is convex, one root on each
+    side of ``k / n``); the root is certified by the sign change around it.
+    """
+    m = n - k
+    ratio = Fraction(
+        math.factorial(2 * k) * math.factorial(2 * m),
+        4**n * math.factorial(k) * math.factorial(m) * math.factorial(n),
+    )
+    with localcontext() as ctx:
+        ctx.prec = 60
+        log_r = Decimal(ratio.numerator).ln() - Decimal(ratio.denominator).ln()
+        level = (1 / Decimal(repr(alpha))).ln()
+
+        def excess(q: Decimal) -> Decimal:
+            return log_r - k * q.ln() - m * (1 - q).ln() - level
+
+        p = Decimal(start)
+        for _ in range(12):
+            p -= excess(p) / (Decimal(m) / (1 - p) - Decimal(k) / p)
+        tiny = p * Decimal("1e-45")
+        assert excess(p - tiny) * excess(p + tiny) <= 0  # a root lies within 1e-45 of p
+        return p
+
+
+def _within_root_tolerance(end: float, exact: Decimal) -> bool:
+    """Whether ``end`` is within brentq's ``xtol`` (1e-13) plus ``rtol`` of ``exact``."""
+    return abs(Decimal(end) - exact) <= Decimal("1e-13") + Decimal(end) * Decimal("9e-16")
 
 
 @given(counts(), st.sampled_from([0.01, 0.05, 0.1]))
@@ -42,14 +80,32 @@ def test_ends_are_where_the_martingale_crosses_one_over_alpha(
     assert log_m(inside) < level
     for end, edge in ((iv.lo, 0.0), (iv.hi, 1.0)):
         if end == edge:
+            # no crossing above 1e-15 (below 1 - 1e-15): the end is the edge itself
+            assert log_m(1e-15 if edge == 0.0 else 1 - 1e-15) < level or k in (0, n)
             continue
-        # brentq stops within 1e-13 in p; near p = 0 the slope of log M is steep (~k / p)
-        assert log_m(end) == pytest.approx(level, abs=1e-5)
+        # The root finder's own tolerance is in p (brentq: xtol 1e-13 plus 4 ulp of p), so
+        # the end is checked in p against the exact root. A check of log M at the end is
+        # not the honest one: near p = 0 its slope is about k / p (1e8 at k = 1, n = 5000,
+        # alpha = 0.01, where the end is about 8e-9), so a 1e-13 step in p moves log M by
+        # 1e-5, which is why it once needed a tolerance of 1e-5.
+        assert _within_root_tolerance(end, _exact_end(k, n, alpha, end))
     # just outside the interval, the martingale is past the threshold
     if iv.lo > 1e-9:
         assert log_m(iv.lo * (1 - 1e-6)) > level - 1e-9
     if iv.hi < 1 - 1e-9:
         assert log_m(iv.hi + (1 - iv.hi) * 1e-6) > level - 1e-9
+
+
+@pytest.mark.parametrize(
+    ("k", "n", "alpha"),
+    [(1, 5000, 0.01), (1, 1, 0.05), (4999, 5000, 0.01), (2500, 5000, 0.05), (3, 10, 0.1)],
+)
+def test_the_ends_match_the_exact_roots_at_the_steep_corners(k: int, n: int, alpha: float) -> None:
+    """The cases where ``log M`` is steepest at an end (a single event in many cases)."""
+    iv = confidence_sequence(k, n, alpha)
+    for end in (iv.lo, iv.hi):
+        if 0.0 < end < 1.0:
+            assert _within_root_tolerance(end, _exact_end(k, n, alpha, end))
 
 
 def test_it_is_wider_than_a_fixed_sample_interval() -> None:

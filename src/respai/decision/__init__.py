@@ -24,7 +24,9 @@ once:
   :func:`spread_bounds`, :func:`ratio_bounds`, :func:`some_gap_above` and the other
   exact tests of a limit: :mod:`respai.decision.bounds`;
 - the verdict table (:func:`verdict_table`), what a small cell does to a spread verdict
-  (:func:`with_small_cells`), the sentence for groups over ``max_missing``
+  (:func:`with_small_cells`), a monitored rule's verdict from its cumulative verdict and
+  its change detector's alarm (:func:`with_change_alarm`), the sentence for groups over
+  ``max_missing``
   (:func:`missing_reason`) and the screening line's comparison (:func:`below_line`):
   :mod:`respai.decision.verdicts`.
 
@@ -114,7 +116,13 @@ from respai.decision.groups import (
     resolve_alpha,
     resolve_max_missing,
 )
-from respai.decision.verdicts import below_line, missing_reason, verdict_table, with_small_cells
+from respai.decision.verdicts import (
+    below_line,
+    missing_reason,
+    verdict_table,
+    with_change_alarm,
+    with_small_cells,
+)
 
 __all__ = [
     "DEFAULT_MAX_MISSING",
@@ -145,6 +153,7 @@ __all__ = [
     "some_ratio_below",
     "spread_bounds",
     "verdict_table",
+    "with_change_alarm",
     "with_small_cells",
     "worst_group_decided",
 ]

@@ -12,7 +12,13 @@ from respai import exact
 from respai.decision.groups import GroupRate
 from respai.types import Verdict
 
-__all__ = ["below_line", "missing_reason", "verdict_table", "with_small_cells"]
+__all__ = [
+    "below_line",
+    "missing_reason",
+    "verdict_table",
+    "with_change_alarm",
+    "with_small_cells",
+]
 
 
 # -- verdicts ---------------------------------------------------------------------------
@@ -77,6 +83,33 @@ def with_small_cells(verdict: Verdict, *, fail_stands: bool) -> Verdict:
     if verdict is Verdict.PASS:
         return Verdict.INSUFFICIENT_EVIDENCE
     return verdict
+
+
+def with_change_alarm(
+    cumulative: Verdict, reason: str, *, alarm_reason: str | None
+) -> tuple[Verdict, str]:
+    """A monitored rule's verdict at a look: the worst of its cumulative and change verdicts.
+
+    The cumulative verdict is the verdict table's over the stream's confidence sequences;
+    a change detector that has raised its alarm (at this look or an earlier one of the
+    stream) is a FAIL: its guarantee bounds a false alarm, as the sequences' level bounds
+    a wrong cumulative FAIL. So the verdict is FAIL once an alarm is raised, with the
+    alarm's reason, unless the cumulative verdict is a FAIL already (its reason, from the
+    cumulative bounds, is kept); with no alarm (``alarm_reason`` ``None``) the cumulative
+    verdict and reason stand.
+
+    Examples
+    --------
+    >>> with_change_alarm(Verdict.PASS, "within", alarm_reason=None)
+    (<Verdict.PASS: 'PASS'>, 'within')
+    >>> with_change_alarm(Verdict.INSUFFICIENT_EVIDENCE, "straddles", alarm_reason="change")
+    (<Verdict.FAIL: 'FAIL'>, 'change')
+    >>> with_change_alarm(Verdict.FAIL, "proven", alarm_reason="change")
+    (<Verdict.FAIL: 'FAIL'>, 'proven')
+    """
+    if alarm_reason is None or cumulative.severity >= Verdict.FAIL.severity:
+        return cumulative, reason
+    return Verdict.FAIL, alarm_reason
 
 
 def below_line(value: Fraction | None, line: float | Fraction) -> bool | None:

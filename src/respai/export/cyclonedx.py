@@ -36,7 +36,7 @@ import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from respai.blocks import block_of_test
+from respai.blocks import owner_of_test
 from respai.export.formats import json_document
 from respai.export.outcomes import orientation_facts, record_outcomes, run_start_settings
 from respai.record.reading import as_dict as _as_dict
@@ -125,8 +125,7 @@ def _fairness(predicate: Mapping[str, Any]) -> list[dict[str, str]]:
     for o in record_outcomes(predicate):
         rec = by_key.get(o.key, {})
         grouping = _as_list(rec.get("grouping"))
-        block = block_of_test(_text(rec.get("test_id")))
-        if block is None or not block.assesses_fairness or not grouping:
+        if not owner_of_test(rec.get("test_id")).assesses_fairness or not grouping:
             continue
         details = _as_dict(rec.get("details"))
         groups = [_text(_as_dict(g).get("group")) for g in _as_list(details.get("groups"))]
@@ -173,11 +172,7 @@ def cyclonedx_bom(
     for rec in _as_list(predicate.get("records")):
         if not isinstance(rec, Mapping) or rec.get("record_type") != "test":
             continue
-        test_id = _text(rec.get("test_id"))
-        block = block_of_test(test_id)
-        if block is None:
-            continue
-        for row in block.metrics(rec):  # the block's own measured values
+        for row in owner_of_test(rec.get("test_id")).metrics(rec):  # its kind's own values
             metrics.add(
                 row.kind,
                 row.slice,

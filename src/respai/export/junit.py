@@ -29,8 +29,6 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from respai.export.outcomes import (
-    MONITOR_KIND,
-    MONITOR_SUITE,
     Outcome,
     kinds,
     orientation_facts,
@@ -52,10 +50,10 @@ _NOT_XML = re.compile("[\ufffe\uffff\ud800-\udfff]")
 
 
 def _suite_names() -> dict[str, str]:
-    """The JUnit suite of each kind: the battery, the rules, each block's, the monitor's."""
-    from respai.blocks import blocks
+    """The JUnit suite of each kind (:func:`respai.blocks.record_kinds`, then the unowned)."""
+    from respai.blocks import UNOWNED, record_kinds
 
-    return {**{b.outcome_kind: b.suite for b in blocks()}, MONITOR_KIND: MONITOR_SUITE}
+    return {k.outcome_kind: k.suite for k in (*record_kinds(), UNOWNED)}
 
 
 def _clean(value: object, *, keep_newlines: bool = False) -> str:
@@ -125,13 +123,14 @@ def junit_xml(
     -------
     bytes
         UTF-8 XML with a declaration: ``<testsuites>``, one ``<testsuite>`` per kind
-        that has outcomes (``respai.battery``, ``respai.rules``, then each block's:
-        ``respai.ll144``, ``respai.paired``; ``respai.monitor`` for a monitoring run).
+        that has outcomes, each registered kind's suite (``respai.battery``,
+        ``respai.rules``, ``respai.ll144``, ``respai.paired``, ``respai.monitor``), then
+        ``respai.unknown`` for test ids no registered kind owns.
     """
     root = ET.Element("testsuites", {"name": _clean(name)})
     _counts(root, outcomes)
     suites = _suite_names()
-    for kind in (*kinds(), MONITOR_KIND):
+    for kind in kinds():
         cases = [o for o in outcomes if o.kind == kind]
         if not cases:
             continue

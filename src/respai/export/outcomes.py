@@ -5,10 +5,14 @@ the same list, drawn either from a verified record's predicate
 (:func:`record_outcomes`) or from the JSON of an unsigned ``respai fairness`` run
 (:func:`fairness_outcomes`), so the formats cannot disagree about what passed.
 
-Kinds: one per registered block (:data:`respai.blocks.BLOCKS`, :attr:`Block.kind
-<respai.blocks.Block.kind>`): ``battery`` (the RESPAI battery of ``evaluation:``), ``rule``
-(the group rules of ``fairness.rules``), ``ll144`` (one line per LL144 category; the law
-sets no pass mark, so these read MANUAL_REVIEW unless a policy gates them) and ``paired``.
+Kinds: one per registered kind of test record (:func:`respai.blocks.record_kinds`,
+:attr:`RecordKind.kind <respai.blocks.RecordKind.kind>`): each spec block's, ``battery``
+(the RESPAI battery of ``evaluation:``), ``rule`` (the group rules of ``fairness.rules``),
+``ll144`` (one line per LL144 category; the law sets no pass mark, so these read
+MANUAL_REVIEW unless a policy gates them) and ``paired``, then each kind written by a
+command that is no block (``monitor``); last ``unknown``, for a test id no registered
+kind owns (a record of another engine version), shown by its own id and never filed
+under a block (:data:`respai.blocks.UNOWNED`).
 """
 
 from __future__ import annotations
@@ -17,12 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from respai.monitor.export import MONITOR_KIND, MONITOR_SUITE, MONITOR_TEST
-from respai.monitor.export import outcome_name as monitor_outcome_name
-
 __all__ = [
-    "MONITOR_KIND",
-    "MONITOR_SUITE",
     "Outcome",
     "fairness_outcomes",
     "kinds",
@@ -37,17 +36,18 @@ __all__ = [
 def kinds() -> tuple[str, ...]:
     """The kinds of outcome, in the order the exports list them.
 
-    Each block's of :data:`respai.blocks.BLOCKS`, in its order: the battery, the group
-    rules, then the optional blocks.
+    Each registered kind's (:func:`respai.blocks.record_kinds`), in its order: the
+    battery, the group rules, the optional blocks, the kinds that are no block; then the
+    kind of the test ids no registered kind owns.
 
     Examples
     --------
     >>> kinds()
-    ('battery', 'rule', 'll144', 'paired')
+    ('battery', 'rule', 'll144', 'paired', 'monitor', 'unknown')
     """
-    from respai.blocks import blocks
+    from respai.blocks import UNOWNED, record_kinds
 
-    return tuple(b.outcome_kind for b in blocks())
+    return (*(k.outcome_kind for k in record_kinds()), UNOWNED.outcome_kind)
 
 
 def orientation_facts(settings: Any) -> dict[str, str]:
@@ -127,14 +127,12 @@ def outcome_kind(test_id: object) -> str:
     --------
     >>> outcome_kind("group_rule"), outcome_kind("ll144_impact_ratio"), outcome_kind("auc")
     ('rule', 'll144', 'battery')
+    >>> outcome_kind("no_such_test")
+    'unknown'
     """
-    from respai.blocks import block_of_test
+    from respai.blocks import owner_of_test
 
-    if test_id == MONITOR_TEST:
-        return MONITOR_KIND
-    block = block_of_test(test_id if isinstance(test_id, str) else "")
-    assert block is not None  # the battery owns every test id no other block owns
-    return block.outcome_kind
+    return owner_of_test(test_id).outcome_kind
 
 
 def _number(value: object) -> float | None:
@@ -148,13 +146,10 @@ def _text(value: object) -> str:
 
 
 def _name(rec: Mapping[str, Any]) -> str:
-    from respai.blocks import block_of_test, test_names
+    from respai.blocks import owner_of_test, test_names
 
     key = _text(rec.get("test_key"))
-    if rec.get("test_id") == MONITOR_TEST:
-        return monitor_outcome_name(rec)
-    block = block_of_test(_text(rec.get("test_id")))
-    named = None if block is None else block.outcome_name(rec)
+    named = owner_of_test(rec.get("test_id")).outcome_name(rec)
     if named is not None:
         return named
     name = test_names().get(_text(rec.get("test_id")), _text(rec.get("test_id")) or key)
@@ -177,21 +172,20 @@ def record_outcomes(predicate: Mapping[str, Any]) -> tuple[Outcome, ...]:
     tuple of Outcome
         One per ``test`` record; ``run_start`` and ``run_end`` are not outcomes.
     """
-    from respai.blocks import block_of_test
+    from respai.blocks import owner_of_test
 
     out = []
     records = predicate.get("records")
     for rec in records if isinstance(records, list) else ():
         if not isinstance(rec, Mapping) or rec.get("record_type") != "test":
             continue
-        kind = outcome_kind(rec.get("test_id"))
-        block = block_of_test(_text(rec.get("test_id")))
-        reason = (None if block is None else block.outcome_reason(rec)) or (
+        owner = owner_of_test(rec.get("test_id"))
+        reason = owner.outcome_reason(rec) or (
             _text(rec.get("reason")) or _text(rec.get("undefined_reason"))
         )
         out.append(
             Outcome(
-                kind=kind,
+                kind=owner.outcome_kind,
                 key=_text(rec.get("test_key")),
                 name=_name(rec),
                 verdict=_text(rec.get("verdict")),

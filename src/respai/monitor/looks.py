@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from respai.decision import is_small, max_gap_bounds, verdict_table
+from respai.decision import is_small, max_gap_bounds, verdict_table, with_change_alarm
 from respai.exact import decimal
 from respai.monitor import change as cd
 from respai.monitor.sequence import confidence_sequence, widened_sequence
@@ -490,9 +490,13 @@ def decide_looks(
             if rule.id not in alarms and any(d.alarm for d in shown):
                 alarms[rule.id] = batch.look
             change = ChangeLook(tuple(shown), spec.alpha, alarms.get(rule.id))
-            verdict = cumulative
-            if change.alarm_look is not None and cumulative is not Verdict.FAIL:
-                verdict, reason = Verdict.FAIL, _change_reason(rule, change, batch.look)
+            verdict, reason = with_change_alarm(
+                cumulative,
+                reason,
+                alarm_reason=None
+                if change.alarm_look is None
+                else _change_reason(rule, change, batch.look),
+            )
             windowed = (
                 None if window is None else _window(rule, spec, batches[: index + 1], window)
             )

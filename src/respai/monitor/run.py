@@ -160,8 +160,9 @@ def run_monitor(
         For a bad spec or batch, a batch already in the stream (at an earlier look, or
         given twice), or an earlier run of the stream that does not verify.
     """
+    from respai.monitor.criteria import monitor_criteria
     from respai.monitor.stream import choose_stream, earlier_looks, stream_runs
-    from respai.plan.criteria import monitor_criteria, plan_id
+    from respai.plan.criteria import plan_id
 
     parsed = spec if isinstance(spec, Spec) else load_spec(spec)
     pol = policy if isinstance(policy, Policy) or policy is None else load_policy(policy)

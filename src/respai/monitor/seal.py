@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from respai.monitor.change import CHANGE_METHOD, HORIZON, guarantee_text
+from respai.monitor.kind import TEST_ID
 from respai.monitor.looks import RuleLook
 from respai.monitor.run import MonitorResult
 from respai.monitor.sequence import CS_METHOD
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
 
 __all__ = ["monitor_output", "monitor_predicate", "seal_monitor"]
 
-TEST_ID = "monitor_rule"
 
 _METHOD = (
     f"{CS_METHOD}: time-uniform confidence sequence per group (Jeffreys mixture martingale, "

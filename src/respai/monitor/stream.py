@@ -1,7 +1,7 @@
 """A monitoring stream in the ledger: which runs belong to it, verified, and their batches.
 
 A stream is named by its **criteria**: the canonical JSON of what decides its looks
-(:func:`respai.plan.criteria.monitor_criteria`: the system, the columns, the groups, alpha
+(:func:`respai.monitor.criteria.monitor_criteria`: the system, the columns, the groups, alpha
 and every rule with its threshold, the policy applied), not the spec file's bytes. A
 comment or a reordered key in the spec continues the stream; a changed criterion starts
 another. A call whose criteria match a stream in the ledger continues the latest such

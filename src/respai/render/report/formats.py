@@ -582,9 +582,6 @@ def _with_dirty(code: object, _arg: str | None) -> str:
 
 # -- a monitoring run (respai.monitor records; respai/render/report/monitoring.py) --------
 
-#: The monitor's test id (``monitor_rule``), as :mod:`respai.monitor.export` names it.
-MONITOR_TEST = "monitor_rule"
-
 
 def _ints(value: object) -> list[int]:
     return [v for v in as_list(value) if _is_int(v)]

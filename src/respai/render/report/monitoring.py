@@ -38,13 +38,11 @@ from respai.render.escape import html_text
 from respai.render.report.bind import At, pointer
 from respai.render.report.chart import axis_domain, interval_pair
 from respai.render.report.fields import is_number
-from respai.render.report.formats import MONITOR_TEST
 from respai.render.report.verdict_words import badge
 
 __all__ = [
     "COLOURS",
     "MONITOR_ICONS",
-    "is_monitor",
     "monitoring_section",
     "series_offset",
 ]
@@ -71,11 +69,6 @@ MONITOR_ICONS = {
 _EARLIER_KEY = "open marks: looks from earlier runs of the stream"
 
 
-def is_monitor(predicate: At) -> bool:
-    """Whether the record is a monitoring run's (kind ``respai.monitor``)."""
-    return bool(predicate.get("kind") == "respai.monitor")
-
-
 def series_offset(j: int, groups: int) -> float:
     """How far right of its look group ``j``'s dot and bar are drawn (groups side by side)."""
     spacing = min(8.0, 36.0 / max(groups, 1))
@@ -87,14 +80,14 @@ def _rule_records(history: Sequence[At], tests: Sequence[At]) -> dict[str, list[
     rules: dict[str, list[At]] = {}
     for rec in tests:
         rule = rec["details"].get("rule")
-        if rec.get("test_id") == MONITOR_TEST and isinstance(rule, str):
+        if isinstance(rule, str):
             rules.setdefault(rule, []).append(rec)
     for rule, records in rules.items():
         stream = records[-1]["details"].get("stream")
-        earlier = [
+        earlier = [  # copies of the same kind of test (monitor_rule), rule and stream
             h
             for h in history
-            if h.get("test_id") == MONITOR_TEST
+            if h.get("test_id") == records[-1].get("test_id")
             and h["details"].get("rule") == rule
             and h["details"].get("stream") == stream
         ]
@@ -382,7 +375,8 @@ def monitoring_section(predicate: At, tests: Sequence[At]) -> str:
     predicate
         The record's predicate (a monitoring run's).
     tests
-        Its test records, in chain order.
+        Its ``monitor_rule`` test records, in chain order (the monitor's record kind,
+        :mod:`respai.monitor.kind`, calls this with its own records).
     """
     start = predicate["records"][0]
     monitor = start["monitor"]

@@ -15,12 +15,27 @@ from respai.render.report.controls import controls_section
 from respai.render.report.findings import findings_section
 from respai.render.report.group_table import group_tables
 from respai.render.report.header import page_header
-from respai.render.report.monitoring import is_monitor, monitoring_section
 from respai.render.report.provenance import chain_section, fingerprints_section
 from respai.render.report.results import result_section, results_table, tamper_index, tests_of
 from respai.render.report.verification import verification_box
 
-__all__ = ["page_body"]
+__all__ = ["kind_sections", "page_body"]
+
+
+def kind_sections(predicate: At, tests: list[At]) -> str:
+    """Each record kind's own section (:meth:`respai.blocks.RecordKind.report_section`).
+
+    In :func:`respai.blocks.record_kinds` order, each given its own test records; a kind
+    with none of them in the record adds nothing.
+    """
+    from respai.blocks import owner_of_test, record_kinds
+
+    out = []
+    for kind in record_kinds():
+        own = [t for t in tests if owner_of_test(t.get("test_id")) is kind]
+        if own:
+            out.append(kind.report_section(predicate, own))
+    return "".join(out)
 
 
 def page_body(envelope: Mapping[str, Any], has_key: bool, statement: Any = None) -> str:
@@ -66,7 +81,7 @@ def page_body(envelope: Mapping[str, Any], has_key: bool, statement: Any = None)
     return (
         page_header(predicate)
         + verification_box(has_key)
-        + (monitoring_section(predicate, tests) if is_monitor(predicate) else "")
+        + kind_sections(predicate, tests)
         + findings_section(tests)
         + '<h2 class="first" id="tests">Tests</h2>'
         '<p class="small muted">Values are estimates from the evaluation data; intervals '

@@ -14,10 +14,10 @@ from __future__ import annotations
 from functools import cache
 
 from respai.battery import TestId
-from respai.blocks import test_names
+from respai.blocks import record_kinds, test_names
 from respai.render.inline import embed_json
 from respai.render.report.chart import LEGEND_ICONS, icon_marks
-from respai.render.report.formats import FORMATS, FRAMEWORK_NAMES, MONITOR_TEST
+from respai.render.report.formats import FORMATS, FRAMEWORK_NAMES
 from respai.render.report.labels import ATTRIBUTES, LABELS, TAGS, TICK_LABELS
 from respai.render.report.monitoring import COLOURS, MONITOR_ICONS
 from respai.render.report.shell import shell_tables
@@ -46,7 +46,7 @@ def script_tables() -> str:
             **LEGEND_ICONS,
             **{k: icon_marks(v) for k, v in MONITOR_ICONS.items()},
         },
-        "monitorTest": MONITOR_TEST,
+        **{k: v for kind in record_kinds() for k, v in kind.script_values().items()},
         "seriesColours": COLOURS,
         "verdictSentences": VERDICT_SENTENCES,
         "frameworkNames": FRAMEWORK_NAMES,

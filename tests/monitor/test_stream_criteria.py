@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from tests.plan.helpers import SPEC, SPEC_REFORMATTED, write_spec
 
-from respai.plan.criteria import monitor_criteria, plan_id
+from respai.monitor.criteria import monitor_criteria
+from respai.plan.criteria import plan_id
 from respai.spec import apply_policy, load_policy, load_spec
 
 
