@@ -112,3 +112,86 @@ def test_an_edited_monitoring_page_is_not_verified(page: str, open_html: Any, ed
     opened = open_html(edited)
     verified, failed = opened.settled()
     assert (verified, failed) == ("false", "page_text"), opened.page.inner_text("#verify-summary")
+
+
+# -- a stream continued over six runs: the sixth run's page draws the whole stream ----------
+
+
+@pytest.fixture(scope="module")
+def stream_page(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The page of the sixth of six ``respai monitor`` calls, one month each, ledger kept."""
+    work = tmp_path_factory.mktemp("stream")
+    (work / "credit.yaml").write_text(SPEC, encoding="utf-8")
+    rng = random.Random(26)
+    for month in range(1, 7):
+        _month(work / f"month{month}.csv", month, rng)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("RESPAI_HOME", str(work / "keys"))
+        mp.delenv("RESPAI_KEY_PASSPHRASE", raising=False)
+        codes = [
+            main(
+                [
+                    "monitor",
+                    str(work / "credit.yaml"),
+                    str(work / f"month{m}.csv"),
+                    "--ledger",
+                    str(work / "ledger"),
+                    "--out",
+                    str(work / f"out{m}"),
+                ]
+            )
+            for m in range(1, 7)
+        ]
+    assert codes[-1] == 1 and codes[:3] == [3, 3, 3], codes
+    return (work / "out6" / "report.html").read_text(encoding="utf-8")
+
+
+def test_the_sixth_run_of_a_stream_draws_all_six_looks(stream_page: str, open_html: Any) -> None:
+    opened = open_html(stream_page)
+    assert opened.settled() == ("true", ""), opened.page.inner_text("#verify-summary")
+    text = opened.page.inner_text("main")
+    assert "This run holds look(s) 6 of the stream; look(s) 1–5 are from earlier runs" in text
+    assert "change detected at look 4" in text
+    assert opened.page.locator("table.looks tbody tr").count() == 6
+    assert opened.page.locator("table.looks tbody tr.earlier").count() == 5
+    assert text.count("from earlier run ") == 5
+    # two groups at each of six looks; the five earlier looks' dots are open
+    assert opened.page.locator("figure.chart > svg circle.point").count() == 12
+    assert opened.page.locator("figure.chart > svg circle.point.earlier").count() == 10
+    assert opened.page.locator("figure.chart > svg line.alarm").count() == 2
+
+
+def _edit_earlier_rate(html: str) -> str:
+    # look 2's (an earlier run's) batch rate of a group in the table, changed in its first digit
+    found = re.search(
+        r'(data-bind="/predicate/records/0/monitor/history/1/details/groups/0/batch" '
+        r'data-fmt="rate_iv">)0\.(\d)',
+        html,
+    )
+    assert found is not None
+    digit = str((int(found.group(2)) + 1) % 10)
+    return html[: found.start()] + found.group(1) + "0." + digit + html[found.end() :]
+
+
+def _own_look_marked_earlier(html: str) -> str:
+    # the sixth (own) look's dot drawn open, as if it were copied from an earlier run
+    found = re.search(r'<circle class="point s0" ', html)
+    assert found is not None
+    return html.replace(found.group(0), '<circle class="point s0 earlier" ', 1)
+
+
+def _drop_earlier_dot(html: str) -> str:
+    found = re.search(r'<circle class="point s1 earlier" [^>]*/>', html)
+    assert found is not None
+    return html.replace(found.group(0), "", 1)
+
+
+@pytest.mark.parametrize("edit", [_edit_earlier_rate, _own_look_marked_earlier, _drop_earlier_dot])
+def test_an_edited_earlier_look_is_not_verified(
+    stream_page: str, open_html: Any, edit: Any
+) -> None:
+    edited = edit(stream_page)
+    assert edited != stream_page
+    opened = open_html(edited)
+    verified, failed = opened.settled()
+    assert (verified, failed) == ("false", "page_text"), opened.page.inner_text("#verify-summary")

@@ -89,6 +89,7 @@ def variants(statement: dict[str, Any]) -> dict[str, dict[str, Any]]:
         r["details"]["groups"][0]["missing"] = 4
     tests[0]["details"]["change"]["detectors"][0].update(statistic=None, log_statistic=None)
     out["monitor-continued"] = s
+    out["monitor-history"] = monitor_with_history(out["monitor"])
     out["ll144"] = ll144_tests(statement, with_finding=True)
     out["ll144-no-finding"] = ll144_tests(statement, with_finding=False)
     return out
@@ -105,6 +106,24 @@ fairness:
     - {id: sel-gap, rate: selection, attribute: sex, max_group_gap: 0.1}
     - {id: sel-max, rate: selection, attribute: sex, worst_group: {max: 0.6}}
 """
+
+
+def monitor_with_history(statement: dict[str, Any]) -> dict[str, Any]:
+    """The monitoring run as the third of three runs: looks 1-2 copied into its history.
+
+    Its own looks become 3-5; the copies of looks 1 and 2 (as a continued stream's run
+    holds them in ``run_start.monitor.history``) are the original run's look 1 and 2.
+    """
+    from respai.monitor.ledger_check import history_entry
+
+    s = copy.deepcopy(statement)
+    p = s["predicate"]
+    tests = [r for r in p["records"] if r["record_type"] == "test"]
+    history = [history_entry(copy.deepcopy(r)) for r in tests if r["details"]["look"] <= 2]
+    for r in tests:
+        r["details"]["look"] += 2
+    p["records"][0]["monitor"].update(earlier_looks=2, new_looks=[3, 4, 5], history=history)
+    return s
 
 
 @cache

@@ -80,6 +80,7 @@ def test_the_site_holds_every_page_and_a_manifest_signed_over_every_file(
     )
     (stream,) = predicate["streams"]
     assert [r["run_id"] for r in stream["runs"]] == [predicate["runs"][3]["run_id"]]
+    assert stream["chart"] == stream["runs"][-1]  # the latest run's page draws it all
 
 
 def test_ll144_dates_say_where_they_come_from_and_the_period_follows_the_rule(
@@ -240,3 +241,30 @@ def test_a_signing_key_that_the_ledger_is_not_verified_with_is_refused(
     out = tmp_path / "site"
     assert main(["site", str(made / "book"), "-o", str(out), "--keys", str(keys)]) == 2
     assert not out.exists()
+
+
+def test_a_stream_links_to_its_latest_run_page_which_draws_the_whole_stream(
+    made: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    folder = tmp_path / "copy"
+    shutil.copytree(made, folder)
+    lines = (folder / "week1.csv").read_text(encoding="utf-8").splitlines()
+    (folder / "week2.csv").write_text("\n".join([lines[0], *lines[:0:-1]]) + "\n", "utf-8")
+    monkeypatch.chdir(folder)
+    monkeypatch.setenv("RESPAI_HOME", str(folder / "keys"))
+    args = ["monitor", "monitor.yaml", "week2.csv", "--ledger", "book"]
+    assert main(args) in (0, 1, 3, 4)
+    out = tmp_path / "site"
+    assert main(["site", str(folder / "book"), "-o", str(out)]) == 0
+    (stream,) = _statement(out)["predicate"]["streams"]
+    assert len(stream["runs"]) == 2 and stream["looks"] == 3
+    assert stream["chart"] == stream["runs"][1]
+    page = (out / stream["chart"]["page"]).read_text(encoding="utf-8")
+    assert (
+        page.count('<tr class="earlier" data-record="/predicate/records/0/monitor/history/') == 2
+    )
+    assert "from earlier run " + stream["runs"][0]["run_id"] in page
+    streams = (out / "streams.html").read_text(encoding="utf-8")
+    assert (
+        f'href="{stream["chart"]["page"]}" data-href="/predicate/streams/0/chart/page"' in streams
+    )

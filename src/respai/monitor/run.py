@@ -39,6 +39,9 @@ class MonitorResult:
     criteria_id: str
     new_stream: Mapping[str, Any] | None = None
     window: int | None = None
+    #: Per earlier look and rule, the copy of the test record that decided it, from the
+    #: ledger's verified runs (:class:`respai.monitor.stream.EarlierLooks`).
+    history: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def latest(self) -> Look:
@@ -158,7 +161,7 @@ def run_monitor(
         given twice), or an earlier run of the stream that does not verify.
     """
     from respai.monitor.criteria import monitor_criteria
-    from respai.monitor.stream import choose_stream, earlier_batches, stream_runs
+    from respai.monitor.stream import choose_stream, earlier_looks, stream_runs
     from respai.plan.criteria import plan_id
 
     parsed = spec if isinstance(spec, Spec) else load_spec(spec)
@@ -200,7 +203,8 @@ def run_monitor(
     runs = stream_runs(ledger)
     choice = choose_stream(runs, parsed.system.name, cid, new_stream)
     rule_ids = [r.id for r in fairness.rules]
-    earlier = earlier_batches(runs, choice.stream, cid, ring or KeyRing(()), rule_ids)
+    before = earlier_looks(runs, choice.stream, cid, ring or KeyRing(()), rule_ids)
+    earlier = list(before.batches)
     new: list[BatchCounts] = []
     prints: list[Mapping[str, Any]] = []
     for i, path in enumerate(batches):
@@ -221,6 +225,7 @@ def run_monitor(
         cid,
         choice.new_stream,
         window,
+        before.history,
     )
 
 

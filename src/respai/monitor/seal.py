@@ -143,6 +143,7 @@ def monitor_predicate(
                 "change_horizon": HORIZON,
                 "change_guarantee": guarantee_text(res.fairness.alpha),
                 "window": res.window,
+                "history": [dict(h) for h in res.history],
             },
         },
         tests=tests,
@@ -153,7 +154,8 @@ def monitor_predicate(
         claims={"states": _STATES, "does_not_state": _DOES_NOT_STATE},
         caveats=[
             "Each call's verdict is the latest look's; earlier looks are in earlier runs of "
-            "the stream in the ledger.",
+            "the stream in the ledger, and run_start.monitor.history copies each of them "
+            "from the record it names (respai verify --ledger checks every copy).",
         ],
     )
 

@@ -28,15 +28,18 @@ from pathlib import Path
 from typing import Any
 
 from respai.errors import InputError
+from respai.monitor.ledger_check import history_entry
 from respai.monitor.looks import BatchCounts
 from respai.record import KeyRing
 
 __all__ = [
     "KIND",
+    "EarlierLooks",
     "StreamChoice",
     "StreamRun",
     "choose_stream",
     "earlier_batches",
+    "earlier_looks",
     "stream_id",
     "stream_runs",
 ]
@@ -203,6 +206,20 @@ def _batch(entry: Any, where: str, rule_ids: Sequence[str]) -> BatchCounts:
     return BatchCounts(look, batch if isinstance(batch, dict) else {}, groups, left, total)
 
 
+@dataclass(frozen=True, slots=True)
+class EarlierLooks:
+    """The stream's looks already in the ledger, from verified runs only.
+
+    ``batches`` are each look's own counts, in look order; ``history`` is, per earlier
+    look and rule, a copy of the ``monitor_rule`` test record that decided it (the fields
+    of :data:`respai.monitor.ledger_check.HISTORY_FIELDS`), naming the run and record it
+    is copied from (:func:`respai.monitor.ledger_check.history_entry`).
+    """
+
+    batches: tuple[BatchCounts, ...]
+    history: tuple[Mapping[str, Any], ...]
+
+
 def earlier_batches(
     runs: Sequence[StreamRun],
     stream: str,
@@ -210,10 +227,22 @@ def earlier_batches(
     ring: KeyRing,
     rule_ids: Sequence[str],
 ) -> list[BatchCounts]:
-    """The stream's batches already in the ledger, in look order, from verified runs only.
+    """The stream's batches already in the ledger, in look order (see :func:`earlier_looks`)."""
+    return list(earlier_looks(runs, stream, criteria_id, ring, rule_ids).batches)
+
+
+def earlier_looks(
+    runs: Sequence[StreamRun],
+    stream: str,
+    criteria_id: str,
+    ring: KeyRing,
+    rule_ids: Sequence[str],
+) -> EarlierLooks:
+    """The stream's batches and decided looks already in the ledger, from verified runs only.
 
     ``runs`` are the ledger's monitoring runs (:func:`stream_runs`); those of ``stream``
-    named by criteria are read, and each must declare ``criteria_id``.
+    named by criteria are read, and each must declare ``criteria_id``. The looks' test
+    records are copied from the verified payload, never from the file as it claims.
 
     Raises
     ------
@@ -224,6 +253,7 @@ def earlier_batches(
     from respai.record.verify import verify_envelope
 
     found: list[BatchCounts] = []
+    history: list[Mapping[str, Any]] = []
     for run in runs:
         if run.stream != stream or run.criteria_id is None:
             continue
@@ -245,6 +275,7 @@ def earlier_batches(
             )
         verified = report.statement["predicate"]
         looks = verified.get("counts", {}).get("monitor", {}).get("looks", [])
+        added = set()
         for entry in looks:
             batch = _batch(entry, path.name, rule_ids)
             if batch.look != len(found) + 1:
@@ -254,7 +285,12 @@ def earlier_batches(
                     "Check the ledger with respai verify --ledger.",
                 )
             found.append(batch)
-    return found
+            added.add(batch.look)
+        for rec in verified.get("records", []):
+            copied = history_entry(rec)
+            if copied is not None and copied["look"] in added:
+                history.append(copied)
+    return EarlierLooks(tuple(found), tuple(history))
 
 
 def _claimed(envelope: Mapping[str, Any]) -> Mapping[str, Any] | None:

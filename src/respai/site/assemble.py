@@ -215,22 +215,27 @@ def build_site(
         for audit in audits
     ]
     by_file = {r.file: r for r in runs}
-    streams = [
-        {
-            "stream": s.stream,
-            "system": s.system,
-            "criteria_id": s.criteria_id,
-            "looks": s.looks,
-            "latest": s.latest,
-            "alarm_look": s.alarm_look,
-            "runs": [  # the stream names its runs by file
-                {"run_id": by_file[name].run_id, "page": page_of[by_file[name].run_id]}
-                for name in s.runs
-                if name in by_file
-            ],
-        }
-        for s in ledger_streams(ledger)
-    ]
+    streams = []
+    for s in ledger_streams(ledger):
+        stream_runs = [  # the stream names its runs by file
+            {"run_id": by_file[name].run_id, "page": page_of[by_file[name].run_id]}
+            for name in s.runs
+            if name in by_file
+        ]
+        streams.append(
+            {
+                "stream": s.stream,
+                "system": s.system,
+                "criteria_id": s.criteria_id,
+                "looks": s.looks,
+                "latest": s.latest,
+                "alarm_look": s.alarm_look,
+                # the latest run's page draws the whole stream from the earlier looks its
+                # record copies (run_start.monitor.history)
+                "chart": dict(stream_runs[-1]) if stream_runs else None,
+                "runs": stream_runs,
+            }
+        )
     comparisons = []
     last: dict[tuple[str, str], SiteRun] = {}
     for run in runs:

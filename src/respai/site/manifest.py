@@ -8,7 +8,8 @@ the site:
   file and its SHA-256, the run's page and that page's SHA-256);
 - ``ll144``: per LL144 audit, its dates with where each came from, the publication period
   and the findings (:func:`respai.site.dates.ll144_dates`);
-- ``streams``: the monitoring streams and their runs;
+- ``streams``: the monitoring streams, their runs and the run whose page draws the whole
+  stream (``chart``, the latest);
 - ``comparisons``: what :func:`respai.compare.compare_records` says about each two
   consecutive runs of the same system and kind;
 - ``ledger``: its origin and size, ``built`` (when the site was built) and ``key_id``.

@@ -116,6 +116,7 @@ LABELS: frozenset[str] = frozenset(
         "Looks",
         "Latest verdict",
         "Alarm at look",
+        "The whole stream",
         "Runs of the stream",
         "Date",
         "Source",
@@ -143,8 +144,11 @@ LABELS: frozenset[str] = frozenset(
         # streams and compare
         "No monitoring run in this ledger.",
         "No two runs of the same system and kind follow each other in this ledger.",
-        "Each run of a stream links to its own page, which draws the stream's rates and "
-        "confidence sequences per group and checks its signed record.",
+        "The whole stream links to its latest run's page, which draws every look of the "
+        "stream (the earlier ones from the copies its signed record holds): the batch "
+        "rates, the confidence sequences per group, the rule's limit and the look a "
+        "change was detected at. Each run of a stream links to its own page; every page "
+        "checks its signed record.",
         "Each comparison is what respai compare says about two consecutive runs of the "
         "same system and kind, as the site builder signed it.",
         " against ",

@@ -181,6 +181,7 @@ _STREAM_HEADS = (
     "Looks",
     "Latest verdict",
     "Alarm at look",
+    "The whole stream",
     "Runs of the stream",
 )
 
@@ -197,6 +198,11 @@ def streams_main(p: Page) -> str:
             + "</li>"
             for j in range(len(stream["runs"]))
         )
+        chart = (
+            p.link(f"{at}/chart/page", p.bound("code", f"{at}/chart/run_id"))
+            if stream.get("chart") is not None
+            else ""
+        )
         rows.append(
             f'<tr data-row="{at}">'
             + f"<td>{p.bound('code', f'{at}/stream')}</td>"
@@ -205,6 +211,7 @@ def streams_main(p: Page) -> str:
             + f"<td>{p.bound('span', f'{at}/looks', 'count')}</td>"
             + f"<td>{p.bound('strong', f'{at}/latest')}</td>"
             + f"<td>{p.bound('span', f'{at}/alarm_look', 'count')}</td>"
+            + f"<td>{chart}</td>"
             + f'<td><ul data-list="{at}/runs">{runs}</ul></td>'
             + "</tr>"
         )
@@ -212,8 +219,11 @@ def streams_main(p: Page) -> str:
         "" if streams else f'<p class="muted">{p.label("No monitoring run in this ledger.")}</p>'
     )
     note = (
-        "Each run of a stream links to its own page, which draws the stream's rates and "
-        "confidence sequences per group and checks its signed record."
+        "The whole stream links to its latest run's page, which draws every look of the "
+        "stream (the earlier ones from the copies its signed record holds): the batch "
+        "rates, the confidence sequences per group, the rule's limit and the look a "
+        "change was detected at. Each run of a stream links to its own page; every page "
+        "checks its signed record."
     )
     return (
         _head(p, "Monitoring streams")

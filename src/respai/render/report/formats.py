@@ -594,8 +594,18 @@ def _mon_looks(monitor: object, _arg: str | None) -> str:
     earlier = m.get("earlier_looks")
     text = f"This run holds look(s) {_span(looks)} of the stream"
     if isinstance(earlier, int) and not isinstance(earlier, bool) and earlier > 0:
+        if as_list(m.get("history")):
+            return text + (
+                f"; look(s) {_span([1, earlier])} are from earlier runs of it in the ledger, "
+                "drawn here from the copies of their records this run holds."
+            )
         return text + f"; look(s) {_span([1, earlier])} are in earlier runs of it in the ledger."
     return text + ", from its first batch."
+
+
+def _mon_from(run_id: object, _arg: str | None) -> str:
+    """Which earlier run a copied look is from (``from earlier run <run id>``)."""
+    return f"from earlier run {_str(run_id, '?')}"
 
 
 def _rate_iv(group: object, _arg: str | None) -> str:
@@ -760,6 +770,7 @@ FORMATS: Mapping[str, Format] = {
     "mon_scope": _mon_scope,
     "mon_guarantee": _mon_guarantee,
     "mon_looks": _mon_looks,
+    "mon_from": _mon_from,
     "rate_iv": _rate_iv,
     "mon_counts": _mon_counts,
     "mon_change": _mon_change,

@@ -196,6 +196,7 @@ LABELS = frozenset(
         "Monitoring stream",
         "Rule ",
         "bounds on the largest gap",
+        "open marks: looks from earlier runs of the stream",
         "largest gap",
         "look (one batch each)",
         "—",

@@ -1,7 +1,10 @@
 """The monitoring section of a ``respai monitor`` record's report: per rule a chart and a table.
 
-A monitoring run holds one ``monitor_rule`` test record per rule per look it added. For
-each rule the section draws, from those records only:
+A monitoring run holds one ``monitor_rule`` test record per rule per look it added, and in
+``run_start.monitor.history`` a copy of the test record of every earlier look of its
+stream, each naming the earlier run and record it is copied from (``respai verify
+--ledger`` checks each copy against its original). For each rule the section draws the
+whole stream, the earlier looks first, from those records only:
 
 - a **rates chart**: per group and look, the batch's own rate (a dot) with its one-off
   Clopper-Pearson interval (a bar), and the band of the cumulative rate's confidence
@@ -12,15 +15,19 @@ each rule the section draws, from those records only:
 - a **per-look table**: the batch counts, the batch rate with its interval, the
   cumulative rate with its sequence, the change statistics and the look's verdict.
 
+An earlier look's dots and bars are drawn open (class ``earlier``), and its table row
+names the run it is from.
+
 Every text is bound to the record (:mod:`respai.render.report.bind`), and every mark
 carries the JSON Pointer of the value it is drawn at: the SVG carries its scale
 (``data-series="lo hi y-bottom y-top first-look last-look x0 x1"``), a dot its value
 (``data-y``), a bar its two ends (``data-y1``, ``data-y2``), a band the ends at every look
 (``data-lo``, ``data-hi``), the limit line the threshold it is drawn at (``data-limit``)
 and the alarm line the alarm look (``data-alarm``). Each mark's look is the look of the
-test record its pointer is in. ``report_assets/bind.js`` checks every mark against the
-signed payload, that every batch of the rule is drawn, and that the limit and alarm lines
-are drawn where the record puts them.
+test record (or copied look) its pointer is in. ``report_assets/bind.js`` checks every
+mark against the signed payload, that every batch of the rule is drawn (the earlier looks'
+open, the run's own filled), and that the limit and alarm lines are drawn where the
+record puts them.
 """
 
 from __future__ import annotations
@@ -56,7 +63,10 @@ MONITOR_ICONS = {
     "gapband": '<polygon class="band gap" points="2,2 20,2 20,10 2,10"/>',
     "alarm": '<line class="alarm" x1="11" y1="0" x2="11" y2="12"/>',
     "hlimit": '<line class="limit" x1="1" y1="6" x2="21" y2="6"/>',
+    "earlier": '<circle class="point key-earlier" cx="11" cy="6" r="3.5"/>',
 }
+#: The legend's words for the open marks of looks copied from earlier runs.
+_EARLIER_KEY = "open marks: looks from earlier runs of the stream"
 
 
 def series_offset(j: int, groups: int) -> float:
@@ -65,13 +75,29 @@ def series_offset(j: int, groups: int) -> float:
     return (j - (groups - 1) / 2) * spacing
 
 
-def _rule_records(tests: Sequence[At]) -> dict[str, list[At]]:
+def _rule_records(history: Sequence[At], tests: Sequence[At]) -> dict[str, list[At]]:
+    """Per rule of the run's tests, its copied earlier looks, then its own looks."""
     rules: dict[str, list[At]] = {}
     for rec in tests:
         rule = rec["details"].get("rule")
         if isinstance(rule, str):
             rules.setdefault(rule, []).append(rec)
+    for rule, records in rules.items():
+        stream = records[-1]["details"].get("stream")
+        earlier = [  # copies of the same kind of test (monitor_rule), rule and stream
+            h
+            for h in history
+            if h.get("test_id") == records[-1].get("test_id")
+            and h["details"].get("rule") == rule
+            and h["details"].get("stream") == stream
+        ]
+        rules[rule] = earlier + records
     return rules
+
+
+def _earlier(rec: At) -> bool:
+    """Whether the look is a copy from an earlier run (in ``run_start.monitor.history``)."""
+    return "history" in rec.path
 
 
 def _looks(records: Sequence[At]) -> list[int]:
@@ -228,7 +254,7 @@ def _rates_chart(records: Sequence[At]) -> str:
         for j, g in enumerate(rec["details"]["groups"].elements()):
             batch = g["batch"]
             cx = frame.x(float(look)) + series_offset(j, groups)
-            cls = f"s{j % COLOURS}"
+            cls = f"s{j % COLOURS}" + (" earlier" if _earlier(rec) else "")
             pair = interval_pair(batch["interval"].value)
             if pair is not None:
                 parts.append(
@@ -245,6 +271,8 @@ def _rates_chart(records: Sequence[At]) -> str:
                 )
     parts.append("</svg>")
     legend = [(f"series{j % COLOURS}", names[j]["group"].show("short")) for j in range(groups)]
+    if any(_earlier(r) for r in records):
+        legend.append(("earlier", _EARLIER_KEY))
     if last["threshold"].get("comparison") in ("worst_max", "worst_min"):
         legend.append(("hlimit", last.show("mon_limit")))
     if is_number(last["details"]["change"].get("alarm_look")):
@@ -317,8 +345,11 @@ def _table(records: Sequence[At]) -> str:
         changed = ""
         if isinstance(d.get("changed_from"), str):
             changed = '<span class="small muted"> was ' + d["changed_from"].show() + "</span>"
+        if _earlier(rec):
+            changed += "<br>" + rec["from"]["run_id"].show("mon_from", cls="small muted")
+        earlier = ' class="earlier"' if _earlier(rec) else ""
         rows.append(
-            f'<tr data-record="{html_text(pointer(rec.path))}">'
+            f'<tr{earlier} data-record="{html_text(pointer(rec.path))}">'
             f'<td class="num">{d["look"].show("plain")}</td>'
             f"<td>{lines('short', None)}</td>"
             f'<td class="num">{lines("mon_counts", "batch")}</td>'
@@ -354,7 +385,8 @@ def monitoring_section(predicate: At, tests: Sequence[At]) -> str:
         f"<p>{monitor['stream'].show(cls='mono')} · {monitor.show('mon_looks')}</p>",
         f'<p class="small">{monitor.show("mon_guarantee")}</p>',
     ]
-    for records in _rule_records(tests).values():
+    history = monitor["history"].elements()
+    for records in _rule_records(history, tests).values():
         last = records[-1]
         out.append(f"<h3>Rule {last['details']['rule'].show()}</h3>")
         out.append(_rates_chart(records))

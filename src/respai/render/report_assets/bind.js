@@ -450,9 +450,13 @@ var RespaiBind = (function () {
     mon_looks: function (v) {
       var m = asDict(v), looks = ints(m.new_looks), earlier = m.earlier_looks;
       var text = "This run holds look(s) " + span(looks) + " of the stream";
-      if (isInt(earlier) && earlier > 0) return text + "; look(s) " + span([1, earlier]) + " are in earlier runs of it in the ledger.";
+      if (isInt(earlier) && earlier > 0) {
+        if (asList(m.history).length) return text + "; look(s) " + span([1, earlier]) + " are from earlier runs of it in the ledger, drawn here from the copies of their records this run holds.";
+        return text + "; look(s) " + span([1, earlier]) + " are in earlier runs of it in the ledger.";
+      }
       return text + ", from its first batch.";
     },
+    mon_from: function (v) { return "from earlier run " + str(v, "?"); },
     rate_iv: function (v) {
       var g = asDict(v);
       return isNumber(g.rate) ? fixed(g.rate) + " " + intervalText(g.interval) : "undefined";
@@ -865,7 +869,7 @@ var RespaiBind = (function () {
     main.querySelectorAll('[data-fmt="verdict"], [data-fmt="verdict_sentence"], [data-fmt="verdict_count"]').forEach(function (el) {
       var ptr = el.getAttribute("data-bind"), fmt = el.getAttribute("data-fmt");
       var inBanner = banner !== null && banner.contains(el);
-      var own = /^(\/predicate\/records\/(?:0|[1-9][0-9]*))\/verdict$/.exec(ptr || "");
+      var own = /^(\/predicate\/records\/(?:0|[1-9][0-9]*)(?:\/monitor\/history\/(?:0|[1-9][0-9]*))?)\/verdict$/.exec(ptr || "");
       var holder = el.closest("[data-record]");
       if (ptr === "/predicate/verdict" && inBanner && fmt !== "verdict_count") {
         if (fmt === "verdict") words += 1; else sentences += 1;
@@ -939,6 +943,12 @@ var RespaiBind = (function () {
     legend: function (el) { return el.tagName.toLowerCase() === "div" && !!el.parentNode && el.parentNode.tagName.toLowerCase() === "figcaption"; },
     key: function (el) { return el.tagName.toLowerCase() === "svg" || el.hasAttribute("data-bind"); },
     tampered: function (el) { return el.hasAttribute("data-tamper-target"); },
+    // a look copied from an earlier run: its row of a looks table, its marks in a chart
+    earlier: function (el) {
+      var t = el.tagName.toLowerCase();
+      if (t === "tr") return (el.getAttribute("data-record") || "").indexOf("/monitor/history/") >= 0 && !!el.closest("table.looks");
+      return el.namespaceURI === SVG && (t === "circle" || t === "line") && !!el.ownerSVGElement && isChart(el.ownerSVGElement);
+    },
   };
   var ARIA = {
     "aria-label": function (el, v) { return el.id === "verdict" && v === "verdict"; },
@@ -1084,27 +1094,39 @@ var RespaiBind = (function () {
       problems.push("a chart has no bound title, so what it draws cannot be checked");
       return;
     }
-    // the rule's records: every monitor_rule test of the title's rule, in chain order
+    // the rule's looks: the copies of its earlier looks (run_start.monitor.history), then
+    // every monitor_rule test of the title's rule, in chain order; each by its pointer
     var records = asList(asDict(asDict(statement).predicate).records), mine = [];
+    var start = asDict(records[0]);
+    if (start.record_type === "run_start") {
+      asList(asDict(start.monitor).history).forEach(function (h, k) {
+        var d = asDict(asDict(h).details);
+        if (asDict(h).test_id === T.monitorTest && d.rule === ownDetails.rule && d.stream === ownDetails.stream) mine.push("/predicate/records/0/monitor/history/" + k);
+      });
+    }
     records.forEach(function (r, i) {
       var d = asDict(asDict(r).details);
-      if (asDict(r).test_id === T.monitorTest && asDict(r).record_type === "test" && d.rule === ownDetails.rule) mine.push(i);
+      if (asDict(r).test_id === T.monitorTest && asDict(r).record_type === "test" && d.rule === ownDetails.rule) mine.push("/predicate/records/" + i);
     });
-    if ("/predicate/records/" + mine[mine.length - 1] !== own) problems.push("a chart's title is not its rule's latest look");
-    var lookList = mine.map(function (i) { return asDict(asDict(records[i]).details).look; }).filter(isInt);
+    function at(base) { return asDict(resolve(statement, base).value); }
+    function copied(base) { return base.indexOf("/monitor/history/") >= 0; }
+    if (mine[mine.length - 1] !== own) problems.push("a chart's title is not its rule's latest look");
+    var lookList = mine.map(function (b) { return asDict(at(b).details).look; }).filter(isInt);
     if (!lookList.length || first !== Math.min.apply(null, lookList) || last !== Math.max.apply(null, lookList)) {
       problems.push("a chart's axis does not run from its rule's first look to its last");
     }
     function recordOf(ptr) {
-      var m = /^\/predicate\/records\/(0|[1-9][0-9]*)\/details\//.exec(ptr || "");
-      return m && mine.indexOf(+m[1]) >= 0 ? +m[1] : null;
+      var m = /^(\/predicate\/records\/(?:0|[1-9][0-9]*)(?:\/monitor\/history\/(?:0|[1-9][0-9]*))?)\/details\//.exec(ptr || "");
+      return m && mine.indexOf(m[1]) >= 0 ? m[1] : null;
     }
-    function lookOf(ptr) { var i = recordOf(ptr); return i === null ? null : asDict(asDict(records[i]).details).look; }
+    function lookOf(ptr) { var b = recordOf(ptr); return b === null ? null : asDict(at(b).details).look; }
     // a group's marks: its colour and its offset beside the look, from its index
     function groupOf(ptr) {
-      var m = /^\/predicate\/records\/(?:0|[1-9][0-9]*)\/details\/groups\/(0|[1-9][0-9]*)\/batch\/(?:rate|interval\/(?:lo|hi))$/.exec(ptr || "");
+      var m = /^\/predicate\/records\/(?:0|[1-9][0-9]*)(?:\/monitor\/history\/(?:0|[1-9][0-9]*))?\/details\/groups\/(0|[1-9][0-9]*)\/batch\/(?:rate|interval\/(?:lo|hi))$/.exec(ptr || "");
       return m ? +m[1] : null;
     }
+    // an earlier look's marks are open (class earlier), and only an earlier look's
+    function marked(el, ptr) { return el.classList.contains("earlier") === copied(recordOf(ptr) || ""); }
     var groupCount = asList(ownDetails.groups).length;
     function offset(j) { var spacing = Math.min(8, 36 / Math.max(groupCount, 1)); return (j - (groupCount - 1) / 2) * spacing; }
     function coloured(el, j) { return el.classList.contains("s" + (j % T.seriesColours)); }
@@ -1120,6 +1142,7 @@ var RespaiBind = (function () {
         if (!near(el.getAttribute("cx"), xOf(look) + offset(j)) || !near(el.getAttribute("cy"), yOf(v)) || !coloured(el, j)) {
           problems.push("a chart draws the dot of " + where(ptr) + " away from its look " + look + " and value " + fixed(v));
         }
+        if (!marked(el, ptr)) problems.push("a chart marks the dot of " + where(ptr) + (copied(recordOf(ptr)) ? " as this run's own look, but it is copied from an earlier run" : " as from an earlier run, but it is this run's own look"));
         dots[ptr] = true;
       } else if (tag === "line" && cls.contains("bar")) {
         var p1 = el.getAttribute("data-y1"), p2 = el.getAttribute("data-y2"), a = valueAt(p1), b = valueAt(p2);
@@ -1130,6 +1153,7 @@ var RespaiBind = (function () {
         if (!near(el.getAttribute("x1"), bx) || !near(el.getAttribute("x2"), bx) || !near(el.getAttribute("y1"), yOf(a)) || !near(el.getAttribute("y2"), yOf(b)) || !coloured(el, j2)) {
           problems.push("a chart draws the interval of " + where(p1.replace(/\/interval\/lo$/, "")) + " away from [" + fixed(a) + ", " + fixed(b) + "]");
         }
+        if (!marked(el, p1)) problems.push("a chart marks the interval of " + where(p1.replace(/\/interval\/lo$/, "")) + " unlike where its look comes from");
       } else if (tag === "polygon") {
         bandProblems(el);
       } else if (tag === "line" && cls.contains("limit")) {
@@ -1175,16 +1199,16 @@ var RespaiBind = (function () {
       }
       if (!ok || (!gap && !coloured(el, band))) { problems.push("a chart draws a band that is not bound to its rule's intervals"); return; }
       // the band runs through every look of the rule that has the interval
-      var want = mine.filter(function (i) {
-        var d = asDict(asDict(records[i]).details), iv = gap ? asDict(d.gap_bounds) : asDict(asDict(asList(d.groups)[band]).interval);
+      var want = mine.filter(function (b) {
+        var d = asDict(at(b).details), iv = gap ? asDict(d.gap_bounds) : asDict(asDict(asList(d.groups)[band]).interval);
         return isNumber(iv.lo) && isNumber(iv.hi);
-      }).map(function (i) { return "/predicate/records/" + i + (gap ? "/details/gap_bounds/lo" : "/details/groups/" + band + "/interval/lo"); });
+      }).map(function (b) { return b + (gap ? "/details/gap_bounds/lo" : "/details/groups/" + band + "/interval/lo"); });
       if (JSON.stringify(want) !== JSON.stringify(los)) problems.push("a chart's band leaves out a look of its rule");
     }
     if (wantRates) {
-      mine.forEach(function (i) {
-        asList(asDict(asDict(records[i]).details).groups).forEach(function (g, j) {
-          var ptr = "/predicate/records/" + i + "/details/groups/" + j + "/batch/rate";
+      mine.forEach(function (b) {
+        asList(asDict(at(b).details).groups).forEach(function (g, j) {
+          var ptr = b + "/details/groups/" + j + "/batch/rate";
           if (isNumber(asDict(asDict(g).batch).rate) && dots[ptr] !== true) problems.push("a chart leaves out the batch of " + where(ptr.replace(/\/batch\/rate$/, "")));
         });
       });
