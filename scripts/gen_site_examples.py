@@ -1,7 +1,8 @@
 """Regenerate the ``respai site`` examples shown in docs/commands/site.md from a real run.
 
 Builds a ledger of five runs (evaluate, plan, ll144 --out, monitor, evaluate again) on
-generated data (fixed seed), then writes ``docs/examples/site-help.txt``, ``site.txt``
+the generated data of the site's tests (``tests/site_ledger.py``, fixed seed), then
+writes ``docs/examples/site-help.txt``, ``site.txt``
 (what ``respai site`` prints, and the folder it wrote), ``site-ll144.json`` (the LL144
 entry of the signed manifest) and ``site-refused.txt`` (a ledger with an edited run:
 exit 1, nothing written). What changes from run to run (times, run ids, the key, the
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import json
-import random
 import re
 import shutil
 import sys
@@ -23,63 +23,9 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from examples_kit import run_respai, write_or_check
-
-SPEC = """\
-system: {name: screener, version: "1"}
-data:
-  cases: cases.csv
-  id: id
-  source: test
-  explanation: generated applicants for the example
-fairness:
-  label: y
-  prediction: p
-  attributes: {sex: [Female, Male], race: [White, Black or African American]}
-  rules:
-    - {id: fnr-by-sex, rate: false_negative, attribute: sex, max_group_gap: 0.2}
-"""
-LL144 = """\
-ll144:
-  kind: selection
-  selected: p
-  sex: sex
-  race: race
-  audit_date: 2026-11-30
-  distribution_date: 2026-12-01
-"""
-MONITOR = """\
-system: {name: screener, version: "1"}
-fairness:
-  label: y
-  prediction: p
-  attributes: {sex: [Female, Male]}
-  rules:
-    - {id: gap, rate: selection, attribute: sex, max_group_gap: 0.3}
-"""
-
-
-def _inputs(work: Path) -> None:
-    rng = random.Random(11)
-    rows = ["id,y,p,sex,race"]
-    for i in range(400):
-        y = rng.randint(0, 1)
-        p = y if rng.random() < 0.8 else 1 - y
-        sex = rng.choice(["Female", "Male"])
-        race = rng.choice(["White", "Black or African American"])
-        rows.append(f"c{i},{y},{p},{sex},{race}")
-    (work / "cases.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    for week in (0, 1):
-        batch = ["y,p,sex"]
-        for _ in range(150):
-            y = rng.randint(0, 1)
-            p = y if rng.random() < 0.8 else 1 - y
-            batch.append(f"{y},{p},{rng.choice(['Female', 'Male'])}")
-        (work / f"week{week}.csv").write_text("\n".join(batch) + "\n", encoding="utf-8")
-    (work / "spec.yaml").write_text(SPEC, encoding="utf-8")
-    (work / "ll144.yaml").write_text(SPEC + LL144, encoding="utf-8")
-    (work / "monitor.yaml").write_text(MONITOR, encoding="utf-8")
-
+from tests.site_ledger import write_inputs  # the same ledger inputs as the site's tests
 
 _STAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z")
 
@@ -105,7 +51,7 @@ def generate() -> dict[str, str]:
     """The example files' contents, from runs in a temporary folder."""
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        _inputs(work)
+        write_inputs(work)
         runs = [
             ("evaluate", "spec.yaml", "--out", "ev", "--ledger", "book", "--quiet"),
             ("plan", "spec.yaml", "--ledger", "book"),
