@@ -127,6 +127,59 @@ def _is_binary(c: ColumnSummary) -> bool:
     return False
 
 
+#: Spellings of a two-valued text column read as 1 (yes, the good or named outcome) ...
+_ONE_WORDS = frozenset(
+    (
+        *("yes", "y", "true", "approved", "approve", "accepted", "accept", "hired", "hire"),
+        *("admitted", "admit", "granted", "grant", "selected", "select", "pass", "passed"),
+        *("positive", "pos", "success", "good", "repaid", "paid", ">50k", "offer", "offered"),
+        *("advanced", "advance"),
+    )
+)
+#: ... and as 0; a pair with neither is mapped in sorted order, for the user to check
+_ZERO_WORDS = frozenset(
+    (
+        *("no", "n", "false", "declined", "decline", "rejected", "reject", "denied", "deny"),
+        *("refused", "refuse", "fail", "failed", "negative", "neg", "failure", "bad"),
+        *("defaulted", "default", "<=50k", "none"),
+    )
+)
+
+
+def _two_values(c: ColumnSummary) -> tuple[str, str] | None:
+    """The two spellings of a text column that holds exactly two values (not 0 and 1)."""
+    if c.kind != TEXT or c.values is None or len(c.values) != 2 or _is_binary(c):
+        return None
+    a, b = sorted(str(v) for v, _ in c.values)
+    return a, b
+
+
+def _text_map(values: tuple[str, str]) -> tuple[dict[str, int], bool]:
+    """The ``label_map`` drafted for two spellings, and whether the words decided it.
+
+    Examples
+    --------
+    >>> _text_map(("no", "yes"))
+    ({'no': 0, 'yes': 1}, True)
+    >>> _text_map(("Defaulted", "Repaid"))
+    ({'Defaulted': 0, 'Repaid': 1}, True)
+    >>> _text_map(("A", "B"))
+    ({'A': 0, 'B': 1}, False)
+    """
+    a, b = values
+    one = [v for v in values if v.strip().lower() in _ONE_WORDS]
+    zero = [v for v in values if v.strip().lower() in _ZERO_WORDS]
+    if len(one) == 1 and one[0] not in zero:
+        other = b if one[0] == a else a
+        if other not in one:
+            return {other: 0, one[0]: 1}, True
+    if len(zero) == 1 and zero[0] not in one:
+        other = b if zero[0] == a else a
+        if other not in zero:
+            return {zero[0]: 0, other: 1}, True
+    return {a: 0, b: 1}, False
+
+
 def _is_score(c: ColumnSummary) -> bool:
     """A number column in [0, 1] with values between 0 and 1, not only 0 and 1."""
     return (
@@ -294,7 +347,20 @@ def draft_from_summary(summary: FileSummary, *, cases: str, name: str, unit: str
             f"{where} has a header but no rows, so nothing can be drafted from its values.",
             "Point respai init at a file with the decided cases in it.",
         )
+    # 0/1 columns first; then text columns of exactly two values, read through a map
     binary = [c for c in summary.columns if _is_binary(c)]
+    # (only when the words say which is yes, or the name says label or prediction: a
+    # two-valued group column such as F/M is no outcome)
+    binary += [
+        c
+        for c in summary.columns
+        if (pair := _two_values(c)) is not None
+        and (
+            _text_map(pair)[1]
+            or _name_rank(c.name, LABEL_NAMES) is not None
+            or _name_rank(c.name, PREDICTION_NAMES) is not None
+        )
+    ]
     checks: list[str] = []
     label, by_name = _pick(binary, LABEL_NAMES)
     if label is None or len(binary) < 2:
@@ -306,18 +372,25 @@ def draft_from_summary(summary: FileSummary, *, cases: str, name: str, unit: str
             else ""
         )
         raise InputError(
-            f"{where}: a fairness spec needs two columns holding only 0 and 1, the label "
-            f"(the true outcome) and the prediction (the decision); found {shown}.{only}",
+            f"{where}: a fairness spec needs two columns holding only 0 and 1 (or two text "
+            f"values, such as yes and no), the label (the true outcome) and the prediction "
+            f"(the decision); found {shown}.{only}",
             "Export the label and the decision as 0/1 columns (or write the spec by hand "
             "with label_map and prediction_map for other spellings).",
         )
     if not by_name:
-        checks.append("label: no 0/1 column is named like a label; the first one was taken")
+        checks.append("label: no two-valued column is named like a label; the first was taken")
     rest = [c for c in binary if c is not label]
     prediction, by_name = _pick(rest, PREDICTION_NAMES)
     assert prediction is not None
     if not by_name:
-        checks.append("prediction: no 0/1 column is named like a prediction; the next was taken")
+        checks.append(
+            "prediction: no two-valued column is named like a prediction; the next was taken"
+        )
+    maps = {
+        c.name: _column_map(c, role, checks)
+        for c, role in ((label, "label"), (prediction, "prediction"))
+    }
     adverse = [c for c in (label.name, prediction.name) if set(_words(c)) & set(ADVERSE_WORDS)]
     favorable = 0 if adverse else 1
     if adverse:
@@ -351,7 +424,7 @@ def draft_from_summary(summary: FileSummary, *, cases: str, name: str, unit: str
             "Add the group column (e.g. sex or age band as text) to the export, or write "
             "the attributes by hand.",
         )
-    tests, left_out = supported_tests(label, favorable, score is not None)
+    tests, left_out = supported_tests(label, favorable, score is not None, maps[label.name])
     lines = _header(summary, checks)
     lines += _system_lines(name)
     lines.append("fairness:")
@@ -361,7 +434,12 @@ def draft_from_summary(summary: FileSummary, *, cases: str, name: str, unit: str
     lines += _dump("label", label.name, 2)
     lines.append("  # the system's decision, 0/1 (an empty cell is 'no prediction')")
     lines += _dump("prediction", prediction.name, 2)
-    lines += _favorable_lines(favorable, label, adverse[0] if adverse else None)
+    for key, column in (("label_map", label), ("prediction_map", prediction)):
+        mapped = maps[column.name]
+        if mapped is not None:
+            lines.append(f"  # how the text of {_comment_text(repr(column.name))} reads as 0/1")
+            lines += _dump(key, mapped, 2)
+    lines += _favorable_lines(favorable, label, adverse[0] if adverse else None, maps[label.name])
     if score is not None:
         lines.append("  # the score the decision came from, in [0, 1] (calibration, AUC)")
         lines += _dump("probability", score.name, 2)
@@ -423,17 +501,40 @@ def draft_from_summary(summary: FileSummary, *, cases: str, name: str, unit: str
     )
 
 
-def _label_counts(label: ColumnSummary) -> dict[int, int]:
+def _column_map(c: ColumnSummary, role: str, checks: list[str]) -> dict[str, int] | None:
+    """The drafted ``label_map``/``prediction_map`` of a two-valued text column, or None."""
+    values = _two_values(c)
+    if values is None:
+        return None
+    mapped, decided = _text_map(values)
+    one = next(v for v, n in mapped.items() if n == 1)
+    if not decided:
+        checks.append(
+            f"{role}_map: neither {values[0]!r} nor {values[1]!r} reads as yes or no; "
+            f"{one!r} was mapped to 1: check it"
+        )
+    return mapped
+
+
+def _label_counts(label: ColumnSummary, mapped: dict[str, int] | None = None) -> dict[int, int]:
     """How many cases the label column holds of 0 and of 1 (from its summary's values)."""
     out = {0: 0, 1: 0}
     for value, n in label.values or ():
-        out[int(float(str(value).strip()))] += n
+        if mapped is not None:
+            out[mapped[str(value)]] += n
+        else:
+            out[int(float(str(value).strip()))] += n
     return out
 
 
-def _favorable_lines(favorable: int, label: ColumnSummary, adverse: str | None) -> list[str]:
+def _favorable_lines(
+    favorable: int,
+    label: ColumnSummary,
+    adverse: str | None,
+    mapped: dict[str, int] | None = None,
+) -> list[str]:
     """The drafted ``favorable:``: the label's values, which one was chosen and why."""
-    counts = _label_counts(label)
+    counts = _label_counts(label, mapped)
     held = ", ".join(f"{v} ({n:,} cases)" for v, n in counts.items() if n) or "no value"
     if adverse is not None:
         why = f"0, as {adverse!r} reads as an outcome adverse to the person"
@@ -475,7 +576,10 @@ def _system_lines(name: str) -> list[str]:
 
 
 def supported_tests(
-    label: ColumnSummary, favorable: int, has_score: bool
+    label: ColumnSummary,
+    favorable: int,
+    has_score: bool,
+    mapped: dict[str, int] | None = None,
 ) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
     """The battery tests a file supports, and each test left out with why.
 
@@ -487,7 +591,7 @@ def supported_tests(
     """
     from respai.battery import BATTERY, TestId
 
-    counts = _label_counts(label)
+    counts = _label_counts(label, mapped)
     out: dict[str, str] = {
         TestId.PERTURBATION_STABILITY: (
             "needs the model (evaluation.model, features); a data file has none"

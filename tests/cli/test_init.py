@@ -6,6 +6,7 @@ module (or json), never against respai's own summary.
 
 from __future__ import annotations
 
+import base64
 import csv
 import json
 import random
@@ -508,3 +509,71 @@ def test_too_many_files_is_a_usage_error(
     assert main(["init", "--ll144", str(data), str(data), str(data)]) == 2
     assert "takes two files" in capsys.readouterr().err
     assert not (tmp_path / "s.yaml").exists()
+
+
+def _text_outcomes(path: Path, label: tuple[str, str], decision: tuple[str, str]) -> None:
+    """400 cases: a text label and decision (each pair is (read as 0, read as 1)), sex F/M."""
+    rng = random.Random(29)
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["status", "decision", "sex"])
+        for _ in range(400):
+            y = int(rng.random() < 0.6)
+            p = y if rng.random() < 0.85 else 1 - y
+            w.writerow([label[y], decision[p], rng.choice("FM")])
+
+
+@pytest.mark.parametrize(
+    ("label", "decision"),
+    [
+        (("no", "yes"), ("No", "Yes")),
+        (("Defaulted", "Repaid"), ("decline", "approve")),
+        (("rejected", "hired"), ("FALSE", "TRUE")),
+    ],
+)
+def test_text_outcomes_are_drafted_with_their_maps_and_run(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    label: tuple[str, str],
+    decision: tuple[str, str],
+) -> None:
+    data = tmp_path / "cases.csv"
+    _text_outcomes(data, label, decision)
+    spec = tmp_path / "spec.yaml"
+    draft = draft_spec(data, spec)
+    assert (draft.label, draft.prediction, draft.attributes) == ("status", "decision", ("sex",))
+    assert not any("_map" in c for c in draft.checks)  # the words decided both maps
+    spec.write_text(draft.text, encoding="utf-8")
+    loaded = load_spec(spec).fairness
+    assert loaded is not None
+    assert loaded.label_map == {label[0]: 0, label[1]: 1}
+    assert loaded.prediction_map == {decision[0]: 0, decision[1]: 1}
+    # the run's counts are the csv module's count of the spellings read as 1
+    monkeypatch.setenv("RESPAI_HOME", str(tmp_path / "keys"))
+    out = tmp_path / "out"
+    assert main(["evaluate", str(spec), "--no-ledger", "--out", str(out)]) in (0, 1, 3)
+    envelope = json.loads((out / "record.json").read_text())
+    predicate = json.loads(base64.b64decode(envelope["payload"]))["predicate"]
+    start = next(r for r in predicate["records"] if r["record_type"] == "run_start")
+    overall = start["counts"]["overall"] if "counts" in start else predicate["counts"]["overall"]
+    labelled = _csv_column(data, "status")[label[1]]
+    predicted = _csv_column(data, "decision")[decision[1]]
+    assert overall["tp"] + overall["fn"] == labelled
+    assert overall["tp"] + overall["fp"] == predicted
+
+
+def test_a_two_valued_group_column_is_no_outcome_and_an_unread_pair_is_flagged() -> None:
+    two = (("F", 200), ("M", 200))
+    cols = (
+        _col("label"),
+        _col("sex", TEXT, values=two),
+        _col("region", TEXT, values=(("north", 150), ("south", 250))),
+    )
+    with pytest.raises(InputError, match="two text values"):
+        draft_from_summary(FileSummary("x.csv", 400, cols), cases="x.csv", name="x", unit=None)
+    pair = (("A", 100), ("B", 300))
+    cols = (_col("label"), _col("prediction", TEXT, values=pair), _col("sex", TEXT, values=two))
+    draft = draft_from_summary(FileSummary("x.csv", 400, cols), cases="x.csv", name="x", unit=None)
+    assert draft.prediction == "prediction" and draft.attributes == ("sex",)
+    assert any(c.startswith("prediction_map: neither 'A' nor 'B'") for c in draft.checks)
+    assert "prediction_map:\n    A: 0\n    B: 1" in draft.text
