@@ -78,6 +78,7 @@ __all__ = [
     "block_named",
     "blocks",
     "declared_blocks",
+    "group_rule_metrics",
     "owner_of_test",
     "record_kind_named",
     "record_kinds",
@@ -217,6 +218,54 @@ class Metric:
         """The slice of one group: ``<attributes>: <group>``, or ``overall``."""
         attrs = " × ".join(str(a) for a in grouping) if isinstance(grouping, list) else ""
         return f"{attrs}: {label}" if attrs else "overall"
+
+
+def group_rule_metrics(
+    record: Mapping[str, Any], where: str, undefined: str, gap_value: Any
+) -> list[Metric]:
+    """A group rule's metrics: each group's rate with its interval, then the largest gap.
+
+    Parameters
+    ----------
+    record
+        The test record of a group rule (``rule:<id>``) or of a monitored rule's look.
+    where
+        What the metric's type names after the rate: ``rule sel`` or
+        ``monitored rule sel, look 3``.
+    undefined
+        Why a group's rate is undefined (it has no case with a decision).
+    gap_value
+        The value the largest gap's metric carries (the rule's, or ``None``).
+    """
+    from respai.record.reading import as_dict, as_list, text
+    from respai.render.gap import shown_gap_bounds
+
+    details = as_dict(record.get("details"))
+    rate = f"{text(details.get('rate')).replace('_', ' ')} rate"
+    grouping = record.get("grouping")
+    out = [
+        Metric(
+            f"{rate} ({where})",
+            Metric.slice_of(grouping, row.get("group")),
+            row.get("rate"),
+            interval=row.get("interval"),
+            n=row.get("cases"),
+            undefined=undefined,
+        )
+        for row in map(as_dict, as_list(details.get("groups")))
+    ]
+    bounds = shown_gap_bounds(details.get("gap_bounds"))
+    if bounds is not None:
+        out.append(
+            Metric(
+                f"largest gap in {rate} ({where})",
+                " × ".join(str(a) for a in as_list(grouping)),
+                gap_value,
+                bounds=bounds,
+                undefined=text(record.get("undefined_reason")),
+            )
+        )
+    return out
 
 
 @dataclass(slots=True)

@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from respai.blocks import Block, CaseColumns, Metric, ParseContext, RecordParts, RunContext
-from respai.record.reading import as_dict, as_list, text
+from respai.record.reading import as_dict, text
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -106,35 +106,13 @@ class RulesBlock(Block):
 
     def metrics(self, record: Mapping[str, Any]) -> list[Metric]:
         """Each group's rate (Bonferroni-adjusted interval) and the largest gap's bounds."""
-        from respai.render.gap import shown_gap_bounds
+        from respai.blocks import group_rule_metrics
 
         details = as_dict(record.get("details"))
-        rate = f"{text(details.get('rate')).replace('_', ' ')} rate"
-        rule_id = text(details.get("id"))
-        grouping = record.get("grouping")
-        out = [
-            Metric(
-                f"{rate} (rule {rule_id})",
-                Metric.slice_of(grouping, row.get("group")),
-                row.get("rate"),
-                interval=row.get("interval"),
-                n=row.get("cases"),
-                undefined="no case in the group has a prediction",
-            )
-            for row in map(as_dict, as_list(details.get("groups")))
-        ]
-        bounds = shown_gap_bounds(details.get("gap_bounds"))
-        if bounds is not None:
-            out.append(
-                Metric(
-                    f"largest gap in {rate} (rule {rule_id})",
-                    " × ".join(str(a) for a in as_list(grouping)),
-                    record.get("value"),
-                    bounds=bounds,
-                    undefined=text(record.get("undefined_reason")),
-                )
-            )
-        return out
+        where = f"rule {text(details.get('id'))}"
+        return group_rule_metrics(
+            record, where, "no case in the group has a prediction", record.get("value")
+        )
 
 
 def _rule_record(r: RuleResult) -> TestRecord:

@@ -17,7 +17,7 @@ from types import MappingProxyType
 from typing import Any
 
 from respai.blocks import Metric, RecordKind
-from respai.record.reading import as_dict, as_list, text
+from respai.record.reading import as_dict, text
 
 __all__ = ["RECORD_KIND", "TEST_ID", "MonitorKind"]
 
@@ -52,35 +52,11 @@ class MonitorKind(RecordKind):
         The metric's type names the rule and the look, so every look of a stream is its
         own row: ``selection rate (monitored rule sel, look 3)``.
         """
-        from respai.render.gap import shown_gap_bounds
+        from respai.blocks import group_rule_metrics
 
         details = as_dict(record.get("details"))
-        rate = f"{text(details.get('rate')).replace('_', ' ')} rate"
         where = f"monitored rule {text(details.get('rule'))}, look {details.get('look')}"
-        grouping = record.get("grouping")
-        out = [
-            Metric(
-                f"{rate} ({where})",
-                Metric.slice_of(grouping, row.get("group")),
-                row.get("rate"),
-                interval=row.get("interval"),
-                n=row.get("cases"),
-                undefined="no case of the group has a decision yet",
-            )
-            for row in map(as_dict, as_list(details.get("groups")))
-        ]
-        bounds = shown_gap_bounds(details.get("gap_bounds"))
-        if bounds is not None:
-            out.append(
-                Metric(
-                    f"largest gap in {rate} ({where})",
-                    " × ".join(str(a) for a in as_list(grouping)),
-                    None,
-                    bounds=bounds,
-                    undefined=text(record.get("undefined_reason")),
-                )
-            )
-        return out
+        return group_rule_metrics(record, where, "no case of the group has a decision yet", None)
 
     def report_section(self, predicate: Any, tests: Sequence[Any]) -> str:
         """The report's monitoring section: per rule its charts and per-look table.
