@@ -62,7 +62,8 @@ def verify_consistency(
     """Whether ``proof`` shows that tree ``(n, new_root)`` extends tree ``(m, old_root)``.
 
     The check is RFC 9162 section 2.1.4.2's. Every tree extends the empty one; a tree
-    extends one of its own size only when the roots are equal. A smaller ``n`` than ``m`` is never consistent.
+    extends one of its own size only when the roots are equal. A smaller ``n`` than ``m``
+    is never consistent.
 
     Examples
     --------
