@@ -141,7 +141,7 @@ def parse_vkey(text: str) -> tuple[str, Ed25519PublicKey]:
         If the text is not an Ed25519 cosigner vkey or its key ID does not match.
     """
     text = text.strip()
-    parts = text.split("+")
+    parts = text.split("+", 2)  # the name has no "+"; the base64 may
     bad = f"{text[:80]!r} is not a witness verifier key (name+<8 hex>+<base64 of 0x04||key>)"
     if len(parts) != 3 or not re.fullmatch(r"[0-9a-f]{8}", parts[1]):
         raise LedgerError(bad + ".")
