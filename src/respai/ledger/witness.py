@@ -456,9 +456,9 @@ def _check_extends(
         )
     if cp.size == size and cp.root != root:
         raise WitnessRefusal(
-            f"Fork refused: the checkpoint has size {cp.size} like the one {seen}, but a "
-            "different root. Two different histories of one size were shown; the witness "
-            "does not cosign the second."
+            f"Fork refused: the checkpoint has size {cp.size} and {seen} with a different "
+            "root. Two different histories of one size were shown; the witness does not "
+            "cosign the second."
         )
     proof = consistency_proof(leaves[: cp.size], size)
     if not verify_consistency(size, cp.size, root, cp.root, proof):
