@@ -15,7 +15,7 @@ from types import ModuleType
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = ("paired", "monitor", "plan", "init", "export", "site")
+COMMANDS = ("paired", "monitor", "plan", "init", "export", "site", "witness")
 #: scripts/gen_commands_examples.py writes the examples of these pages, each file named
 #: after its command (``ll144.txt``, ``sample-page-help.txt``).
 SHARED = ("compare", "ll144", "log", "pack", "report", "reproduce", "sample-page")

@@ -24,6 +24,7 @@ group :data:`respai.cli.app.cli`:
 - :mod:`respai.cli.monitor`: ``respai monitor``
 - :mod:`respai.cli.init`: ``respai init``
 - :mod:`respai.cli.site`: ``respai site``
+- :mod:`respai.cli.witness`: ``respai witness init``, ``respai witness cosign``
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from respai.cli import (  # each adds its commands to the group
     report,
     site,
     verify,
+    witness,
 )
 from respai.cli.app import cli, main
 
@@ -65,5 +67,6 @@ COMMAND_MODULES = (
     plan,
     init,
     site,
+    witness,
 )
 """The modules whose import adds the commands to :data:`cli`."""

@@ -409,7 +409,11 @@ def _stamp_checks(
 
 
 def _check_ledger(
-    folder: Path, ring: KeyRing, trusted: list[Any] | None = None
+    folder: Path,
+    ring: KeyRing,
+    trusted: list[Any] | None = None,
+    witnesses: Sequence[tuple[str, Any]] = (),
+    quorum: int = 0,
 ) -> tuple[list[str], dict[str, Any], bool]:
     """Verify a whole ledger folder: every run, the links between runs, the checkpoints."""
     from respai.ledger import verify_ledger
@@ -430,6 +434,13 @@ def _check_ledger(
         lines += [f"Timestamps ({checked}):", *stamps.lines]
         payload["timestamps"] = stamps.to_json()
         ok = ok and stamps.ok
+    if witnesses:
+        from respai.ledger.witness import check_cosignatures
+
+        cosigned = check_cosignatures(folder, witnesses, quorum)
+        lines += ["Witness cosignatures of the newest checkpoint:", *cosigned.lines()]
+        payload["witnesses"] = cosigned.to_json()
+        ok = ok and cosigned.ok
     lines.append(f"{folder}: " + ("ledger verified" if ok else "ledger NOT verified"))
     return lines, payload, ok
 
@@ -457,6 +468,43 @@ def _check_site(folder: Path, ring: KeyRing) -> tuple[list[str], dict[str, Any],
         "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in checks],
     }
     return lines, payload, ok
+
+
+def _witnesses(
+    given: Sequence[str], quorum: int | None, ledger: Path | None
+) -> list[tuple[str, Any]]:
+    """The trusted witnesses of ``--witness`` (vkeys, or files holding one), checked."""
+    from respai.errors import Error
+    from respai.ledger.witness import parse_vkey
+
+    if quorum is not None and not given:
+        raise click.UsageError("--quorum counts cosignatures of --witness keys; give --witness.")
+    if not given:
+        return []
+    if ledger is None:
+        raise click.UsageError("--witness checks a ledger's cosignatures; give --ledger DIR.")
+    out = []
+    for value in given:
+        path = Path(value)
+        try:
+            text = path.read_text(encoding="utf-8") if path.is_file() else value
+            out.append(parse_vkey(text))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"--witness {value} cannot be read: {exc}.") from None
+        except Error as exc:
+            raise InputError(
+                f"--witness {value}: {exc.message}",
+                "Pass the vkey respai witness init printed (or its witness.vkey file).",
+            ) from None
+    from respai.record.keys import public_key_raw
+
+    distinct = len({public_key_raw(public) for _, public in out})
+    if quorum is not None and not 1 <= quorum <= distinct:
+        raise InputError(
+            f"--quorum {quorum} cannot be met by {distinct} distinct --witness key(s); "
+            f"give a number from 1 to {distinct}."
+        )
+    return out
 
 
 @cli.command()
@@ -504,6 +552,19 @@ def _check_site(folder: Path, ring: KeyRing) -> tuple[list[str], dict[str, Any],
     "record's tokens (timestamps.json beside it, or the ledger's timestamps/) are checked "
     "against it, and the signer's clock against theirs. Repeatable.",
 )
+@click.option(
+    "--witness",
+    "witness_keys",
+    multiple=True,
+    help="With --ledger: a witness you trust, as its vkey (name+keyid+key, printed by "
+    "respai witness init) or a file holding it. Repeatable.",
+)
+@click.option(
+    "--quorum",
+    type=int,
+    help="With --witness: how many distinct trusted witnesses must have cosigned the "
+    "ledger's newest checkpoint (default: all of them).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Write the checks as JSON to stdout.")
 def verify(
     record: Path | None,
@@ -514,6 +575,8 @@ def verify(
     data: Path | None,
     spec: Path | None,
     tsa_certs: tuple[Path, ...],
+    witness_keys: tuple[str, ...],
+    quorum: int | None,
     as_json: bool,
 ) -> None:
     """Check a signed RECORD, an HTML report of one, a --ledger or a --site."""
@@ -527,6 +590,7 @@ def verify(
         raise click.UsageError("--data checks one RECORD's dataset; it does not go with --ledger.")
     if spec is not None and data is None:
         raise click.UsageError("--spec recounts the cases of --data FILE; give --data too.")
+    witnesses = _witnesses(witness_keys, quorum, ledger)
     ring, ring_source = key_ring(pub, keys_json)
     from respai.record.timestamp import load_trusted
 
@@ -534,7 +598,9 @@ def verify(
     if site is not None:
         lines, payload, ok = _check_site(site, ring)
     elif ledger is not None:
-        lines, payload, ok = _check_ledger(ledger, ring, trusted)
+        lines, payload, ok = _check_ledger(
+            ledger, ring, trusted, witnesses, len(witnesses) if quorum is None else quorum
+        )
     else:
         assert record is not None
         lines, payload, ok = _check_record(record, ring, data, spec, trusted)
