@@ -93,10 +93,7 @@ def ledger() -> None:
     help="Ed25519 private key that signs the tombstone. Default: the newest key in the "
     "key folder (none is created).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Write the tombstone's statement as JSON.")
-def ledger_remove(
-    run: str, reason: str, ledger_dir: Path, key: Path | None, as_json: bool
-) -> None:
+def ledger_remove(run: str, reason: str, ledger_dir: Path, key: Path | None) -> None:
     """Remove RUN (run id, seq or -1) after every retention clock of its record has passed.
 
     The run file is deleted and a tombstone signed with your key takes its place in
@@ -113,5 +110,3 @@ def ledger_remove(
     stone = remove_run(ledger_dir, run, reason=reason, key=signer.key, key_id=signer.key_id)
     output.echo(f"Removed: {stone.text()}.")
     output.echo(f"Tombstone: {stone.path}")
-    if as_json:
-        output.emit_json(dict(stone.statement))
