@@ -182,6 +182,9 @@ def _check(path: Path, keys: KeyRing | None) -> tuple[Tombstone | None, str | No
         return None, "has a field of the wrong type"
     if s["run_file"] != path.name:
         return None, f"names the run file {s['run_file']!r}, not its own name"
+    match = _NAME.match(path.name)
+    if match is None or int(match.group(1)) != s["first_seq"]:
+        return None, f"says the run started at seq {s['first_seq']}, not as its name says"
     try:
         removed = parse_timestamp(s["removed_at"])
         keep = dt.date.fromisoformat(s["keep_until"])
