@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from examples_kit import run_respai, write_or_check
 
 #: The command pages whose examples this script writes.
-COMMANDS = ("compare", "ll144", "log", "pack", "report", "reproduce", "sample-page")
+COMMANDS = ("compare", "ledger", "ll144", "log", "pack", "report", "reproduce", "sample-page")
 
 _STAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z")
 _HEX = re.compile(r"\b[0-9a-f]{64}\b")
@@ -62,6 +62,14 @@ POLICY = """\
 name: stricter gate
 tests:
   accuracy: {threshold: 0.9}
+"""
+
+RETENTION = """\
+# kept.yaml: the retention clocks the record states (from a fixed day, for the example)
+name: kept
+retention:
+  - {preset: ca-ads, start: 2026-12-01}
+  - {preset: eu-ai-act-logs, start: 2026-12-01}
 """
 
 _RACES = (
@@ -160,6 +168,26 @@ def generate() -> dict[str, str]:
                 "respai report run1/record.json -o run1-report.html",
                 *("report", "run1/record.json", "-o", "run1-report.html"),
                 expect=0,
+            ),
+        )
+
+        # retention: a run under clocks in its own ledger, its keep-until, a refused removal
+        (work / "kept.yaml").write_text(RETENTION, encoding="utf-8")
+        s.keep("ledger-policy.yaml", RETENTION)
+        run_respai(
+            work,
+            *("evaluate", "loan_screen.yaml", "--policy", "kept.yaml", "--ledger", "kept"),
+            *("--out", "run3", "--quiet"),
+        )
+        s.keep("log-retention.txt", s.run("respai log kept", "log", "kept", expect=0))
+        proc = run_respai(work, "ledger", "remove", "--help")
+        s.keep("ledger-remove-help.txt", f"$ respai ledger remove --help\n{proc.stdout}")
+        s.keep(
+            "ledger-remove-refused.txt",
+            s.run(
+                "respai ledger remove -1 --ledger kept --reason 'no longer needed'",
+                *("ledger", "remove", "-1", "--ledger", "kept", "--reason", "no longer needed"),
+                expect=2,
             ),
         )
 

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 COMMANDS = ("paired", "monitor", "plan", "init", "export", "site", "witness")
 #: scripts/gen_commands_examples.py writes the examples of these pages, each file named
 #: after its command (``ll144.txt``, ``sample-page-help.txt``).
-SHARED = ("compare", "ll144", "log", "pack", "report", "reproduce", "sample-page")
+SHARED = ("compare", "ledger", "ll144", "log", "pack", "report", "reproduce", "sample-page")
 
 
 def _generator(command: str) -> ModuleType:

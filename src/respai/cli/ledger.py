@@ -9,7 +9,7 @@ import click
 from respai.cli import output
 from respai.cli.app import cli
 
-__all__ = ["compare", "log"]
+__all__ = ["compare", "ledger", "ledger_remove", "log"]
 
 
 @cli.command()
@@ -68,3 +68,45 @@ def compare(a: str, b: str, ledger: Path, as_json: bool) -> None:
         output.echo(line)
     if as_json:
         output.emit_json(comparison.to_dict())
+
+
+@cli.group()
+def ledger() -> None:
+    """Manage the ledger's runs: remove a run whose retention ended (with a tombstone)."""
+
+
+@ledger.command("remove", context_settings={"ignore_unknown_options": True})
+@click.argument("run")
+@click.option("--reason", required=True, help="Why the run is removed (kept in the tombstone).")
+@click.option(
+    "--ledger",
+    "ledger_dir",
+    type=click.Path(path_type=Path),
+    default=Path(".respai"),
+    show_default=True,
+    help="The ledger folder.",
+)
+@click.option(
+    "--key",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Ed25519 private key that signs the tombstone. Default: the newest key in the "
+    "key folder (none is created).",
+)
+def ledger_remove(run: str, reason: str, ledger_dir: Path, key: Path | None) -> None:
+    """Remove RUN (run id, seq or -1) after every retention clock of its record has passed.
+
+    The run file is deleted and a tombstone signed with your key takes its place in
+    tombstones/: its Merkle leaf, ids, seq range, retention and the reason, so
+    respai verify --ledger still verifies the chain and every checkpoint. A run that
+    must still be kept, or that states no retention, is not removed (exit 2).
+    """
+    from respai.ledger.removal import remove_run
+    from respai.sealing import existing_signing_key
+
+    if not ledger_dir.is_dir():
+        raise click.UsageError(f"no ledger at {ledger_dir}.")
+    signer = existing_signing_key(key, "respai ledger remove signs the tombstone")
+    stone = remove_run(ledger_dir, run, reason=reason, key=signer.key, key_id=signer.key_id)
+    output.echo(f"Removed: {stone.text()}.")
+    output.echo(f"Tombstone: {stone.path}")

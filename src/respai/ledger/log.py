@@ -7,11 +7,13 @@ Nothing here verifies: the summaries show what the files *say*. Use
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from respai import record
 from respai.ledger.errors import LedgerError
 from respai.ledger.layout import (
     DEFAULT_DIRECTORY,
@@ -24,6 +26,7 @@ from respai.ledger.layout import (
     safe_run_id,
 )
 from respai.render.escape import terminal_text
+from respai.retention import keep_until
 
 __all__ = ["RunSummary", "find_run", "last_envelope", "list_runs", "log_lines"]
 
@@ -55,6 +58,14 @@ class RunSummary:
         ``plan``, ``monitor``, ``paired``, ``pack``, ...; ``None`` when unreadable.
     problem
         Why the file could not be read, or ``None``.
+    keep_until
+        The latest ``keep_until`` of the record's retention clocks (``YYYY-MM-DD``), or
+        ``None`` when the record states none.
+    retention
+        The names of the clocks that end on ``keep_until``.
+    removed
+        For a run removed after its retention ended, its tombstone's line (what, when,
+        why, signed by whom); ``None`` for a run that is there.
     """
 
     file: Path
@@ -71,6 +82,13 @@ class RunSummary:
     key_id: str | None = None
     kind: str | None = None
     problem: str | None = None
+    keep_until: str | None = None
+    retention: tuple[str, ...] = ()
+    removed: str | None = None
+
+    def expired(self, today: dt.date) -> bool:
+        """Whether every retention clock of the run has passed on ``today``."""
+        return self.keep_until is not None and today > dt.date.fromisoformat(self.keep_until)
 
     @property
     def dataset_short(self) -> str | None:
@@ -80,8 +98,9 @@ class RunSummary:
     def to_json(self) -> dict[str, Any]:
         """Return the summary as JSON-ready data (for ``respai log --json``)."""
         data = dataclasses.asdict(self)
-        data["file"] = f"{RUNS}/{self.file.name}"
+        data["file"] = f"{'tombstones' if self.removed else RUNS}/{self.file.name}"
         data["dataset_short"] = self.dataset_short
+        data["retention"] = list(self.retention)
         return data
 
 
@@ -116,6 +135,7 @@ def _summary(info: RunInfo) -> RunSummary:
         return RunSummary(info.path, first_seq=info.name_seq, problem=info.error)
     records = pred.get("records")
     records = records if isinstance(records, list) else []
+    kept = keep_until(pred)
     verdict = _text(pred, "verdict")
     if verdict is None and records and isinstance(records[-1], Mapping):
         verdict = _text(records[-1], "verdict") or _text(records[-1], "worst_verdict")
@@ -133,6 +153,8 @@ def _summary(info: RunInfo) -> RunSummary:
         tests=sum(1 for r in records if isinstance(r, Mapping) and r.get("record_type") == "test"),
         key_id=_text(pred, "key_id"),
         kind=run_kind(pred),
+        keep_until=None if kept is None else kept[0],
+        retention=() if kept is None else tuple(kept[1]),
     )
 
 
@@ -164,12 +186,35 @@ def list_runs(directory: Path | str | None = None) -> list[RunSummary]:
             f"The ledger directory {path} does not exist or is not a directory.",
             "Record a run first, or pass the directory that holds runs/.",
         )
-    runs, _, _ = run_files(path)
-    return [_summary(run_info(seq, p)) for seq, p in runs]
+    runs = [_summary(run_info(seq, p)) for seq, p in run_files(path)[0]]
+    from respai.ledger.tombstone import read_tombstones
+
+    for stone in read_tombstones(path, None)[0]:  # removed runs, as their tombstones say
+        s = stone.statement
+        runs.append(
+            RunSummary(
+                stone.path,
+                first_seq=int(s["first_seq"]),
+                last_seq=int(s["last_seq"]),
+                run_id=str(s["run_id"]),
+                timestamp=s["run_timestamp"] if isinstance(s["run_timestamp"], str) else None,
+                key_id=str(s["key_id"]),
+                kind="removed",
+                keep_until=str(s["keep_until"]),
+                retention=tuple(str(n) for n in s["retention"]),
+                removed=stone.text(),
+            )
+        )
+    runs.sort(key=lambda r: (r.first_seq if r.first_seq is not None else -1, r.file.name))
+    return runs
 
 
-def log_lines(runs: Sequence[RunSummary]) -> list[str]:
+def log_lines(runs: Sequence[RunSummary], today: dt.date | None = None) -> list[str]:
     """Return the run summaries as aligned lines for people, oldest first.
+
+    When a run states retention clocks, a ``KEEP UNTIL`` column shows each run's latest
+    ``keep_until``, with ``(expired)`` once it has passed on ``today`` (the UTC date by
+    default), and a removed run's tombstone line follows the table.
 
     Every cell is what a run file says, so each is shown with its control, escape and
     bidi characters escaped (:func:`respai.render.escape.terminal_text`) before the
@@ -182,7 +227,13 @@ def log_lines(runs: Sequence[RunSummary]) -> list[str]:
     """
     if not runs:
         return ["No runs in the ledger."]
-    rows = [("SEQ", "TIME", "KIND", "RUN", "SYSTEM", "DATASET", "VERDICT", "TESTS", "KEY")]
+    rows: list[tuple[str, ...]] = [
+        ("SEQ", "TIME", "KIND", "RUN", "SYSTEM", "DATASET", "VERDICT", "TESTS", "KEY")
+    ]
+    kept = any(r.keep_until is not None for r in runs)
+    if kept:
+        today = today or record.now_utc().date()
+        rows = [(*rows[0][:-1], "KEEP UNTIL", rows[0][-1])]
     for r in runs:
         if r.problem is not None:
             rows.append(
@@ -195,6 +246,7 @@ def log_lines(runs: Sequence[RunSummary]) -> list[str]:
                     "",
                     "UNREADABLE",
                     "",
+                    *([""] if kept else []),
                     r.problem or "",
                 )
             )
@@ -213,15 +265,26 @@ def log_lines(runs: Sequence[RunSummary]) -> list[str]:
                 dataset,
                 r.verdict or "-",
                 str(r.tests),
+                *([_keep_cell(r, today)] if kept and today is not None else []),
                 key,
             )
         )
     shown = [[terminal_text(cell) for cell in row] for row in rows]
     widths = [max(len(row[i]) for row in shown) for i in range(len(rows[0]) - 1)]
-    return [
+    lines = [
         "  ".join(cell.ljust(w) for cell, w in zip(row[:-1], widths, strict=True)) + "  " + row[-1]
         for row in shown
     ]
+    lines += [f"Removed: {terminal_text(r.removed)}." for r in runs if r.removed is not None]
+    return lines
+
+
+def _keep_cell(run: RunSummary, today: dt.date) -> str:
+    if run.keep_until is None:
+        return "-"
+    if run.removed is not None:
+        return f"{run.keep_until} (removed)"
+    return f"{run.keep_until} (expired)" if run.expired(today) else run.keep_until
 
 
 def last_envelope(directory: Path | str | None = None) -> dict[str, Any] | None:

@@ -47,6 +47,7 @@ from respai.ledger.layout import (
     run_info,
 )
 from respai.ledger.merkle import Frontier, run_leaf
+from respai.ledger.tombstone import ledger_entries
 from respai.limits import MAX_CHECKPOINT_BYTES
 from respai.record import (
     GENESIS,
@@ -361,11 +362,11 @@ class Ledger:
 
 def _read_head(ledger: Ledger) -> tuple[int, str]:
     directory = ledger.directory
-    runs, _, _ = run_files(directory)
+    runs = ledger_entries(directory)  # a removed run's tombstone keeps its place
     next_seq, last_id = 0, GENESIS
     if runs:
-        name_seq, path = runs[-1]
-        info = run_info(name_seq, path)
+        name_seq, path, stone = runs[-1]
+        info = run_info(name_seq, path) if stone is None else stone.info()
         if (
             info.error is not None
             or info.first_seq != name_seq
@@ -536,10 +537,13 @@ def _frontier_for(ledger: Ledger, key: Ed25519PrivateKey) -> Frontier:
     signature.
     """
     directory = ledger.directory
-    runs, _, _ = run_files(directory)
+    runs = ledger_entries(directory)  # a removed run's leaf is its tombstone's
     mine = _own_newest_checkpoint(ledger, key, len(runs))
     frontier = Frontier()
-    for _, path in runs:
+    for _, path, stone in runs:
+        if stone is not None:
+            frontier.append(stone.leaf)
+            continue
         try:
             data = read_ledger_file(path)
         except OSError as exc:

@@ -10,7 +10,7 @@ problem names the file and what is wrong; a crash's traces are notes, not proble
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from respai.ledger.layout import (
 )
 from respai.ledger.merkle import MerkleTree, run_leaf
 from respai.ledger.order import OrderFinding, check_order
+from respai.ledger.tombstone import read_tombstones
 from respai.limits import MAX_CHECKPOINT_BYTES
 from respai.record import GENESIS, KeyRing, VerificationReport, verify_envelope
 from respai.record.chain import is_digest_id
@@ -158,6 +159,8 @@ class LedgerReport:
     problems: tuple[str, ...]
     notes: tuple[str, ...]
     findings: tuple[OrderFinding, ...] = ()
+    #: the runs removed after their retention ended, one line each (from their tombstones)
+    removed: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -185,6 +188,7 @@ class LedgerReport:
             "problems": list(self.problems),
             "notes": list(self.notes),
             "findings": [f.to_json() for f in self.findings],
+            "removed": list(self.removed),
             "runs": [r.to_json() for r in self.runs],
             "checkpoints": [c.to_json() for c in self.checkpoints],
         }
@@ -205,6 +209,7 @@ class LedgerReport:
             )
             failed = f"  failed: {', '.join(run.report.failed)}" if run.report.failed else ""
             out.append(f"  {status} {RUNS}/{run.file.name}  {span}{failed}")
+        out.extend(f"  gone {line}" for line in self.removed)
         newest = self.newest_checkpoint
         good = sum(c.ok for c in self.checkpoints)
         if newest is None:
@@ -321,6 +326,11 @@ def verify_ledger(directory: Path | str, keys: KeyRing) -> LedgerReport:
 
     infos = [run_info(seq, path) for seq, path in found_runs]
     run_problems: dict[Path, list[str]] = {info.path: [] for info in infos}
+    # runs removed after their retention ended: each tombstone takes the run's place
+    stones, stone_problems = read_tombstones(directory, keys)
+    problems.extend(stone_problems)
+    ghosts = {stone.path: stone for stone in stones}
+    run_problems.update({path: [] for path in ghosts})
 
     def problem(info: RunInfo, text: str) -> None:
         message = f"{rel(directory, info.path)}: {text}"
@@ -345,11 +355,14 @@ def verify_ledger(directory: Path | str, keys: KeyRing) -> LedgerReport:
             )
 
     chain = sorted(
-        (i for i in infos if i.error is None and i.first_seq is not None),
+        [
+            *(i for i in infos if i.error is None and i.first_seq is not None),
+            *(stone.info() for stone in stones),
+        ],
         key=lambda i: (i.first_seq or 0, i.path.name),
     )
     by_name = [i for i in infos if i.error is None and i.first_seq is not None]
-    if [i.path for i in by_name] != [i.path for i in chain]:
+    if [i.path for i in by_name] != [i.path for i in chain if i.path not in ghosts]:
         problems.append(
             "The run files are out of order: by file name they are "
             + ", ".join(rel(directory, i.path) for i in by_name[:MAX_LISTED])
@@ -391,6 +404,11 @@ def verify_ledger(directory: Path | str, keys: KeyRing) -> LedgerReport:
                 f"broken link: its first record (seq {info.first_seq}) links to "
                 f"{info.first_prev}, but {wanted}.",
             )
+        if info.path in ghosts:  # a tombstone: its place in the chain is all there is
+            if info.last_seq is not None and info.last_seq + 1 > expected_seq:
+                expected_seq = info.last_seq + 1
+            expected_prev, before = info.last_id or "", info
+            continue
         report = verify_envelope(
             info.data,
             keys,
@@ -443,19 +461,23 @@ def verify_ledger(directory: Path | str, keys: KeyRing) -> LedgerReport:
 
     problems.extend(
         stream_problems(
-            (rel(directory, i.path), i.predicate) for i in chain if checks[i.path].report.ok
+            (rel(directory, i.path), i.predicate)
+            for i in chain
+            if i.path in checks and checks[i.path].report.ok
         )
     )
     in_chain = {i.path for i in chain}
-    ordered = [checks[i.path] for i in chain] + [
+    ordered = [checks[i.path] for i in chain if i.path in checks] + [
         checks[i.path] for i in infos if i.path not in in_chain
     ]
 
-    order = check_order(directory, [i for i in chain if checks[i.path].report.ok], keys)
+    order = check_order(
+        directory, [i for i in chain if i.path in checks and checks[i.path].report.ok], keys
+    )
     problems.extend(f.text() for f in order if f.failure)
     notes.extend(f.text() for f in order if not f.failure)
 
-    tree, stop = _run_tree(directory, chain, infos)
+    tree, stop = _run_tree(directory, chain, infos, {p: s.leaf for p, s in ghosts.items()})
     size = max((i.last_seq + 1 for i in chain if i.last_seq is not None), default=0)
 
     cp_checks: list[CheckpointCheck] = []
@@ -486,6 +508,7 @@ def verify_ledger(directory: Path | str, keys: KeyRing) -> LedgerReport:
         tuple(problems),
         tuple(notes),
         tuple(order),
+        tuple(stone.text() for stone in stones),
     )
 
 
@@ -530,14 +553,18 @@ def _plan_problem(info: RunInfo, plans: dict[str, str]) -> str | None:
 
 
 def _run_tree(
-    directory: Path, chain: Sequence[RunInfo], infos: Sequence[RunInfo]
+    directory: Path,
+    chain: Sequence[RunInfo],
+    infos: Sequence[RunInfo],
+    removed: Mapping[Path, bytes],
 ) -> tuple[MerkleTree, str | None]:
     """The Merkle tree over the runs, and why it stops before the last run (or ``None``).
 
     One leaf per run (:func:`~respai.ledger.merkle.run_leaf` of its file), in chain
     order, as long as each run starts where the one before it ended. A run that starts
     inside the runs before it (a fork or a duplicate, reported as a problem) is left
-    out; the first gap ends the tree.
+    out; the first gap ends the tree. A removed run's leaf is the one its tombstone
+    states (``removed``).
     """
     leaves: list[bytes] = []
     next_seq = 0
@@ -550,7 +577,7 @@ def _run_tree(
             after = f"after {rel(directory, last.path)}" if last else "at the start"
             stop = f"seq {next_seq} is missing {after}"
             break
-        leaves.append(run_leaf(info.data))
+        leaves.append(removed[info.path] if info.path in removed else run_leaf(info.data))
         next_seq = info.last_seq + 1
         last = info
     unreadable = [rel(directory, i.path) for i in infos if i.error is not None]

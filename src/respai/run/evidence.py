@@ -135,6 +135,12 @@ def build_predicate(
             "accepted": [v.value for v in e.accepted],
         },
     }
+    if e.policy is not None and e.policy.retention:
+        # the retention clocks (a policy's retention:), only when set: a record without
+        # them stays byte-identical
+        from respai.retention import retention_entries
+
+        run_start["settings"]["retention"] = retention_entries(e.policy.retention, timestamp)
     if e.plan is not None:
         run_start["plan"] = dict(e.plan)
     if e.plan_check is not None:

@@ -18,6 +18,7 @@ from typing import Any
 from respai.errors import SpecError
 from respai.exact import decimal
 from respai.metrics import Rate
+from respai.retention import RetentionRule
 
 __all__ = [
     "DEFAULT_ALPHA",
@@ -432,6 +433,8 @@ class Policy:
     familywise: str | None = None
     rules: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     tests: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    #: the retention clocks (``retention:``) the record states, empty when none
+    retention: tuple[RetentionRule, ...] = ()
 
     @property
     def source(self) -> str:

@@ -16,11 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from respai.errors import SpecError, did_you_mean
+from respai.retention import PRESETS, RetentionRule, parse_period
 from respai.spec.checks import (
     _alpha,
     _check_keys,
     _count,
     _Ctx,
+    _date,
     _fraction,
     _mapping,
     _text,
@@ -41,6 +43,7 @@ _POLICY_KEYS = (
     "familywise",
     "rules",
     "tests",
+    "retention",
 )
 #: Run-level family-wise control over the run's verdict-deciding tests (``familywise:``).
 FAMILYWISE = ("none", "bonferroni")
@@ -150,7 +153,94 @@ def parse_policy(
         else _count(ctx, "min_cell", block["min_cell"], low=0, high=10**9),
         rules=rules,
         familywise=_familywise(ctx, block.get("familywise")),
+        retention=_retention(ctx, block.get("retention")),
     )
+
+
+_RETENTION_KEYS = ("preset", "name", "keep_for", "start", "last_use")
+
+
+def _retention(ctx: _Ctx, value: Any) -> tuple[RetentionRule, ...]:
+    """``retention:``: a list of presets or ``{preset|name, keep_for, start, last_use}``."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not value:
+        raise ctx.fail(
+            "retention",
+            "must be a non-empty list of retention clocks.",
+            f"List presets ({', '.join(PRESETS)}) or entries such as "
+            "{name: internal, keep_for: P4Y}.",
+        )
+    rules: list[RetentionRule] = []
+    for index, item in enumerate(value):
+        where = f"retention[{index}]"
+        entry = {"preset": item} if isinstance(item, str) else _mapping(ctx, where, item)
+        _check_keys(ctx, where, entry, _RETENTION_KEYS, ())
+        start = None if "start" not in entry else _date(ctx, f"{where}.start", entry["start"])
+        if "preset" in entry:
+            preset = _text(ctx, f"{where}.preset", entry["preset"])
+            if preset not in PRESETS:
+                raise ctx.fail(
+                    where,
+                    f"'{preset}' is not a retention preset." + did_you_mean(preset, PRESETS),
+                    f"Presets: {', '.join(PRESETS)}; or give {{name: ..., keep_for: P4Y}}.",
+                )
+            if "keep_for" in entry:
+                raise ctx.fail(
+                    f"{where}.keep_for",
+                    f"the preset {preset} sets its own period.",
+                    "Drop keep_for, or give your own clock as {name: ..., keep_for: ...}.",
+                )
+            source, years, months, basis = PRESETS[preset]
+            if preset == "ll144-publication":
+                if "last_use" not in entry:
+                    raise ctx.fail(
+                        where,
+                        "ll144-publication counts 6 months from the tool's last use, "
+                        "which is not given.",
+                        "Write {preset: ll144-publication, last_use: YYYY-MM-DD}.",
+                    )
+                start = _date(ctx, f"{where}.last_use", entry["last_use"])
+            elif "last_use" in entry:
+                raise ctx.fail(
+                    f"{where}.last_use",
+                    "only ll144-publication counts from the last use.",
+                    "Use start: YYYY-MM-DD to count another clock from a given day.",
+                )
+            elif start is not None:
+                basis = basis.split(" from ")[0] + f" from {start} (start)"
+            name = _text(ctx, f"{where}.name", entry["name"]) if "name" in entry else preset
+            rules.append(RetentionRule(name, source, years, months, 0, start, basis))
+            continue
+        if "name" not in entry or "keep_for" not in entry:
+            raise ctx.fail(
+                where,
+                "an entry that is not a preset needs both name and keep_for.",
+                "Write {name: internal, keep_for: P4Y} (an ISO 8601 period of years, "
+                "months and days).",
+            )
+        if "last_use" in entry:
+            raise ctx.fail(
+                f"{where}.last_use",
+                "only ll144-publication counts from the last use.",
+                "Use start: YYYY-MM-DD to count from a given day.",
+            )
+        keep_for = _text(ctx, f"{where}.keep_for", entry["keep_for"])
+        period = parse_period(keep_for)
+        if period is None:
+            raise ctx.fail(
+                f"{where}.keep_for",
+                f"'{keep_for}' is not a period of years, months and days.",
+                "Write it as an ISO 8601 duration such as P4Y, P6M or P1Y6M.",
+            )
+        name = _text(ctx, f"{where}.name", entry["name"])
+        basis = f"{keep_for} from " + (f"{start} (start)" if start else "the run's day (UTC)")
+        rules.append(RetentionRule(name, None, *period, start, basis))
+    names = [r.name for r in rules]
+    for name in names:
+        if names.count(name) > 1:
+            raise ctx.fail("retention", f"the clock {name!r} is listed twice.")
+    return tuple(rules)
 
 
 def _familywise(ctx: _Ctx, value: Any) -> str | None:
