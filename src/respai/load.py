@@ -108,6 +108,8 @@ def _roles(spec: Spec, score: str | None) -> tuple[list[str], list[str], list[st
         text += roles.text
     ds = spec.data
     text += [c for c in (ds.id, ds.join_on) if c]
+    if ds.weight is not None:
+        outputs.append(ds.weight)
     return (
         list(dict.fromkeys(demographic)),
         [c for c in dict.fromkeys(outputs) if c not in demographic],

@@ -25,6 +25,8 @@ plain Python values. The modules, one concept each:
 - :mod:`~respai.engine.finite`: refusing NaN and infinite scores and probabilities;
 - :mod:`~respai.engine.ranks`: the rank AUC's integer sums, :func:`rank_sums`;
 - :mod:`~respai.engine.batches`: the cases in batches, :func:`iter_batches`;
+- :mod:`~respai.engine.sql`: portable SQL over the cases on every engine, with exact
+  fixed-point sums of real values (:func:`~respai.engine.sql.query`);
 - :mod:`~respai.engine.values`: results back as plain Python values;
 - :mod:`~respai.engine.column_summary`: a bounded summary of every column, for ``respai init``;
 - :mod:`~respai.engine.frame_fingerprint`: a DataFrame's dataset fingerprint (the SHA-256

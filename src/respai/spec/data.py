@@ -3,7 +3,8 @@
 ``cases``, ``format`` and ``delimiter`` may be set here or under ``fairness:``, not both.
 ``demographics`` names a second file joined on an id column (``join_on``, else ``id``).
 ``source`` says whether the data is historical or test data; test data needs an
-``explanation`` (the LL144 summary must give one).
+``explanation`` (the LL144 summary must give one). ``weight`` names a column of survey or
+sampling weights of the cases file, read by every block that weighs its estimates.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ _DATA_KEYS = (
     "explanation",
     "format",
     "delimiter",
+    "weight",
 )
 
 
@@ -56,6 +58,7 @@ def _parse_data(
         fmt, delimiter = _format_and_delimiter(ctx, "data", data)
     id_col = None if data.get("id") is None else _name(ctx, "data.id", data["id"])
     join_on = None if data.get("join_on") is None else _name(ctx, "data.join_on", data["join_on"])
+    weight = None if data.get("weight") is None else _name(ctx, "data.weight", data["weight"])
     demographics = _path(ctx, "data.demographics", data.get("demographics"), base_dir)
     if join_on is not None and demographics is None:
         raise ctx.fail(
@@ -93,4 +96,5 @@ def _parse_data(
         explanation=explanation,
         format=fmt,
         delimiter=delimiter,
+        weight=weight,
     )

@@ -339,7 +339,8 @@ class DataSpec:
     """The optional ``data:`` block: where the cases and the self-ID come from.
 
     ``cases`` and ``demographics`` are absolute paths (or ``None``). ``join_on`` is the id
-    column both files share; ``source`` is ``"historical"`` or ``"test"``.
+    column both files share; ``source`` is ``"historical"`` or ``"test"``; ``weight`` the
+    column of survey or sampling weights (``None``: every case weighs one).
     """
 
     cases: Path | None = None
@@ -350,6 +351,7 @@ class DataSpec:
     explanation: str | None = None
     format: str | None = None
     delimiter: str = ","
+    weight: str | None = None
 
 
 @dataclass(frozen=True, slots=True, init=False)
