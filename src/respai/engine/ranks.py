@@ -5,8 +5,9 @@ AUC and its DeLong variance (:class:`RankParts`). A DuckDB source streams the sc
 sorted by score (DuckDB sorts out of core) through the numpy fold of
 :mod:`respai.engine.fold`, one batch at a time (numpy is loaded only then); an in-memory
 DataFrame is sorted where it is and folded the same way; a lazy engine (Spark) runs the
-same sums as window functions where the data lives (:func:`_rank_windows`). All give the
-same integers.
+same sums as window functions where the data lives (:func:`_rank_windows`), except Spark,
+which sorts once and folds each partition (:mod:`respai.engine.spark_ranks`). All give
+the same integers.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from respai.engine.count_pass import scan_error
 from respai.engine.finite import first_not_finite, not_finite
 from respai.engine.rank_parts import LOW, RankParts, square
 from respai.engine.source import NUMERIC, Source
-from respai.engine.values import fetch, is_null
+from respai.engine.values import fetch, is_null, is_spark
 
 __all__ = ["RankParts", "rank_sums"]
 
@@ -72,7 +73,15 @@ def rank_sums(
         elif isinstance(frame, nw.DataFrame):  # in memory already: sort it there
             table = packed.sort("__s").to_arrow()
             batches = iter(table.to_batches(max_chunksize=_STREAM_ROWS))
-        else:  # Spark and other lazy engines: sums where the data lives
+        elif is_spark(native):  # one sort, folded per partition where it lives
+            from respai.engine.spark_ranks import spark_rank_sums
+
+            try:
+                return spark_rank_sums(packed.to_native(), sizes, groupings)
+            except Exception as exc:  # the fold refuses NaN and infinity; say where
+                _check_finite_score(source, frame, score)
+                raise scan_error(source, exc) from None
+        else:  # other lazy engines: window functions where the data lives
             _check_finite_score(source, frame, score)
             return _rank_windows(frame, groupings)
         from respai.engine.fold import BadScore, fold_stream
