@@ -210,8 +210,9 @@ def fairness_outcomes(result: Mapping[str, Any]) -> tuple[Outcome, ...]:
     tuple of Outcome
         One ``rule`` outcome per declared rule, in declared order.
     """
-    from respai.rules_block import BLOCK as RULES
+    from respai.blocks import block_named
 
+    rules_kind = block_named("fairness")  # the group rules' kind, through the seam
     rules = result.get("rules")
     out = []
     for rule in rules if isinstance(rules, list) else ():
@@ -220,9 +221,9 @@ def fairness_outcomes(result: Mapping[str, Any]) -> tuple[Outcome, ...]:
         key = f"rule:{_text(rule.get('id'))}"
         out.append(
             Outcome(
-                kind=RULES.outcome_kind,
+                kind=rules_kind.outcome_kind,
                 key=key,
-                name=RULES.outcome_name({"test_key": key}),
+                name=rules_kind.outcome_name({"test_key": key}) or key,
                 verdict=_text(rule.get("verdict")),
                 reason=_text(rule.get("reason")),
                 value=None,
