@@ -12,13 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.proportion import proportion_confint
+from tests.weights.helpers import GROUPS, RATES, frame, reference, spec
 
 from respai.errors import InputError, SpecError
 from respai.results import rule_dict
 from respai.run.group_rules import evaluate_fairness
 from respai.weights import korn_graubard, recompute
-
-from .helpers import GROUPS, RATES, frame, reference, spec
 
 ALPHA = 0.05
 
@@ -148,9 +147,8 @@ def test_weights_change_the_decision_when_they_should() -> None:
     rng = np.random.default_rng(3)
     g = np.repeat(["a", "b", "c"], [n // 2, n // 4, n // 4])
     # b's selected cases were sampled 3x as often: unweighted its rate looks far higher
-    p = np.concatenate(
-        [rng.binomial(1, 0.3, n // 2), rng.binomial(1, 0.5625, n // 4), rng.binomial(1, 0.3, n // 4)]
-    ).astype(float)
+    rates = [(0.3, n // 2), (0.5625, n // 4), (0.3, n // 4)]
+    p = np.concatenate([rng.binomial(1, q, k) for q, k in rates]).astype(float)
     w = np.where((g == "b") & (p == 1), 1 / 3, 1.0)
     df = pd.DataFrame({"g": g, "y": p.astype(int), "p": p, "w": np.round(w, 6)})
     body = spec()
