@@ -2,10 +2,12 @@
 
 The fast test checks a few shapes; the slow one the whole grid whose table is in
 ``docs/methods/weights.md``. Both assert coverage at or above 95% (less three Monte Carlo
-standard errors) where the method claims it: weights not tied to the outcome, or tied so
-that the outcome is oversampled. Where the weights are large on the outcome (the outcome
-undersampled) Kish's effective size overstates the precision; that shape is measured and
-asserted to fall short, so the documentation's warning stays true.
+standard errors) where the method claims it: inclusion probabilities (so weights) not
+tied to the outcome. Where the weights are tied to the outcome, Kish's effective size
+misstates the precision: with the outcome oversampled the total coverage stays near 95%
+but one end can miss more than its half; with it undersampled (large weights on the
+events) coverage falls to about 0.81. That shape is asserted to fall short, so the
+documentation's warning stays true.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ def _floor(reps: int) -> float:
 
 @pytest.mark.parametrize(
     ("n", "rate", "design"),
-    [(30, 0.2, "independent"), (100, 0.5, "independent"), (100, 0.2, "events_oversampled")],
+    [(30, 0.2, "independent"), (100, 0.5, "independent"), (400, 0.05, "independent")],
 )
 def test_coverage_at_nominal_fast(n: int, rate: float, design: str) -> None:
     """A few shapes, 300 samples each: coverage at the nominal 95%."""
@@ -38,7 +40,7 @@ def test_outcome_tied_weights_fall_short_as_documented() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("design", ["independent", "events_oversampled"])
+@pytest.mark.parametrize("design", ["independent"])
 @pytest.mark.parametrize("n", [30, 100, 400])
 @pytest.mark.parametrize("rate", [0.05, 0.2, 0.5])
 def test_coverage_at_nominal_grid(n: int, rate: float, design: str) -> None:
