@@ -538,4 +538,5 @@ def _result_dict(res: FairnessResult) -> dict[str, Any]:
         if res.calibration
         else None,
         "assumptions": list(res.assumptions),
+        **({"weights": res.weighted.fingerprint()} if res.weighted is not None else {}),
     }

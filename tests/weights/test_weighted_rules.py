@@ -211,3 +211,36 @@ def test_rates_list_is_the_registry() -> None:
     from respai.metrics import Rate
 
     assert {r.value for r in Rate} >= set(RATES)
+
+
+def test_a_sealed_record_holds_the_weights_and_verifies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``respai evaluate``: run_start.weights, counts.weighted, schema-valid and verified."""
+    import base64
+    import json
+
+    import yaml
+
+    from respai.api import evaluate
+    from respai.record import KeyRing, load_public_key, validate_predicate, verify_envelope
+
+    monkeypatch.setenv("RESPAI_HOME", str(tmp_path / "keys"))
+    monkeypatch.delenv("RESPAI_KEY_PASSPHRASE", raising=False)
+    df = frame(4)
+    df.to_csv(tmp_path / "cases.csv", index=False)
+    body = spec()
+    body["fairness"]["cases"] = "cases.csv"
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(body))
+    evaluate(tmp_path / "spec.yaml", out=tmp_path / "out")
+    envelope = json.loads((tmp_path / "out" / "record.json").read_text())
+    ring = KeyRing.from_public_key(load_public_key(tmp_path / "out" / "public_key.pem"))
+    assert verify_envelope(envelope, ring).ok
+    predicate = json.loads(base64.b64decode(envelope["payload"]))["predicate"]
+    assert validate_predicate(predicate) == []
+    start = predicate["records"][0]
+    assert start["weights"]["column"] == "w" and start["weights"]["n"] == len(df)
+    assert predicate["counts"]["weighted"]["decimals"] == 6
+    rules = [r for r in predicate["records"] if r.get("test_key", "").startswith("rule:")]
+    assert rules and all(r["details"]["weights"]["interval"] == "korn-graubard" for r in rules)
+    assert all("weighted" in g for r in rules for g in r["details"]["groups"])
