@@ -337,7 +337,9 @@ def _weighted(
     The cases per cell of this pass must equal the count pass's, cell for cell (both
     scanned the same state of the file).
     """
-    cells = engine.weight_sums(source, keys, weight, decimals)
+    from respai.engine.weight_sums import weight_sums
+
+    cells = weight_sums(source, keys, weight, decimals)
     n_attr = len(spec.attributes)
     rows: list[tuple[Row, int, int]] = []
     for c in cells:
