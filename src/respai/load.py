@@ -24,6 +24,7 @@ from respai.engine.registry import ENGINES, engine_named
 from respai.errors import InputError, did_you_mean
 from respai.spec import FairnessSpec, Spec, SystemInfo
 from respai.spelling import BinaryValues, DeclaredValues
+from respai.weights import WeightedCounts
 
 __all__ = [
     "CountPass",
@@ -48,6 +49,8 @@ class Loaded:
     source: str
     path: Path | None
     columns: tuple[str, ...]
+    #: The weights' exact sums per cell (``data.weight``), else ``None``.
+    weighted: WeightedCounts | None = None
 
 
 CountPass = Callable[
@@ -242,6 +245,8 @@ def load_counts(
     score: str | None = None,
     engine_name: str = "duckdb",
     count: CountPass | None = None,
+    weight: str | None = None,
+    weight_decimals: int = 6,
 ) -> Loaded:
     """Open the cases, validate them once, and count them in one engine pass.
 
@@ -261,6 +266,10 @@ def load_counts(
         The count pass to run once the columns are checked (default
         :func:`respai.engine.count_cube`): a run that also tallies the LL144 tables
         passes one that counts both in the same scan.
+    weight, weight_decimals
+        ``data.weight`` and its grid: a second pass sums the weights and their squares
+        per cell of the count cube (:func:`respai.engine.weight_sums`), checked against
+        the count pass's cases per cell.
 
     Raises
     ------
@@ -307,8 +316,68 @@ def load_counts(
     if score is not None:
         overall, per = _rank_sums(spec, source, gate, cube, score)
         counts = replace(counts, overall_ranks=overall, ranks=per)
+    weighted = None
+    if weight is not None:
+        weighted = _weighted(spec, source, gate, keys, weight, weight_decimals, counts)
     source.check_unchanged()  # the counts are of one state of the file
-    return Loaded(counts, source.description, source.path, tuple(source.columns))
+    return Loaded(counts, source.description, source.path, tuple(source.columns), weighted)
+
+
+def _weighted(
+    spec: FairnessSpec,
+    source: engine.Source,
+    gate: _Gate,
+    keys: Sequence[str],
+    weight: str,
+    decimals: int,
+    counts: Counts,
+) -> WeightedCounts:
+    """The weights' sums per cell, mapped to the declared groups by the count pass's gate.
+
+    The cases per cell of this pass must equal the count pass's, cell for cell (both
+    scanned the same state of the file).
+    """
+    from respai.engine.weight_sums import weight_sums
+
+    cells = weight_sums(source, keys, weight, decimals)
+    n_attr = len(spec.attributes)
+    rows: list[tuple[Row, int, int]] = []
+    for c in cells:
+        values: list[str | None] = []
+        reasons: list[str | None] = []
+        for attr, raw in zip(spec.attributes, c.keys[:n_attr], strict=True):
+            value, reason = gate._attribute(attr, raw)
+            values.append(value)
+            reasons.append(reason)
+        label = gate._binary(
+            spec.label, c.keys[n_attr], spec.label_map, "label", allow_missing=False
+        )
+        pred = gate._binary(
+            spec.prediction,
+            c.keys[n_attr + 1],
+            spec.prediction_map,
+            "prediction",
+            allow_missing=True,
+        )
+        assert label is not None
+        row = Row(tuple(values), tuple(reasons), label, pred, None, c.n)
+        rows.append((row, c.sum_w, c.sum_w2))
+
+    def built(which: int) -> Counts:
+        picked = [replace(r, n=(r.n, w, w2)[which]) for r, w, w2 in rows]
+        return build_counts(picked, spec.attributes, spec.groupings, None)
+
+    plain = built(0)
+    same = plain.overall == counts.overall and all(
+        plain.groupings[g].groups == counts.groupings[g].groups for g in spec.groupings
+    )
+    if not same:
+        raise InputError(
+            f"{source.description}: the weights pass counted other cases than the count "
+            "pass (the file changed while it was read, or an engine fault).",
+            "Run again on a file that is not being written to.",
+        )
+    return WeightedCounts(weight, decimals, plain.total, built(1), built(2))
 
 
 def _rank_sums(

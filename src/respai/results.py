@@ -17,11 +17,14 @@ from typing import TYPE_CHECKING, Any
 
 from respai.battery import TestResult, Threshold
 from respai.counts import Counts
+from respai.decision import GroupRate
 from respai.rules import RuleResult
 from respai.spec import FairnessSpec, Policy, Spec, SystemInfo
 from respai.tables import METRICS, CalibrationRow, GroupRow, GroupTables, Measure
 from respai.types import Interval, Verdict, accepted_exit_code
 from respai.version import __version__
+from respai.weights import CONDITIONS as WEIGHT_CONDITIONS
+from respai.weights import WeightedCounts, WeightedGroupRate
 
 if TYPE_CHECKING:
     from respai.ll144.audit import LL144Result
@@ -80,6 +83,9 @@ class FairnessResult:
     #: (:meth:`respai.run.family.Family.to_dict`: members, outside, ``alpha_per_test``,
     #: ``guarantee``); ``None`` without the key.
     familywise: Mapping[str, Any] | None = None
+    #: The weights' exact sums (``data.weight``): the rules were decided on weighted
+    #: rates; ``None`` without weights.
+    weighted: WeightedCounts | None = None
 
     @property
     def exit_code(self) -> int:
@@ -418,26 +424,48 @@ def rule_dict(r: RuleResult) -> dict[str, Any]:
             "max_missing_source": r.max_missing_source,
             "over_max_missing": list(r.over_missing),
         },
-        "groups": [
+        "groups": [_group_dict(g) for g in r.groups],
+        **(
             {
-                "group": g.label,
-                "key": list(g.key),
-                "cases": g.cases,
-                "with_prediction": g.with_prediction,
-                "events": g.events,
-                "missing_prediction": g.missing,
-                "rate": g.rate,
-                **(
-                    {"rate_undefined_reason": "no case in the group has a prediction"}
-                    if g.rate is None
-                    else {}
-                ),
-                "interval": Interval.json_or_none(g.interval),
-                "small_cell": g.small,
+                "weights": {
+                    "decided_on": "weighted rates",
+                    "interval": "korn-graubard",
+                    "conditions": WEIGHT_CONDITIONS,
+                }
             }
-            for g in r.groups
-        ],
+            if r.weighted
+            else {}
+        ),
     }
+
+
+def _group_dict(g: GroupRate) -> dict[str, Any]:
+    """One group's entry in a rule's details; a weighted group shows both rates.
+
+    ``rate`` and ``interval`` are the unweighted ones (of the counts); under ``weighted``
+    the weighted rate the rule was decided on, its Korn-Graubard interval and ``n_eff``.
+    """
+    rate = g.plain_rate if isinstance(g, WeightedGroupRate) else g.rate
+    interval = g.plain_interval if isinstance(g, WeightedGroupRate) else g.interval
+    out: dict[str, Any] = {
+        "group": g.label,
+        "key": list(g.key),
+        "cases": g.cases,
+        "with_prediction": g.with_prediction,
+        "events": g.events,
+        "missing_prediction": g.missing,
+        "rate": rate,
+        **(
+            {"rate_undefined_reason": "no case in the group has a prediction"}
+            if rate is None
+            else {}
+        ),
+        "interval": Interval.json_or_none(interval),
+        "small_cell": g.small,
+    }
+    if isinstance(g, WeightedGroupRate):
+        out["weighted"] = g.weighted_dict()
+    return out
 
 
 def _with_largest_gap(rule: dict[str, Any]) -> dict[str, Any]:
@@ -510,4 +538,5 @@ def _result_dict(res: FairnessResult) -> dict[str, Any]:
         if res.calibration
         else None,
         "assumptions": list(res.assumptions),
+        **({"weights": res.weighted.fingerprint()} if res.weighted is not None else {}),
     }

@@ -53,11 +53,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from respai import decision, exact, stats
+from respai import decision, exact, stats, weights
 from respai.counts import Cell, Counts
 from respai.decision import GroupRate
 from respai.spec.parsed import FairnessSpec, Rate, Rule
 from respai.types import Verdict, worst
+from respai.weights import WeightedCounts
 
 __all__ = [
     "RuleResult",
@@ -103,6 +104,8 @@ class RuleResult:
     #: How many tests share the run's alpha (``familywise: bonferroni``): the rules, and
     #: under ``respai evaluate`` every verdict-deciding test of the run; 1 without it.
     family: int = 1
+    #: Whether the rule was decided on weighted rates (``data.weight``).
+    weighted: bool = False
 
     @property
     def method(self) -> str:
@@ -183,7 +186,9 @@ def _reference_index(groups: Sequence[GroupRate], rule: Rule) -> int | None:
     return keys.index(rule.reference)
 
 
-def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
+def evaluate_rule(
+    rule: Rule, spec: FairnessSpec, counts: Counts, weighted: WeightedCounts | None = None
+) -> RuleResult:
     """Decide one rule from the counts.
 
     Parameters
@@ -197,11 +202,14 @@ def evaluate_rule(rule: Rule, spec: FairnessSpec, counts: Counts) -> RuleResult:
         (:attr:`FairnessSpec.rule_alpha`).
     counts
         The counts of the one engine pass.
+    weighted
+        The weights' sums (``data.weight``): the rule is then decided on the weighted
+        rates and their Korn-Graubard intervals (:mod:`respai.weights`).
     """
     alpha = spec.rule_alpha
     if rule.equalized_odds:
-        return _equalized_odds(rule, spec, counts, alpha)
-    return _decide(rule, spec, counts, alpha, alpha)
+        return _equalized_odds(rule, spec, counts, alpha, weighted)
+    return _decide(rule, spec, counts, alpha, alpha, weighted)
 
 
 def _as_float(share: Fraction, spec: FairnessSpec) -> float:
@@ -212,8 +220,33 @@ def _as_float(share: Fraction, spec: FairnessSpec) -> float:
     return spec.alpha if share == exact.decimal(spec.alpha) else float(share)
 
 
+def _weighted_groups(
+    rule: Rule,
+    weighted: WeightedCounts,
+    plain: list[GroupRate],
+    alpha_share: float,
+    min_cell: int,
+) -> list[weights.WeightedGroupRate]:
+    """The groups' weighted rates and Korn-Graubard intervals at ``alpha_share`` each."""
+    sums = weighted.sums.groupings[rule.attributes].groups
+    squares = weighted.squares.groupings[rule.attributes].groups
+    out = []
+    for g in plain:
+        w = rate_counts(rule.rate, sums[g.key])
+        w2 = rate_counts(rule.rate, squares[g.key])
+        out.append(
+            weights.weighted_group_rate(g.key, g, w, (w2[0], w2[0] - w2[2]), alpha_share, min_cell)
+        )
+    return out
+
+
 def _decide(
-    rule: Rule, spec: FairnessSpec, counts: Counts, alpha: Fraction, fail_alpha: Fraction
+    rule: Rule,
+    spec: FairnessSpec,
+    counts: Counts,
+    alpha: Fraction,
+    fail_alpha: Fraction,
+    weighted: WeightedCounts | None = None,
 ) -> RuleResult:
     """One rule (or one part of an equalized-odds rule) at its own alphas.
 
@@ -244,13 +277,30 @@ def _decide(
         if fail_share == share
         else [decision.group_rate(key, *c, fail_g, spec.min_cell) for key, c in cells]
     )
+    wgroups: list[weights.WeightedGroupRate] = []
+    if weighted is not None:  # decided on the weighted rates (data.weight)
+        wgroups = _weighted_groups(rule, weighted, groups, alpha_g, spec.min_cell)
+        fwgroups = (
+            wgroups
+            if fgroups is groups
+            else _weighted_groups(rule, weighted, fgroups, fail_g, spec.min_cell)
+        )
+        groups, fgroups = list(wgroups), list(fwgroups)
     intervals = [g.interval for g in groups]
     # every comparison with a threshold is exact (respai.exact): an end at the limit meets it
-    los, his = decision.exact_ends(groups, share)
+    los, his = (
+        decision.exact_ends(groups, share)
+        if weighted is None
+        else weights.exact_ends(wgroups, alpha_g)
+    )
     # a FAIL is proven with the missing predictions counted against the rule (adverse ends)
     missing_any = any(g.missing for g in groups)
     w_intervals = [g.interval for g in fgroups]  # the FAIL side's intervals, widened
-    if missing_any:
+    if weighted is not None:
+        fw = [g for g in fgroups if isinstance(g, weights.WeightedGroupRate)]
+        f_intervals = weights.adverse_intervals(fw, fail_g)
+        f_los, f_his = weights.adverse_ends(fw, fail_g)
+    elif missing_any:
         f_intervals = decision.adverse_intervals(fgroups, fail_g)
         f_los, f_his = decision.adverse_ends(fgroups, fail_share)
     elif fgroups is groups:
@@ -424,10 +474,17 @@ def _decide(
         max_missing_source=max_missing_source,
         over_missing=tuple(g.label for g in over),
         ratio_bounds=ratio,
+        weighted=weighted is not None,
     )
 
 
-def _equalized_odds(rule: Rule, spec: FairnessSpec, counts: Counts, alpha: Fraction) -> RuleResult:
+def _equalized_odds(
+    rule: Rule,
+    spec: FairnessSpec,
+    counts: Counts,
+    alpha: Fraction,
+    weighted: WeightedCounts | None = None,
+) -> RuleResult:
     """Both gap decisions of an ``equalized_odds`` rule, and the worse of the two.
 
     The rule FAILs when either part fails (a union), so each part proves a FAIL at
@@ -440,7 +497,14 @@ def _equalized_odds(rule: Rule, spec: FairnessSpec, counts: Counts, alpha: Fract
     positive part on a tie), a reason naming both, and both parts in ``parts``.
     """
     parts = tuple(
-        _decide(replace(rule, rate=rate, equalized_odds=False), spec, counts, alpha, alpha / 2)
+        _decide(
+            replace(rule, rate=rate, equalized_odds=False),
+            spec,
+            counts,
+            alpha,
+            alpha / 2,
+            weighted,
+        )
         for rate in rule.rates
     )
     verdict = worst(p.verdict for p in parts)
@@ -475,6 +539,9 @@ def interval_method(r: RuleResult) -> str:
             "; equalized odds: each of the two error rates proves a FAIL at alpha / 2 "
             "(Bonferroni over the two parts) and a PASS at alpha (both must pass)"
         )
+    if r.weighted:
+        text = text.replace("clopper-pearson", "korn-graubard (weighted)")
+        text += "; decided on weighted rates (data.weight): " + weights.CONDITIONS
     return text
 
 
@@ -534,4 +601,9 @@ def guarantee(r: RuleResult) -> str:
         )
     else:
         text += "; the run's verdict, the worst of its rules, has no correction across them"
+    if r.weighted:
+        text += (
+            "; the rates are weighted (data.weight) and the level holds as far as the "
+            "Korn-Graubard intervals hold their level (see interval_method)"
+        )
     return text

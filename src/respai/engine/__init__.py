@@ -27,6 +27,8 @@ plain Python values. The modules, one concept each:
 - :mod:`~respai.engine.batches`: the cases in batches, :func:`iter_batches`;
 - :mod:`~respai.engine.sql`: portable SQL over the cases on every engine, with exact
   fixed-point sums of real values (:func:`~respai.engine.sql.query`);
+- :mod:`~respai.engine.weight_sums`: the weights' exact sums per count cell
+  (``data.weight``), imported from the module (its name is the module's);
 - :mod:`~respai.engine.values`: results back as plain Python values;
 - :mod:`~respai.engine.column_summary`: a bounded summary of every column, for ``respai init``;
 - :mod:`~respai.engine.frame_fingerprint`: a DataFrame's dataset fingerprint (the SHA-256
@@ -79,6 +81,7 @@ if TYPE_CHECKING:
         file_format,
     )
     from respai.engine.spark import is_remote, read_spark_file, spark_session
+    from respai.engine.weight_sums import WeightCell
 
 #: The module each public name is imported from on first use.
 _HOMES = {
@@ -110,6 +113,7 @@ _HOMES = {
     "open_join": "respai.engine.opening",
     "open_spark_file": "respai.engine.opening",
     "rank_sums": "respai.engine.ranks",
+    "WeightCell": "respai.engine.weight_sums",
     "read_spark_file": "respai.engine.spark",
     "refuse_uncounted": "respai.engine.counted",
     "spark_session": "respai.engine.spark",
@@ -125,6 +129,7 @@ __all__ = [
     "LocalFile",
     "RankParts",
     "Source",
+    "WeightCell",
     "all_null",
     "count_cube",
     "count_cube_and_groups",

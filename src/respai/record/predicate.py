@@ -199,6 +199,9 @@ class GroupRuleDetails(TypedDict):
     familywise: NotRequired[dict[str, Any] | None]
     #: what the verdict promises, per rule (from engine 0.4.0)
     guarantee: NotRequired[str]
+    #: a rule decided on weighted rates (``data.weight``): ``decided_on``, the interval's
+    #: name and its conditions; each group then has a ``weighted`` part
+    weights: NotRequired[dict[str, Any]]
 
 
 class LL144Details(TypedDict):

@@ -27,6 +27,7 @@ from respai.results import BatteryResult, Evaluation, FairnessResult
 from respai.rules import RuleResult, guarantee_line
 from respai.tables import METRICS, GroupRow, Measure
 from respai.types import Interval, Verdict
+from respai.weights import WeightedGroupRate
 
 __all__ = [
     "LOG_WIDTH",
@@ -157,7 +158,62 @@ def _table_rows(rows: tuple[GroupRow, ...]) -> tuple[list[GroupRow], int]:
     return [rows[i] for i in extremes([row.count for row in rows], each)], each
 
 
+def _weighted_rule_table(r: RuleResult, groups: list[WeightedGroupRate]) -> AlignedTable:
+    """A weighted rule's groups: the unweighted counts and rate beside the weighted ones."""
+    table = AlignedTable(
+        (
+            ("group", "left"),
+            ("n", "right"),
+            ("events", "right"),
+            ("no pred.", "right"),
+            ("rate", "right"),
+            ("weighted", "right"),
+            ("n_eff", "right"),
+            (f"KG interval ({1 - r.alpha_per_group:.4g} each)", "left"),
+            ("", "left"),
+        )
+    )
+    for g in groups:
+        note = (
+            Text(f"INSUFFICIENT_EVIDENCE: under min_cell {r.min_cell}", style="yellow")
+            if g.small
+            else Text("")
+        )
+        table.add_row(
+            terminal_text(g.label),
+            str(g.cases),
+            str(g.events),
+            str(g.missing),
+            _rate(g.plain_rate),
+            _rate(g.rate),
+            "—" if g.n_eff is None else f"{g.n_eff:.1f}",
+            _iv(g.interval),
+            note,
+        )
+    return table
+
+
+def weighted_lines(r: RuleResult) -> list[str]:
+    """A weighted rule's groups in a few words each, for ``respai evaluate``'s lines."""
+    if not r.weighted:
+        return []
+    shown, _ = _rule_groups(r)
+    out = []
+    for g in shown:
+        if not isinstance(g, WeightedGroupRate):
+            continue
+        n_eff = "—" if g.n_eff is None else f"{g.n_eff:.1f}"
+        out.append(
+            f"{terminal_text(g.label)} {_rate(g.rate)} {_iv(g.interval)} n_eff {n_eff} "
+            f"(unweighted {_rate(g.plain_rate)} of {g.cases})"
+        )
+    return out
+
+
 def _rule_table(r: RuleResult, groups: list[GroupRate]) -> AlignedTable:
+    weighted = [g for g in groups if isinstance(g, WeightedGroupRate)]
+    if r.weighted and len(weighted) == len(groups):
+        return _weighted_rule_table(r, weighted)
     table = AlignedTable(
         (
             ("group", "left"),
@@ -443,6 +499,10 @@ def render_rule_lines(rules: tuple[RuleResult, ...], console: Console) -> None:
         console.print(Text(f"  rule:{terminal_text(r.rule.id)}: {terminal_text(r.reason)}"))
         if (gap := gap_text(r.gap_bounds)) is not None:
             console.print(Text(f"    {GAP_LABEL}: {gap}"))
+        weighted = weighted_lines(r)
+        if weighted:
+            head = "    weighted rates (data.weight, Korn-Graubard): "
+            console.print(Text(head + "; ".join(weighted)))
         console.print(Text(f"    guarantee: {guarantee_line(r)}.", style="dim"))
     sources = [(r.rule.id, r.rule.threshold_source) for r in rules]
     line = _source_line(

@@ -146,6 +146,9 @@ def build_predicate(
     if e.plan_check is not None:
         run_start["plan_check"] = dict(e.plan_check)
     counts = _counts_dict(e.counts)
+    if e.fairness.weighted is not None:  # data.weight: the weights' fingerprint and sums
+        run_start["weights"] = e.fairness.weighted.fingerprint()
+        counts["weighted"] = e.fairness.weighted.counts_dict()
     claims = {"states": CLAIMS_STATES, "does_not_state": CLAIMS_DOES_NOT_STATE}
     caveats = _caveats(e)
     from respai.blocks import block_named

@@ -46,6 +46,12 @@ SAMPLING_ONLY = (
     "has shifted since the data was collected."
 )
 LABELS = "Parity is measured against the labels supplied; biased labels are not detected."
+WEIGHTED = (
+    "The group rules are decided on rates weighted by column '{column}' (data.weight): "
+    "Hajek estimates with Korn-Graubard intervals at Kish's effective size, which assume "
+    "independently sampled units with weights 1 / (inclusion probability) and no strata "
+    "or clusters; the unweighted counts are shown beside them."
+)
 DECLARED_ONLY = (
     "Only the declared groups are evaluated; each rule reads only the cases whose own "
     "attributes carry a declared value, which may be a different population from the file."
@@ -159,9 +165,19 @@ def run_rules(
         fairness = replace(fairness, family_size=family_size)
     if data is None:  # the spec's files, the self-identification file joined when declared
         data = open_inputs(parsed, engine_name=engine_name, score=score).decided
-    loaded = load_counts(fairness, data, score=score, engine_name=engine_name, count=count)
+    ds = parsed.data
+    loaded = load_counts(
+        fairness,
+        data,
+        score=score,
+        engine_name=engine_name,
+        count=count,
+        weight=ds.weight,
+        weight_decimals=ds.weight_decimals,
+    )
     counts = loaded.counts
-    rules = tuple(evaluate_rule(rule, fairness, counts) for rule in fairness.rules)
+    weighted = loaded.weighted
+    rules = tuple(evaluate_rule(rule, fairness, counts, weighted) for rule in fairness.rules)
     tables = GroupTables({g.name: group_table(g) for g in counts.groupings.values()})
     calibration = GroupTables(
         {g.name: calibration_table(g) for g in counts.groupings.values() if g.calibration}
@@ -171,6 +187,8 @@ def run_rules(
         assumptions.insert(0, INDEPENDENCE)
     if not rules:
         assumptions.append("No rule is declared, so the verdict cannot be PASS.")
+    if weighted is not None:
+        assumptions.append(WEIGHTED.format(column=weighted.column))
     return FairnessResult(
         spec=fairness,
         system=parsed.system,
@@ -185,6 +203,7 @@ def run_rules(
         assumptions=tuple(assumptions),
         verdict=worst(r.verdict for r in rules),
         backend=frame_backend(data),
+        weighted=weighted,
     )
 
 

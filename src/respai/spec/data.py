@@ -4,7 +4,8 @@
 ``demographics`` names a second file joined on an id column (``join_on``, else ``id``).
 ``source`` says whether the data is historical or test data; test data needs an
 ``explanation`` (the LL144 summary must give one). ``weight`` names a column of survey or
-sampling weights of the cases file, read by every block that weighs its estimates.
+sampling weights of the cases file, read by every block that weighs its estimates;
+``weight_decimals`` (0 to 12, default 6) the grid the weights are summed on exactly.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ _DATA_KEYS = (
     "format",
     "delimiter",
     "weight",
+    "weight_decimals",
 )
 
 
@@ -59,6 +61,13 @@ def _parse_data(
     id_col = None if data.get("id") is None else _name(ctx, "data.id", data["id"])
     join_on = None if data.get("join_on") is None else _name(ctx, "data.join_on", data["join_on"])
     weight = None if data.get("weight") is None else _name(ctx, "data.weight", data["weight"])
+    weight_decimals = _weight_decimals(ctx, data)
+    if weight is None and "weight_decimals" in data:
+        raise ctx.fail(
+            "data.weight_decimals",
+            "is set but data.weight is not, so there are no weights to sum.",
+            "Name the weight column in data.weight, or remove weight_decimals.",
+        )
     demographics = _path(ctx, "data.demographics", data.get("demographics"), base_dir)
     if join_on is not None and demographics is None:
         raise ctx.fail(
@@ -97,4 +106,17 @@ def _parse_data(
         format=fmt,
         delimiter=delimiter,
         weight=weight,
+        weight_decimals=weight_decimals,
     )
+
+
+def _weight_decimals(ctx: _Ctx, data: Mapping[Any, Any]) -> int:
+    """``data.weight_decimals``: a whole number from 0 to 12 (default 6)."""
+    value = data.get("weight_decimals", 6)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 12:
+        raise ctx.fail(
+            "data.weight_decimals",
+            f"must be a whole number from 0 to 12, got {value!r}.",
+            "The default 6 sums weights in millionths; fewer decimals admit larger weights.",
+        )
+    return value

@@ -340,7 +340,8 @@ class DataSpec:
 
     ``cases`` and ``demographics`` are absolute paths (or ``None``). ``join_on`` is the id
     column both files share; ``source`` is ``"historical"`` or ``"test"``; ``weight`` the
-    column of survey or sampling weights (``None``: every case weighs one).
+    column of survey or sampling weights (``None``: every case weighs one), summed on a grid
+    of ``10^-weight_decimals``.
     """
 
     cases: Path | None = None
@@ -352,6 +353,8 @@ class DataSpec:
     format: str | None = None
     delimiter: str = ","
     weight: str | None = None
+    #: The weights are summed exactly as whole ``10^-weight_decimals`` units.
+    weight_decimals: int = 6
 
 
 @dataclass(frozen=True, slots=True, init=False)
