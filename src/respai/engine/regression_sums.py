@@ -166,14 +166,15 @@ def cell_sums(
 
 @dataclass(frozen=True, slots=True)
 class ValueChecks:
-    """The extremes of the block's columns, in units (``None``: no value).
+    """The extremes of the block's columns, in units (``None``: no value), and the rows.
 
     ``largest`` is the largest magnitude of each column's units; ``min_weight`` the
-    smallest weight's units.
+    smallest weight's units; ``rows`` the rows counted.
     """
 
     largest: Mapping[str, int | None]
     min_weight: int | None
+    rows: int = 0
 
 
 def value_checks(
@@ -184,14 +185,17 @@ def value_checks(
 
     def build(d: Dialect) -> str:
         parts = [f"MAX(ABS({fixed(d.ident(c), decimals)}))" for c in every]
+        parts.append("COUNT(*)")
         if weight is not None:
             parts.append(f"MIN({fixed(d.ident(weight), decimals)})")
         return f"SELECT {', '.join(parts)} FROM {d.table}"
 
     row = query(source, build, every)[0]
     largest = {c: None if v is None else int(v) for c, v in zip(every, row, strict=False)}
-    low = row[len(every)] if weight is not None else None
-    return ValueChecks(largest=largest, min_weight=None if low is None else int(low))
+    low = row[len(every) + 1] if weight is not None else None
+    return ValueChecks(
+        largest=largest, min_weight=None if low is None else int(low), rows=int(row[len(every)])
+    )
 
 
 def first_outside(

@@ -566,11 +566,12 @@ def count_cells(block: RegressionSpec, source: Any, weight: str | None) -> list[
             )
         big_w = checks.largest.get(weight) or 0
         big_x = 2 * max(checks.largest.get(c) or 0 for c in (block.target, block.prediction))
-        if big_w * big_x > MAX_FIXED:
+        if (big_w * big_x) ** 2 * max(checks.rows, 1) >= 10**38:
             raise InputError(
-                f"the weights of '{weight}' (up to {big_w / 10**d:g}) times the values of "
-                f"the block (errors up to {big_x / 10**d:g}) exceed the {MAX_FIXED:.0e} units "
-                f"the exact weighted sums allow at regression.decimals {d}.",
+                f"the weights of '{weight}' (up to {big_w / 10**d:g}) times the block's "
+                f"values (errors up to {big_x / 10**d:g}) over {checks.rows} rows could "
+                "overflow the exact DECIMAL(38, 0) sums of w²x² at regression.decimals "
+                f"{d}.",
                 "Set fewer regression.decimals (e.g. 2), or rescale the weights.",
             )
     for column, bounds, key in (
