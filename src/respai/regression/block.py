@@ -29,7 +29,7 @@ class RegressionBlock(Block):
     """Rules over a numeric target and prediction, declared by a spec's ``regression:``."""
 
     name = "regression"
-    test_prefix = "regression"
+    test_prefix = "regression_rule"
     suite = "respai.regression"
     test_names = MappingProxyType({"regression_rule": "Regression rule"})
     assesses_fairness = True
