@@ -8,7 +8,7 @@ record parts, its terminal lines and its ``--json`` document.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -147,6 +147,12 @@ class RegressionBlock(Block):
             "rules": [dict(t) for t in regression_tests(result)],
             "verdict": result.verdict.value,
         }
+
+    def report_section(self, predicate: Any, tests: Sequence[Any]) -> str:
+        """Per rule: its verdict, reason, guarantee and its groups' values and intervals."""
+        from respai.render.report.regression import regression_section
+
+        return regression_section(predicate, tests)
 
     def outcome_name(self, record: Mapping[str, Any]) -> str | None:
         """``Regression rule <id> (<metric>)``."""
