@@ -148,3 +148,18 @@ def test_bad_values_exit_2_and_name_them(
     for w in words:
         assert w in err, err
     assert not (tmp_path / "out" / "record.json").exists()
+
+
+def test_exports_file_the_rules_under_their_suite(tmp_path: Path, capsys) -> None:
+    """JUnit: suite respai.regression, one case per rule; CycloneDX: each group's metric."""
+    spec = write(tmp_path)
+    out = tmp_path / "out"
+    main(["evaluate", str(spec), "--out", str(out), "--no-ledger"])
+    capsys.readouterr()
+    main(["export", str(out / "record.json"), "--format", "junit"])
+    junit = capsys.readouterr().out
+    assert '<testsuite name="respai.regression" tests="3"' in junit
+    assert "Regression rule mae_gap (mean_absolute_error)" in junit
+    main(["export", str(out / "record.json"), "--format", "cyclonedx"])
+    bom = capsys.readouterr().out
+    assert "regression mean absolute error" in bom and "regression rule bias" in bom
