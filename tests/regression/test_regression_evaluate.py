@@ -80,6 +80,9 @@ def test_evaluate_seals_the_regression_rules_and_it_verifies(tmp_path: Path, cap
     main(["evaluate", str(spec), "--out", str(out), "--no-ledger", "--json"])
     doc = json.loads(capsys.readouterr().out)
     assert doc["regression"]["kind"] == "respai.regression"
+    from respai.schemas import validate_output
+
+    assert validate_output("evaluate", doc) == []
     pred = predicate(out)
     tests = [r for r in pred["records"] if r.get("test_id") == "regression_rule"]
     assert [t["test_key"] for t in tests] == [
