@@ -60,7 +60,7 @@ if TYPE_CHECKING:
     from respai.load import CountPass, Inputs
     from respai.record.predicate import TestRecord
     from respai.results import FairnessResult
-    from respai.spec.parsed import DataSpec, Policy, Spec, SystemInfo
+    from respai.spec.parsed import DataSpec, FairnessSpec, Policy, Spec, SystemInfo
     from respai.types import Verdict
 
 __all__ = [
@@ -92,6 +92,7 @@ BLOCKS: Mapping[str, str] = {
     "fairness": "respai.rules_block:BLOCK",
     "ll144": "respai.ll144.block:BLOCK",
     "paired": "respai.paired.block:BLOCK",
+    "regression": "respai.regression.block:BLOCK",
 }
 
 #: The kinds of test record written by a command that is not a spec block (it has no spec
@@ -118,6 +119,9 @@ class ParseContext:
     checks
         The loader's check kit (:class:`respai.spec.checks._Ctx`), for messages that
         name a key of the file.
+    fairness
+        The spec's parsed ``fairness:`` block, when it has one (a block may default to
+        its attributes).
     """
 
     origin: str
@@ -125,6 +129,7 @@ class ParseContext:
     data: DataSpec | None
     system: SystemInfo | None
     checks: Any
+    fairness: FairnessSpec | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,7 @@ __all__ = [
     "PairedDetails",
     "Predicate",
     "RateRow",
+    "RegressionDetails",
     "SpreadDetails",
     "StabilityDetails",
     "TestRecord",
@@ -268,6 +269,28 @@ class PairedDetails(TypedDict):
     alpha_source: str
 
 
+class RegressionDetails(TypedDict):
+    """``regression_rule``: a metric of a numeric target and prediction across groups."""
+
+    rule: str
+    metric: str
+    kind: str
+    limit: float
+    alpha: float
+    alpha_per_group: float
+    interval_method: str
+    guarantee: str
+    missing_policy: str
+    weighted: bool
+    bounds: list[float] | None
+    groups: list[dict[str, Any]]
+    left_out: dict[str, int]
+    small_groups: list[str]
+    over_max_missing: list[str]
+    min_cell: int
+    max_missing: float
+
+
 class MonitorRuleDetails(TypedDict):
     """``monitor_rule``: one rule at one look of a monitoring stream (cumulative counts)."""
 
@@ -303,6 +326,7 @@ DETAILS_TYPES: Mapping[str, type] = {
     "group_rule": GroupRuleDetails,
     "ll144_impact_ratio": LL144Details,
     "paired_difference": PairedDetails,
+    "regression_rule": RegressionDetails,
     "monitor_rule": MonitorRuleDetails,
 }
 """The details type of each test kind (``test_id``); the schema has one ``$defs`` each."""

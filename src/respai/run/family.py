@@ -13,7 +13,9 @@ data is read (the plan), so ``m`` never depends on the data:
 * every battery test decided by the ``interval`` rule: one member per test, and one per
   attribute and declared intersection for a per-grouping test (the spread tests); the
   perturbation-stability test only when a model is declared;
-* every paired comparison of ``paired:`` (one per variant against the reference).
+* every paired comparison of ``paired:`` (one per variant against the reference);
+* every rule of ``regression:`` (one member per rule; a rule shares its own level among
+  its groups).
 
 Outside the family, each named with why in the record: a battery test decided by the
 ``estimate`` rule (a screening verdict has no error level to divide), perturbation
@@ -39,8 +41,9 @@ __all__ = ["FAMILY_CONDITIONS", "Family", "run_family"]
 #: When the family-wise statement holds, as the record and the docs state it.
 FAMILY_CONDITIONS = (
     "each member's interval has at least its stated coverage (Clopper-Pearson ends are "
-    "exact and conservative; the Wilson, AUC and paired intervals are approximate, so the "
-    "bound is as good as their coverage at alpha / m)",
+    "exact and conservative; the Wilson, AUC and paired intervals and the regression "
+    "block's t-intervals are approximate, so the bound is as good as their coverage at "
+    "alpha / m)",
     "the cases are independent draws from the population the verdicts speak about",
     "the family is fixed before the data is read (it is: the spec and the policy fix it)",
     "no assumption on the dependence between the tests (Bonferroni holds under any)",
@@ -94,7 +97,7 @@ class Family:
             "method": self.method,
             "scope": (
                 "every verdict-deciding test of the run: the group rules, the battery "
-                "tests decided on their interval, the paired comparisons"
+                "tests decided on their interval, the paired comparisons, the regression rules"
             ),
             "tests": self.m,
             "rules": self.rules,
@@ -161,6 +164,9 @@ def run_family(spec: Spec, policy: Policy | None) -> Family | None:
     paired = declared_paired(spec)
     if paired is not None:
         members += [f"paired_difference:{v}" for v in paired.variants[1:]]
+    regression = spec.blocks.get("regression")
+    if regression is not None:
+        members += [f"regression:{r.id}" for r in regression.rules]
     if spec.blocks.get("ll144") is not None:
         outside.append(("ll144_impact_ratio", _LL144))
     return Family(
