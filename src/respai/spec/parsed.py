@@ -417,7 +417,8 @@ class Spec:
             raise SpecError(
                 f"{origin}: fairness: is required by this command but missing (the spec "
                 f"has only {blocks or 'other'} block(s)).",
-                "Declare the label, prediction and attributes under fairness:, or run "
+                "Declare the label, prediction and attributes under fairness: (respai "
+                "evaluate runs regression: and ranking: beside it, not without it), or run "
                 f"respai ll144 {origin} (an LL144 bias audit) or respai paired {origin} "
                 "(a paired test).",
             )
