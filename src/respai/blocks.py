@@ -92,6 +92,7 @@ BLOCKS: Mapping[str, str] = {
     "fairness": "respai.rules_block:BLOCK",
     "ll144": "respai.ll144.block:BLOCK",
     "paired": "respai.paired.block:BLOCK",
+    "ranking": "respai.ranking.block:BLOCK",
 }
 
 #: The kinds of test record written by a command that is not a spec block (it has no spec
@@ -118,6 +119,9 @@ class ParseContext:
     checks
         The loader's check kit (:class:`respai.spec.checks._Ctx`), for messages that
         name a key of the file.
+    fairness
+        The spec's parsed ``fairness:`` block (``None`` without one, and while it is
+        parsed): a block without attributes of its own reads its attributes.
     """
 
     origin: str
@@ -125,6 +129,7 @@ class ParseContext:
     data: DataSpec | None
     system: SystemInfo | None
     checks: Any
+    fairness: Any = None
 
 
 @dataclass(frozen=True, slots=True)

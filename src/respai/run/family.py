@@ -13,7 +13,8 @@ data is read (the plan), so ``m`` never depends on the data:
 * every battery test decided by the ``interval`` rule: one member per test, and one per
   attribute and declared intersection for a per-grouping test (the spread tests); the
   perturbation-stability test only when a model is declared;
-* every paired comparison of ``paired:`` (one per variant against the reference).
+* every paired comparison of ``paired:`` (one per variant against the reference);
+* every rule of ``ranking:`` (one member per rule, its alpha shared by its groups).
 
 Outside the family, each named with why in the record: a battery test decided by the
 ``estimate`` rule (a screening verdict has no error level to divide), perturbation
@@ -94,7 +95,7 @@ class Family:
             "method": self.method,
             "scope": (
                 "every verdict-deciding test of the run: the group rules, the battery "
-                "tests decided on their interval, the paired comparisons"
+                "tests decided on their interval, the paired comparisons, the ranking rules"
             ),
             "tests": self.m,
             "rules": self.rules,
@@ -133,6 +134,7 @@ def run_family(spec: Spec, policy: Policy | None) -> Family | None:
     from respai.battery import REGISTRY, Decision, TestId, battery_plan, thresholds_for
     from respai.decision import resolve_alpha
     from respai.paired.spec import declared_paired
+    from respai.ranking.spec import declared_ranking
     from respai.spec import apply_policy
 
     if policy is None or policy.familywise != "bonferroni":
@@ -161,6 +163,9 @@ def run_family(spec: Spec, policy: Policy | None) -> Family | None:
     paired = declared_paired(spec)
     if paired is not None:
         members += [f"paired_difference:{v}" for v in paired.variants[1:]]
+    ranking = declared_ranking(spec)
+    if ranking is not None:
+        members += [f"ranking_rule:{r.id}" for r in ranking.rules]
     if spec.blocks.get("ll144") is not None:
         outside.append(("ll144_impact_ratio", _LL144))
     return Family(

@@ -252,17 +252,19 @@ def _favorable(ctx: _Ctx, value: Any, spec: FairnessSpec) -> tuple[int, str | No
     return targets[0], text
 
 
-def _parse_attributes(ctx: _Ctx, value: Any) -> dict[str, tuple[str, ...]]:
-    block = _mapping(ctx, "fairness.attributes", value)
+def _parse_attributes(
+    ctx: _Ctx, value: Any, where: str = "fairness.attributes"
+) -> dict[str, tuple[str, ...]]:
+    block = _mapping(ctx, where, value)
     if not block:
         raise ctx.fail(
-            "fairness.attributes",
+            where,
             "declares no attribute.",
             "Declare at least one, e.g. sex: [female, male].",
         )
     out: dict[str, tuple[str, ...]] = {}
     for attr, values in block.items():
-        key = f"fairness.attributes.{attr}"
+        key = f"{where}.{attr}"
         name = _name(ctx, key, attr)
         if not isinstance(values, list) or not values:
             raise ctx.fail(

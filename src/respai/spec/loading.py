@@ -71,7 +71,8 @@ def parse_spec(
             "fairness",
             "is required but missing.",
             "Declare the label, prediction and attributes under fairness: (or an ll144: "
-            "block for an LL144 bias audit, or a paired: block for a paired test).",
+            "block for an LL144 bias audit, a paired: block for a paired test, or a "
+            "ranking: block for ranked lists).",
         )
     parsed_fairness: FairnessSpec | None = None
     if "fairness" in top:
@@ -87,7 +88,7 @@ def parse_spec(
         parsed_fairness = block_named("fairness").parse(fairness, first)
     system = _parse_system(ctx, top.get("system"))
     data_spec = _parse_data(ctx, data, base_dir, parsed_fairness)
-    context = ParseContext(origin, base_dir, data_spec, system, ctx)
+    context = ParseContext(origin, base_dir, data_spec, system, ctx, parsed_fairness)
     declared = {
         name: block_named(name).parse(top[name], context) for name in optional if name in top
     }
