@@ -51,7 +51,8 @@ def exposure_units(p2: int, decimals: int) -> int:
     >>> exposure_units(2, 6), exposure_units(4, 6), exposure_units(3, 0)
     (1000000, 630930, 1)
     """
-    return int(math.floor(10**decimals / math.log2(1 + p2 / 2) + 0.5))
+    scale: int = 10**decimals
+    return math.floor(scale / math.log2(1 + p2 / 2) + 0.5)
 
 
 @dataclass(frozen=True, slots=True)
