@@ -38,12 +38,16 @@ def lists_frame(
 
 
 def block(
-    *, score: bool = False, top_k: tuple[int, ...] = (1, 5), groups: tuple[str, ...] = ("a", "b", "c")
+    *,
+    score: bool = False,
+    top_k: tuple[int, ...] = (1, 5),
+    groups: tuple[str, ...] = ("a", "b", "c"),
 ) -> RankingSpec:
     """A ranking block over ``lists_frame``'s columns with a rule per measure."""
-    rules = tuple(
-        RankingRule(f"top{k}", "top_k_rate", "grp", k, max_group_gap=0.2) for k in top_k
-    ) + (RankingRule("exp", "exposure_ratio", "grp", worst_min=0.5),)
+    rules = (
+        *tuple(RankingRule(f"top{k}", "top_k_rate", "grp", k, max_group_gap=0.2) for k in top_k),
+        RankingRule("exp", "exposure_ratio", "grp", worst_min=0.5),
+    )
     return RankingSpec(
         list="query",
         position=None if score else "pos",

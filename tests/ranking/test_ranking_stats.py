@@ -17,13 +17,13 @@ import pytest
 import statsmodels.api as sm
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.ranking.helpers import block, lists_frame, reference
 
 from respai.engine.opening import open_frame
 from respai.errors import InputError
 from respai.ranking.audit import recompute, run_ranking
 from respai.ranking.seal import ranking_counts
 from respai.types import Verdict
-from tests.ranking.helpers import block, lists_frame, reference
 
 K = (1, 5)
 
@@ -140,7 +140,7 @@ def test_bad_positions_are_refused(rows: list[tuple[Any, ...]], words: str) -> N
 def test_bad_weights_are_refused() -> None:
     """A negative weight is refused, naming the column and the value."""
     rows = [("q1", "a", 1, 0.0, -2.0), ("q1", "b", 2, 0.0, 1.0)]
-    with pytest.raises(InputError, match="'w'.*-2"):
+    with pytest.raises(InputError, match=r"'w'.*-2"):
         _run(_frame(rows), score=False, weighted=True)
 
 

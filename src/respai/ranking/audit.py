@@ -104,7 +104,7 @@ def _estimate(rule: RankingRule, sums: RankingSums, level: str, g: str, conf: fl
         return Estimate(None, None, None, 0, "the group has no ranked item")
     if rule.metric == "top_k_rate":
         assert rule.k is not None
-        return top_k_rate(s, rule.k, conf)
+        return top_k_rate(s, rule.k, conf, sums.groups["count"][g].n)
     return exposure_ratio(s, sums.totals[level], conf)
 
 

@@ -14,11 +14,12 @@ __all__ = ["CONDITIONS", "ranking_counts", "ranking_run_start", "ranking_tests"]
 CONDITIONS = (
     "the lists are independent draws from the lists the verdict speaks about (items within "
     "a list may depend on each other in any way)",
-    "every group deciding a verdict appears in at least min_lists lists (at least 20 by "
-    "default: the measured coverage of the intervals is at or above nominal from 20 lists "
-    "on; below, the group cannot decide a PASS or a FAIL)",
-    "the intervals are large-sample (delta method, Student's t with L_g - 1 df): their "
-    "coverage is measured in simulation, not exact",
+    "every group deciding a verdict has at least min_cell items (100 by default) in at "
+    "least min_lists lists (20 by default): the measured coverage of the intervals is at "
+    "or above nominal there; a group below cannot decide a PASS or a FAIL",
+    "the intervals are large-sample (Korn-Graubard for the top-k rates; a widened delta "
+    "method on the log scale for the exposure ratio): their coverage is measured in "
+    "simulation, not exact",
     "items without a position (or score, or weight) are left out; a group with more than "
     "max_missing of them cannot PASS",
 )

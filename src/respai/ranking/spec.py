@@ -22,9 +22,10 @@ from respai.spec.checks import (
     _name,
     _text,
 )
-from respai.spec.parsed import DEFAULT_MAX_MISSING, DEFAULT_MIN_CELL, DataSpec, Spec
+from respai.spec.parsed import DEFAULT_MAX_MISSING, DataSpec, Spec
 
 __all__ = [
+    "DEFAULT_MIN_ITEMS",
     "DEFAULT_MIN_LISTS",
     "METRICS",
     "RankingRule",
@@ -39,6 +40,10 @@ METRICS = ("top_k_rate", "exposure_ratio")
 #: measured coverage of the cluster-robust t interval is at or above nominal from here on
 #: (docs/methods/ranking.md).
 DEFAULT_MIN_LISTS = 20
+#: The fewest items a group must have before its interval may decide a verdict (the
+#: block's ``min_cell`` default): with fewer, the exposure ratio's measured coverage fell
+#: below nominal in some shapes.
+DEFAULT_MIN_ITEMS = 100
 _KEYS = (
     "list",
     "position",
@@ -106,7 +111,7 @@ class RankingSpec:
     rules: tuple[RankingRule, ...]
     exposure: str = "log2"
     decimals: int = 6
-    min_cell: int = DEFAULT_MIN_CELL
+    min_cell: int = DEFAULT_MIN_ITEMS
     min_lists: int = DEFAULT_MIN_LISTS
     max_missing: float = DEFAULT_MAX_MISSING
     attributes_source: str = "ranking"
@@ -287,7 +292,7 @@ def parse_ranking(
         exposure=exposure,
         decimals=_count(ctx, "ranking.decimals", b.get("decimals", 6), low=0, high=9),
         min_cell=_count(
-            ctx, "ranking.min_cell", b.get("min_cell", DEFAULT_MIN_CELL), low=0, high=10**9
+            ctx, "ranking.min_cell", b.get("min_cell", DEFAULT_MIN_ITEMS), low=0, high=10**9
         ),
         min_lists=_count(
             ctx, "ranking.min_lists", b.get("min_lists", DEFAULT_MIN_LISTS), low=2, high=10**9
