@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -114,9 +115,12 @@ def sums(items: dict[str, np.ndarray], g: int) -> tuple[GroupSums, ListTotals]:
     return gs, tot
 
 
-def truth(shape: Shape, seed: int = 99) -> dict[int, tuple[float, float]]:
+@cache
+def truth(
+    shape: Shape, lists: int = TRUTH_LISTS, seed: int = 99
+) -> dict[int, tuple[float, float]]:
     """Each group's population top-k rate and exposure ratio (ratio of expectations)."""
-    items = draw(np.random.default_rng(seed), shape, TRUTH_LISTS)
+    items = draw(np.random.default_rng(seed), shape, lists)
     out = {}
     for g in range(len(shape.shares)):
         gs, tot = sums(items, g)
@@ -133,13 +137,14 @@ def coverage(
     min_lists: int = 20,
     min_items: int = 100,
     confidence: float = 0.95,
+    truth_lists: int = TRUTH_LISTS,
 ) -> dict[str, Any]:
     """Share of intervals covering the truth, for groups meeting the conditions or not.
 
     Returns, per measure, ``(covered / counted, counted)`` over the groups with at least
     ``min_lists`` lists and ``min_items`` items (``ok``), and over the others (``below``).
     """
-    true = truth(shape)
+    true = truth(shape, truth_lists)
     rng = np.random.default_rng(seed)
     tally = {(m, ok): [0, 0] for m in ("rate", "exposure") for ok in (True, False)}
     for _ in range(reps):
