@@ -216,6 +216,8 @@ def _check_positions(
             "Leave a score empty when it is not known; NaN cannot be ranked.",
         )
     lid, pos, why = rows[0]
+    if isinstance(pos, float) and pos.is_integer():
+        pos = int(pos)
     if why == "twice":
         raise InputError(
             f"list {show_value(lid)} of {source.description} has more than one item at "
