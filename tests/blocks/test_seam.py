@@ -125,14 +125,15 @@ def test_the_battery_and_the_rules_are_registered_blocks() -> None:
     from respai.export.outcomes import kinds
 
     assert list(blocks.BLOCKS)[:2] == ["evaluation", "fairness"]
-    assert [b.frame for b in blocks.blocks()] == [True, True, False, False]
-    assert kinds() == ("battery", "rule", "ll144", "paired", "monitor", "unknown")
-    ids = ("auc", "group_rule", "ll144_x", "paired", "monitor_rule", "no_such_test")
+    assert [b.frame for b in blocks.blocks()] == [True, True, False, False, False]
+    assert kinds() == ("battery", "rule", "ll144", "paired", "ranking", "monitor", "unknown")
+    ids = ("auc", "group_rule", "ll144_x", "paired", "ranking_rule", "monitor_rule", "no_such_test")
     assert {t: blocks.owner_of_test(t).name for t in ids} == {
         "auc": "evaluation",
         "group_rule": "fairness",
         "ll144_x": "ll144",
         "paired": "paired",
+        "ranking_rule": "ranking",
         "monitor_rule": "monitor",
         "no_such_test": "unknown",
     }
