@@ -60,7 +60,7 @@ if TYPE_CHECKING:
     from respai.load import CountPass, Inputs
     from respai.record.predicate import TestRecord
     from respai.results import FairnessResult
-    from respai.spec.parsed import DataSpec, Policy, Spec, SystemInfo
+    from respai.spec.parsed import DataSpec, FairnessSpec, Policy, Spec, SystemInfo
     from respai.types import Verdict
 
 __all__ = [
@@ -120,8 +120,8 @@ class ParseContext:
         The loader's check kit (:class:`respai.spec.checks._Ctx`), for messages that
         name a key of the file.
     fairness
-        The spec's parsed ``fairness:`` block (``None`` without one, and while it is
-        parsed): a block without attributes of its own reads its attributes.
+        The spec's parsed ``fairness:`` block, when it has one (a block may default to
+        its attributes).
     """
 
     origin: str
@@ -129,7 +129,7 @@ class ParseContext:
     data: DataSpec | None
     system: SystemInfo | None
     checks: Any
-    fairness: Any = None
+    fairness: FairnessSpec | None = None
 
 
 @dataclass(frozen=True, slots=True)

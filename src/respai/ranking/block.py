@@ -28,7 +28,7 @@ class RankingBlock(Block):
     """Top-k rates and exposure by group over ranked lists, declared by ``ranking:``."""
 
     name = "ranking"
-    test_prefix = "ranking"
+    test_prefix = "ranking_rule"
     suite = "respai.ranking"
     test_names = MappingProxyType({"ranking_rule": "Ranking rule"})
     assesses_fairness = True
@@ -37,7 +37,7 @@ class RankingBlock(Block):
         """The block, its attributes the ``fairness:`` block's when it declares none."""
         from respai.ranking.spec import parse_ranking
 
-        fairness = getattr(ctx.fairness, "attributes", None)
+        fairness = None if ctx.fairness is None else ctx.fairness.attributes
         return parse_ranking(raw, origin=ctx.origin, fairness_attributes=fairness, data=ctx.data)
 
     def criteria(self, declared: RankingSpec, policy: Policy | None) -> Any:
