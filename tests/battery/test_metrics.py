@@ -148,7 +148,11 @@ def test_report_embeds_every_test_name() -> None:
     names = json.loads(found.group(1))
     assert names == all_test_names()
     # every registered kind's test ids: the blocks' and the monitor's (blocks.record_kinds)
-    assert set(names) == {t.value for t in battery.TestId} | {"paired_difference", "monitor_rule"}
+    assert set(names) == {t.value for t in battery.TestId} | {
+        "paired_difference",
+        "ranking_rule",
+        "monitor_rule",
+    }
     for test_id in battery.REGISTRY:
         assert names[test_id].strip(), test_id
     script = (ROOT / "src" / "respai" / "render" / "report_assets" / "report.js").read_text()

@@ -7,7 +7,7 @@ file, the sums and the rules, its record parts, terminal lines and ``--json`` do
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -142,6 +142,12 @@ class RankingBlock(Block):
             "counts": ranking_counts(result),
             "verdict": result.verdict.value,
         }
+
+    def report_section(self, predicate: Any, tests: Sequence[Any]) -> str:
+        """Per rule: its verdict, reason, guarantee and its groups' values and intervals."""
+        from respai.render.report.ranking import ranking_section
+
+        return ranking_section(predicate, tests)
 
     def outcome_name(self, record: Mapping[str, Any]) -> str | None:
         """``Ranking rule top10 (top_10_rate, sex)``."""
