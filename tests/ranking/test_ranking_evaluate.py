@@ -187,3 +187,18 @@ def test_attributes_come_from_the_fairness_block_or_the_ranking_block() -> None:
         fairness=False,
     )
     assert declared_ranking(own) is not None
+
+
+def test_exports_file_the_rules_under_their_suite(tmp_path: Path, capsys) -> None:
+    """JUnit: suite respai.ranking, one case per rule; CycloneDX: each group's metric."""
+    spec = _write(tmp_path, _frame())
+    out = tmp_path / "out"
+    main(["evaluate", str(spec), "--out", str(out), "--no-ledger"])
+    capsys.readouterr()
+    main(["export", str(out / "record.json"), "--format", "junit"])
+    junit = capsys.readouterr().out
+    assert '<testsuite name="respai.ranking" tests="2"' in junit
+    assert "Ranking rule top5 (top_5_rate, grp)" in junit
+    main(["export", str(out / "record.json"), "--format", "cyclonedx"])
+    bom = capsys.readouterr().out
+    assert "ranking top 5 rate" in bom and "ranking exposure ratio" in bom
