@@ -125,9 +125,18 @@ def test_the_battery_and_the_rules_are_registered_blocks() -> None:
     from respai.export.outcomes import kinds
 
     assert list(blocks.BLOCKS)[:2] == ["evaluation", "fairness"]
-    assert [b.frame for b in blocks.blocks()] == [True, True, False, False, False]
-    assert kinds() == ("battery", "rule", "ll144", "paired", "ranking", "monitor", "unknown")
-    ids = ("auc", "group_rule", "ll144_x", "paired", "ranking_rule", "monitor_rule", "no_such_test")
+    assert [b.frame for b in blocks.blocks()] == [True, True] + [False] * (len(blocks.BLOCKS) - 2)
+    assert kinds()[:4] == ("battery", "rule", "ll144", "paired")
+    assert kinds()[-2:] == ("monitor", "unknown") and "ranking" in kinds()
+    ids = (
+        "auc",
+        "group_rule",
+        "ll144_x",
+        "paired",
+        "ranking_rule",
+        "monitor_rule",
+        "no_such_test",
+    )
     assert {t: blocks.owner_of_test(t).name for t in ids} == {
         "auc": "evaluation",
         "group_rule": "fairness",
