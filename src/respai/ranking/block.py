@@ -121,7 +121,7 @@ class RankingBlock(Block):
 
     def to_json(self, result: RankingResult) -> Any:
         """The block's rules with every group's numbers."""
-        from respai.ranking.seal import ranking_counts, ranking_run_start
+        from respai.ranking.seal import CONDITIONS, guarantee, ranking_counts, ranking_run_start
 
         return {
             "settings": ranking_run_start(result),
@@ -136,6 +136,8 @@ class RankingBlock(Block):
                     "bounds": None if r.bounds is None else list(r.bounds),
                     "verdict": r.verdict.value,
                     "reason": r.reason,
+                    "guarantee": guarantee(r),
+                    "conditions": list(CONDITIONS),
                 }
                 for r in result.rules
             ],
@@ -210,6 +212,12 @@ def ranking_lines(result: RankingResult) -> list[str]:
             iv = "—" if e.interval is None else f"[{e.interval.lo:.4f}, {e.interval.hi:.4f}]"
             lines.append(f"{g.group:<20} {g.items:>7} {g.lists:>6} {v:>8}  {iv}")
         lines.append(f"{r.rule.id}: {r.verdict.value}: {r.reason}")
+    lines.append("")
+    lines.append(
+        f"guarantee: each rule's groups' intervals are simultaneous at its alpha; a group "
+        f"decides only with at least {b.min_cell} items in at least {b.min_lists} lists "
+        "(the measured coverage conditions; lists independent, items within a list not)"
+    )
     return lines
 
 

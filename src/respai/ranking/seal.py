@@ -8,7 +8,7 @@ from respai.ranking.audit import TEST_ID, RankingResult, RuleResult
 from respai.ranking.stats import EXPOSURE_INTERVAL, RATE_INTERVAL
 from respai.record.predicate import RankingDetails, TestRecord, test_record
 
-__all__ = ["CONDITIONS", "ranking_counts", "ranking_run_start", "ranking_tests"]
+__all__ = ["CONDITIONS", "guarantee", "ranking_counts", "ranking_run_start", "ranking_tests"]
 
 #: When a ranking rule's guarantee holds, as the record and the docs state it.
 CONDITIONS = (
@@ -25,7 +25,8 @@ CONDITIONS = (
 )
 
 
-def _guarantee(r: RuleResult) -> str:
+def guarantee(r: RuleResult) -> str:
+    """The rule's guarantee, in one sentence (its conditions are :data:`CONDITIONS`)."""
     return (
         f"each group's interval at {r.confidence:.4g} (the rule's alpha shared by its "
         f"{len(r.groups)} groups, Bonferroni), so P(a wrong PASS or a wrong FAIL of this "
@@ -52,7 +53,7 @@ def _details(res: RankingResult, r: RuleResult) -> RankingDetails:
         "min_cell": res.block.min_cell,
         "min_lists": res.block.min_lists,
         "max_missing": res.block.max_missing,
-        "guarantee": _guarantee(r),
+        "guarantee": guarantee(r),
         "conditions": list(CONDITIONS),
     }
 
