@@ -93,6 +93,7 @@ BLOCKS: Mapping[str, str] = {
     "ll144": "respai.ll144.block:BLOCK",
     "paired": "respai.paired.block:BLOCK",
     "regression": "respai.regression.block:BLOCK",
+    "ranking": "respai.ranking.block:BLOCK",
 }
 
 #: The kinds of test record written by a command that is not a spec block (it has no spec

@@ -151,6 +151,7 @@ def test_report_embeds_every_test_name() -> None:
     assert set(names) == {t.value for t in battery.TestId} | {
         "paired_difference",
         "regression_rule",
+        "ranking_rule",
         "monitor_rule",
     }
     for test_id in battery.REGISTRY:

@@ -127,13 +127,14 @@ def test_the_battery_and_the_rules_are_registered_blocks() -> None:
     assert list(blocks.BLOCKS)[:2] == ["evaluation", "fairness"]
     assert [b.frame for b in blocks.blocks()] == [True, True] + [False] * (len(blocks.BLOCKS) - 2)
     assert kinds()[:4] == ("battery", "rule", "ll144", "paired")
-    assert kinds()[-2:] == ("monitor", "unknown") and "regression" in kinds()
+    assert kinds()[-2:] == ("monitor", "unknown") and {"regression", "ranking"} <= set(kinds())
     ids = (
         "auc",
         "group_rule",
         "ll144_x",
         "paired",
         "regression_rule",
+        "ranking_rule",
         "monitor_rule",
         "no_such_test",
     )
@@ -143,6 +144,7 @@ def test_the_battery_and_the_rules_are_registered_blocks() -> None:
         "ll144_x": "ll144",
         "paired": "paired",
         "regression_rule": "regression",
+        "ranking_rule": "ranking",
         "monitor_rule": "monitor",
         "no_such_test": "unknown",
     }

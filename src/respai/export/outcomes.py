@@ -43,7 +43,7 @@ def kinds() -> tuple[str, ...]:
     Examples
     --------
     >>> kinds()
-    ('battery', 'rule', 'll144', 'paired', 'regression', 'monitor', 'unknown')
+    ('battery', 'rule', 'll144', 'paired', 'regression', 'ranking', 'monitor', 'unknown')
     """
     from respai.blocks import UNOWNED, record_kinds
 

@@ -32,6 +32,7 @@ __all__ = [
     "MonitorRuleDetails",
     "PairedDetails",
     "Predicate",
+    "RankingDetails",
     "RateRow",
     "RegressionDetails",
     "SpreadDetails",
@@ -242,6 +243,32 @@ class LL144Details(TypedDict):
     design_n_per_category: NotRequired[int | None]
 
 
+class RankingDetails(TypedDict):
+    """``ranking_rule``: one rule of the ``ranking:`` block over ranked lists."""
+
+    rule: str
+    metric: str
+    k: int | None
+    attribute: str
+    limit_kind: str
+    limit: float
+    alpha: float
+    alpha_source: str
+    confidence: float
+    weighted: bool
+    #: one row per declared group: the weighted value, the unweighted value, items, lists,
+    #: missing, se, df, interval, evidenced, over_max_missing
+    groups: list[dict[str, Any]]
+    #: the rule's bounds (largest gap, smallest ratio or worst group), ``None`` without
+    bounds: list[float | None] | None
+    reason_code: str
+    min_cell: int
+    min_lists: int
+    max_missing: float
+    guarantee: str
+    conditions: list[str]
+
+
 class PairedDetails(TypedDict):
     """``paired_difference``: one variant against the reference in a paired test."""
 
@@ -326,7 +353,11 @@ DETAILS_TYPES: Mapping[str, type] = {
     "group_rule": GroupRuleDetails,
     "ll144_impact_ratio": LL144Details,
     "paired_difference": PairedDetails,
+<<<<<<< HEAD
     "regression_rule": RegressionDetails,
+=======
+    "ranking_rule": RankingDetails,
+>>>>>>> ranking
     "monitor_rule": MonitorRuleDetails,
 }
 """The details type of each test kind (``test_id``); the schema has one ``$defs`` each."""

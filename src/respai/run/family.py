@@ -16,6 +16,7 @@ data is read (the plan), so ``m`` never depends on the data:
 * every paired comparison of ``paired:`` (one per variant against the reference);
 * every rule of ``regression:`` (one member per rule; a rule shares its own level among
   its groups).
+* every rule of ``ranking:`` (one member per rule, its alpha shared by its groups).
 
 Outside the family, each named with why in the record: a battery test decided by the
 ``estimate`` rule (a screening verdict has no error level to divide), perturbation
@@ -97,7 +98,7 @@ class Family:
             "method": self.method,
             "scope": (
                 "every verdict-deciding test of the run: the group rules, the battery "
-                "tests decided on their interval, the paired comparisons, the regression rules"
+                "tests decided on their interval, the paired comparisons, the regression and ranking rules"
             ),
             "tests": self.m,
             "rules": self.rules,
@@ -136,6 +137,7 @@ def run_family(spec: Spec, policy: Policy | None) -> Family | None:
     from respai.battery import REGISTRY, Decision, TestId, battery_plan, thresholds_for
     from respai.decision import resolve_alpha
     from respai.paired.spec import declared_paired
+    from respai.ranking.spec import declared_ranking
     from respai.spec import apply_policy
 
     if policy is None or policy.familywise != "bonferroni":
@@ -167,6 +169,9 @@ def run_family(spec: Spec, policy: Policy | None) -> Family | None:
     regression = spec.blocks.get("regression")
     if regression is not None:
         members += [f"regression:{r.id}" for r in regression.rules]
+    ranking = declared_ranking(spec)
+    if ranking is not None:
+        members += [f"ranking_rule:{r.id}" for r in ranking.rules]
     if spec.blocks.get("ll144") is not None:
         outside.append(("ll144_impact_ratio", _LL144))
     return Family(

@@ -72,7 +72,8 @@ def parse_spec(
             "is required but missing.",
             "Declare the label, prediction and attributes under fairness: (or an ll144: "
             "block for an LL144 bias audit, a paired: block for a paired test, or a "
-            "regression: block for a numeric target and prediction).",
+            "regression: block for a numeric target and prediction, or a ranking: block for "
+            "ranked lists).",
         )
     parsed_fairness: FairnessSpec | None = None
     if "fairness" in top:
