@@ -353,11 +353,8 @@ DETAILS_TYPES: Mapping[str, type] = {
     "group_rule": GroupRuleDetails,
     "ll144_impact_ratio": LL144Details,
     "paired_difference": PairedDetails,
-<<<<<<< HEAD
     "regression_rule": RegressionDetails,
-=======
     "ranking_rule": RankingDetails,
->>>>>>> ranking
     "monitor_rule": MonitorRuleDetails,
 }
 """The details type of each test kind (``test_id``); the schema has one ``$defs`` each."""
