@@ -71,7 +71,7 @@ def test_evaluate_seals_the_ranking_rules_and_it_verifies(tmp_path: Path, capsys
     predicate = _predicate(out)
     records = predicate["records"]
     rules = [r for r in records if r.get("test_id") == "ranking_rule"]
-    assert [r["test_key"] for r in rules] == ["ranking_rule:top5", "ranking_rule:exposure"]
+    assert [r["test_key"] for r in rules] == ["ranking:top5", "ranking:exposure"]
     start = next(r for r in records if r["record_type"] == "run_start")
     weights = start["ranking"]["weights"]
     assert (

@@ -83,7 +83,7 @@ def ranking_tests(res: RankingResult) -> list[TestRecord]:
         out.append(
             test_record(
                 test_id=TEST_ID,
-                test_key=f"{TEST_ID}:{r.rule.id}",
+                test_key=f"ranking:{r.rule.id}",
                 grouping=[r.rule.attribute],
                 value=value,
                 value_meaning=f"{r.rule.measure}: {kind.replace('_', ' ')} over the groups",

@@ -98,7 +98,8 @@ class Family:
             "method": self.method,
             "scope": (
                 "every verdict-deciding test of the run: the group rules, the battery "
-                "tests decided on their interval, the paired comparisons, the regression and ranking rules"
+                "tests decided on their interval, the paired comparisons, the regression and "
+                "ranking rules"
             ),
             "tests": self.m,
             "rules": self.rules,
@@ -171,7 +172,7 @@ def run_family(spec: Spec, policy: Policy | None) -> Family | None:
         members += [f"regression:{r.id}" for r in regression.rules]
     ranking = declared_ranking(spec)
     if ranking is not None:
-        members += [f"ranking_rule:{r.id}" for r in ranking.rules]
+        members += [f"ranking:{r.id}" for r in ranking.rules]
     if spec.blocks.get("ll144") is not None:
         outside.append(("ll144_impact_ratio", _LL144))
     return Family(
