@@ -138,3 +138,27 @@ def test_the_same_numbers_on_spark(tmp_path: Path, spark: Any) -> None:
     rows = [tuple(r) for r in local[list(local.columns)].itertuples(index=False)]
     on_spark = api.evaluate(str(spec), data=spark.createDataFrame(rows, schema))
     assert _parts(on_file) == _parts(on_spark)
+
+
+def test_groups_from_a_joined_self_identification_file(tmp_path: Path) -> None:
+    """With data.demographics, regression and ranking read the groups from the joined file."""
+    frame = _cases(41)
+    frame.insert(0, "id", [f"c{i}" for i in range(len(frame))])
+    one = tmp_path / "one"
+    one.mkdir()
+    whole = api.evaluate(str(_write(one, frame)))
+    two = tmp_path / "two"
+    two.mkdir()
+    frame.drop(columns=["grp"]).to_csv(two / "cases.csv", index=False)
+    frame[["id", "grp"]].sample(frac=1.0, random_state=3).to_csv(two / "self_id.csv", index=False)
+    joined_spec = SPEC.replace(
+        "data: {cases: cases.csv, weight: w}",
+        "data: {cases: cases.csv, weight: w, demographics: self_id.csv, join_on: id}",
+    )
+    (two / "spec.yaml").write_text(joined_spec)
+    joined = api.evaluate(str(two / "spec.yaml"))
+    for name in ("regression", "ranking"):
+        a = block_named(name).record(whole.blocks[name])
+        b = block_named(name).record(joined.blocks[name])
+        assert a.counts == b.counts
+        assert [t["details"] for t in a.tests] == [t["details"] for t in b.tests]

@@ -83,7 +83,7 @@ class RankingBlock(Block):
             alpha, source = resolve_alpha(ctx.spec, ctx.policy)
         return run_ranking(
             ctx.declared,
-            ctx.inputs.cases,
+            ctx.inputs.decided,  # with a join: the cases file's rows, self-ID joined in
             alpha=alpha,
             alpha_source=source,
             weight=ctx.spec.data.weight,
