@@ -47,6 +47,14 @@ def variants(statement: dict[str, Any]) -> dict[str, dict[str, Any]]:
     rule["details"]["small_cells"] = [{"group": "female", "with_prediction": 12}]
     rule["details"]["groups"][0]["small_cell"] = True
     rule["details"]["groups"][0]["missing_prediction"] = 3
+    rule["details"]["weights"] = {  # data.weight: the rule decided on weighted rates
+        "decided_on": "weighted rates",
+        "interval": "korn-graubard",
+        "conditions": "design-based under the stated weights",
+    }
+    for i, g in enumerate(rule["details"]["groups"]):
+        iv = {"lo": 0.3 + i / 100, "hi": 0.5, "confidence": 0.975, "method": "korn-graubard"}
+        g["weighted"] = {"rate": 0.4 + i / 100, "interval": iv, "n_eff": 87.25 + i}
     out["branches"] = s
 
     s = copy.deepcopy(statement)

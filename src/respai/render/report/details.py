@@ -27,7 +27,29 @@ def rule_rows(rec: At) -> list[tuple[str, str]]:
     ]
     if details["small_cells"].elements():
         rows.append(("Small cells", details["small_cells"].show("small_cells")))
+    if details.has("weights"):  # data.weight: the rule was decided on the weighted rates
+        rows.append(("Weighted rates", _weighted_groups(details)))
     return rows
+
+
+def _weighted_groups(details: At) -> str:
+    """Each group's weighted rate, interval and effective size, every number bound."""
+    body = "".join(
+        "<tr>"
+        f"{group['group'].show(tag='td')}"
+        f"{group['weighted']['rate'].show('number', '3', tag='td', cls='num')}"
+        f"{group['weighted'].show('interval_cell', tag='td', cls='num')}"
+        f"{group['weighted']['n_eff'].show('number', '1', tag='td', cls='num')}"
+        f"{group['cases'].show('count', tag='td', cls='num')}"
+        "</tr>"
+        for group in details["groups"].elements()
+    )
+    return (
+        '<table class="small compact"><thead><tr><th>Group</th><th class="num">Weighted rate'
+        '</th><th class="num">Interval</th><th class="num">Effective size</th>'
+        f'<th class="num">Cases</th></tr></thead><tbody>{body}</tbody></table>'
+        f"{details['weights']['conditions'].show(tag='p', cls='small muted')}"
+    )
 
 
 def _line(body: str) -> str:
