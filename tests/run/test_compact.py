@@ -144,6 +144,21 @@ def test_a_wrong_summary_or_count_is_caught(both: tuple[dict[str, Any], dict[str
     assert found is not None and not found.ok
 
 
+def test_every_grouping_compact_still_verifies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every rule kind of the golden case (reference, ratio, equalized odds, worst group,
+    an intersection) over compact groupings: the record verifies and re-derives."""
+    out = _run(tmp_path, monkeypatch, "all", 1)
+    predicate = _predicate(out)
+    assert all(g["layout"] == "columns" for g in predicate["counts"]["groupings"].values())
+    found = check_compact(predicate)
+    assert found is not None and found.ok, found
+    capsys.readouterr()
+    assert main(["verify", str(out / "record.json")]) == 0
+    assert main(["report", str(out / "record.json"), "-o", str(tmp_path / "r.html")]) == 0
+
+
 def test_upper_gap_equals_statsmodels_brute_force() -> None:
     rng = np.random.default_rng(7)
     for _ in range(20):
