@@ -115,6 +115,11 @@ def test_verify_rederives_a_compact_record(
     text = seen.out + seen.err
     assert "ok    derived: 1 compact grouping(s), 48 groups" in text
     assert main(["verify", str(out / "report.html")]) == 0
+    # recounted from the data: the columns are compared count by count
+    args = ["verify", str(out / "record.json"), "--data", "cases.csv", "--spec", "spec.yaml"]
+    assert main(args) == 0
+    seen = capsys.readouterr()
+    assert "ok    counts: all" in seen.out + seen.err
 
 
 def test_a_wrong_summary_or_count_is_caught(both: tuple[dict[str, Any], dict[str, Any]]) -> None:
