@@ -15,7 +15,11 @@ from typing import Any
 from respai.record import predicate as m
 
 SCHEMA = Path(m.__file__).with_name("record.schema.json")
-REFS: dict[Any, str] = {m.IntervalJSON: "#/$defs/interval", m.RateRow: "#/$defs/rate_row"}
+REFS: dict[Any, str] = {
+    m.IntervalJSON: "#/$defs/interval",
+    m.RateRow: "#/$defs/rate_row",
+    m.GroupsDerived: "#/$defs/groups_derived",
+}
 
 
 def convert(t: Any) -> dict[str, Any]:
@@ -72,6 +76,7 @@ def main() -> None:
         "additionalProperties": False,
     }
     defs["rate_row"] = typed_dict(m.RateRow)
+    defs["groups_derived"] = typed_dict(m.GroupsDerived)
     for test_id, cls in m.DETAILS_TYPES.items():
         defs[details_def(test_id)] = typed_dict(cls)
     record = defs["test_record"]

@@ -83,6 +83,13 @@ def count_cube(counts: Mapping[str, Any]) -> dict[str, int]:
         if key in overall:
             out[f"overall.{key}"] = int(overall[key])
     for name, grouping in (counts.get("groupings") or {}).items():
+        columns = grouping.get("columns") if grouping.get("layout") == "columns" else None
+        if isinstance(columns, Mapping):  # a compact grouping: the same counts as columns
+            for i, k in enumerate(columns.get("key") or []):
+                label = " × ".join(str(v) for v in k)
+                for key in _CELL_KEYS:
+                    if key in columns:
+                        out[f"groupings.{name}[{label}].{key}"] = int(columns[key][i])
         for group in grouping.get("groups") or []:
             label = " × ".join(str(v) for v in group.get("key") or [])
             for key in _CELL_KEYS:

