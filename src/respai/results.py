@@ -193,6 +193,13 @@ class Evaluation:
     #: (:meth:`respai.run.family.Family.to_dict`: members, outside, ``alpha_per_test``,
     #: ``guarantee``); ``None`` without the key.
     familywise: Mapping[str, Any] | None = None
+    #: A run without a ``fairness:`` block (only ``regression:``, ``ranking:``,
+    #: ``paired:`` or ``ll144:``): the rows of the cases file, counted (the record's
+    #: ``counts.cases``); ``None`` when the fairness block's count pass counted them.
+    rows: int | None = None
+    #: Where the cases of a run without a ``fairness:`` block came from (the opened file's
+    #: or frame's description); ``None`` when the fairness block's count pass says it.
+    source: str | None = None
 
     @property
     def verdicts(self) -> tuple[Verdict, ...]:
@@ -203,33 +210,54 @@ class Evaluation:
 
     @property
     def fairness(self) -> FairnessResult:
-        """The group rules, per-group tables and counts (:class:`FairnessResult`)."""
-        found: FairnessResult = self.blocks["fairness"]
+        """The group rules, per-group tables and counts (:class:`FairnessResult`).
+
+        Raises
+        ------
+        respai.errors.SpecError
+            When the spec has no ``fairness:`` block (see :attr:`has_fairness`).
+        """
+        found: FairnessResult | None = self.blocks.get("fairness")
+        if found is None:
+            _ = self.spec.fairness  # raises the spec's own message
+        assert found is not None
         return found
 
     @property
+    def has_fairness(self) -> bool:
+        """Whether the run counted a ``fairness:`` block (group rules, battery, tables)."""
+        return "fairness" in self.blocks
+
+    @property
+    def cases(self) -> int:
+        """The cases the run counted: the fairness block's, else the cases file's rows."""
+        if self.has_fairness:
+            return self.fairness.counts.total
+        return 0 if self.rows is None else self.rows
+
+    @property
     def battery(self) -> tuple[TestResult, ...]:
-        """The battery's tests in report order."""
-        return self._battery.tests
+        """The battery's tests in report order (none without a ``fairness:`` block)."""
+        return () if self._battery is None else self._battery.tests
 
     @property
     def thresholds(self) -> Mapping[str, Threshold]:
         """The threshold used per battery test, with its source."""
-        return self._battery.thresholds
+        return {} if self._battery is None else self._battery.thresholds
 
     @property
     def score(self) -> str | None:
         """The score column the AUC read (``None``: none declared)."""
-        return self._battery.score
+        return None if self._battery is None else self._battery.score
 
     @property
     def model(self) -> Mapping[str, Any] | None:
         """What the record says of the model, or ``None`` when none is declared."""
-        return self._battery.model
+        return None if self._battery is None else self._battery.model
 
     @property
-    def _battery(self) -> BatteryResult:
-        found: BatteryResult = self.blocks["evaluation"]
+    def _battery(self) -> BatteryResult | None:
+        found: BatteryResult | None = self.blocks.get("evaluation")
         return found
 
     @property
@@ -248,7 +276,7 @@ class Evaluation:
         where = "" if self.sealed is None else f"; record {self.sealed.record_path}"
         return (
             f"<Evaluation {self.verdict.value} (exit {self.exit_code}): "
-            f"{self.counts.total} cases, {len(self.battery)} tests, {len(self.rules)} rules; "
+            f"{self.cases} cases, {len(self.battery)} tests, {len(self.rules)} rules; "
             f"failed: {failed or 'none'}{where}>"
         )
 
@@ -287,8 +315,8 @@ class Evaluation:
 
     @property
     def rules(self) -> tuple[RuleResult, ...]:
-        """The declared group rules' results."""
-        return self.fairness.rules
+        """The declared group rules' results (none without a ``fairness:`` block)."""
+        return self.fairness.rules if self.has_fairness else ()
 
 
 def by_group_columns(

@@ -13,8 +13,11 @@ the fingerprints) followed by everything the record holds, laid out for a machin
 - ``per_group``: the per-group table of every attribute and intersection (count, cases
   with and without a prediction, positives, and every rate with numerator, denominator
   and 95% Wilson interval), the whole file's row and the per-group calibration, as
-  ``respai fairness --json`` has them;
-- ``counts`` (the integers every number is computed from), ``system``, ``caveats``,
+  ``respai fairness --json`` has them (``null`` for a run without a ``fairness:``
+  block);
+- ``counts`` (the integers every number is computed from; without a ``fairness:``
+  block, ``cases`` is the rows of the cases file and each block's counts are under
+  its name), ``system``, ``caveats``,
   ``claims`` and ``control_mapping``, as in the record;
 - ``ll144`` and ``paired``: with an ``ll144:`` or ``paired:`` block, the document
   ``respai ll144 --json`` or ``respai paired --json`` prints for it (tables, findings,
@@ -46,17 +49,19 @@ def evaluation_json(result: Evaluation, sealed: Sealed) -> dict[str, Any]:
     """The ``--json`` document of a sealed evaluation (see the module docstring)."""
     predicate = sealed.predicate
     records = predicate["records"]
-    fairness = result.fairness.to_dict()
     out = sealed.summary_json()
     out["tests"] = [_plain(r) for r in records if r["record_type"] == "test"]
     out["run_start"] = _plain(records[0])
-    out["per_group"] = {
-        "cases": fairness["cases"],
-        "overall": fairness["overall"],
-        "tables": fairness["tables"],
-        "calibration": fairness["calibration"],
-        "calibration_note": fairness["calibration_note"],
-    }
+    out["per_group"] = None  # a run without a fairness: block has no such table
+    if result.has_fairness:
+        fairness = result.fairness.to_dict()
+        out["per_group"] = {
+            "cases": fairness["cases"],
+            "overall": fairness["overall"],
+            "tables": fairness["tables"],
+            "calibration": fairness["calibration"],
+            "calibration_note": fairness["calibration_note"],
+        }
     for key in ("system", "counts", "caveats", "claims", "control_mapping", "schema_version"):
         out[key] = predicate[key]
     from respai.blocks import blocks

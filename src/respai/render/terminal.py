@@ -517,15 +517,30 @@ def _accepted_note(accepted: Sequence[Verdict]) -> str:
     return f"; accepted: {', '.join(v.value for v in accepted)}" if accepted else ""
 
 
+#: The line that replaces the orientation in the summary of a run without ``fairness:``.
+NO_FAIRNESS_LINE = (
+    "no fairness: block: no group rules of binary decisions and no battery; "
+    "the blocks below decide the verdict"
+)
+
+
+def _run_name(e: Evaluation) -> str:
+    """What a run without a ``fairness:`` block is called: the system's name, else the spec's."""
+    if e.spec.system.name:
+        return e.spec.system.name
+    return e.spec.path.name if e.spec.path is not None else "spec"
+
+
 def render_evaluation(
     e: Evaluation, console: Console, *, record_path: str | None = None, key_id: str | None = None
 ) -> None:
     """Draw the evaluate summary: the verdict, each block's lines, the record."""
+    name = e.fairness.spec.name if e.has_fairness else _run_name(e)
+    source = e.fairness.source if e.has_fairness else e.source or "the cases"
     console.print(
         Text.assemble(
             ("respai evaluate", "bold"),
-            f" · {terminal_text(e.fairness.spec.name)} · {e.counts.total} cases from "
-            f"{terminal_text(e.fairness.source)}",
+            f" · {terminal_text(name)} · {e.cases} cases from {terminal_text(source)}",
         )
     )
     console.print(
@@ -533,7 +548,10 @@ def render_evaluation(
             "verdict: ", _verdict(e.verdict), f" (exit {e.exit_code}{_accepted_note(e.accepted)})"
         )
     )
-    console.print(Text(terminal_text(e.fairness.spec.orientation_line)))
+    if e.has_fairness:
+        console.print(Text(terminal_text(e.fairness.spec.orientation_line)))
+    else:
+        console.print(Text(NO_FAIRNESS_LINE))
     family = e.familywise
     if family is not None:  # familywise: bonferroni, every verdict-deciding test at alpha / m
         outside = ", ".join(str(o["test"]) for o in family["outside"])

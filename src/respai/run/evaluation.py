@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from respai.battery import battery_plan
 from respai.blocks import RunContext, RunOptions, declared_blocks
-from respai.errors import InputError
+from respai.errors import InputError, SpecError
 from respai.results import Evaluation
 from respai.run.family import run_family
 from respai.run.group_rules import run_rules
@@ -72,7 +72,8 @@ def run_evaluation(
     """
     parsed = spec if isinstance(spec, Spec) else load_spec(spec)
     pol = policy if isinstance(policy, Policy) or policy is None else load_policy(policy)
-    if data is None and parsed.fairness.cases is None:
+    _refuse_battery_without_fairness(parsed)
+    if data is None and _cases_path(parsed) is None:
         raise InputError(
             "a signed record needs a cases file, and the spec names none.",
             "Set fairness.cases (or data.cases).",
@@ -81,7 +82,8 @@ def run_evaluation(
     declared = declared_blocks(parsed)
     # familywise: bonferroni: every verdict-deciding test at alpha / m (fixed before the data)
     family = run_family(parsed, pol)
-    score, _ = battery_plan(parsed)  # the AUC's score column is counted in the one pass
+    # the AUC's score column is counted in the one pass (no battery without fairness:)
+    score = None if parsed.fairness_block is None else battery_plan(parsed)[0]
     # each block prepares before the data is read (the battery loads and refuses its model)
     prepared = {b.name: b.prepare(parsed, pol, options) for b, _ in declared}
     # the record needs the file's SHA-256: hash it on a thread while the engine counts
@@ -103,15 +105,20 @@ def run_evaluation(
     with ThreadPoolExecutor(max_workers=1) as pool:
         hashing = pool.submit(inputs.fingerprints if data is None else dict)
         try:
-            fairness = run_rules(
-                parsed,
-                pol,
-                inputs.decided,
-                score=score,
-                engine_name=engine,
-                count=count,
-                family_size=None if family is None else family.m,
-            )
+            fairness = None
+            rows = None
+            if parsed.fairness_block is not None:
+                fairness = run_rules(
+                    parsed,
+                    pol,
+                    inputs.decided,
+                    score=score,
+                    engine_name=engine,
+                    count=count,
+                    family_size=None if family is None else family.m,
+                )
+            else:  # no group rules, no battery: the blocks count their own columns
+                rows = _count_rows(inputs.decided)
         except BaseException:
             hashing.cancel()
             raise
@@ -145,6 +152,49 @@ def run_evaluation(
         dataset_fingerprint=fingerprints.get("dataset"),
         other_fingerprints=others,
         familywise=None if family is None else family.to_dict(),
+        rows=rows,
+        source=None if rows is None else inputs.cases.description,
+    )
+
+
+def _count_rows(source: Any) -> int:
+    """The rows of the opened cases (with a joined self-ID file: the cases file's rows).
+
+    ``counts.cases`` of a run without a ``fairness:`` block: one ``COUNT(*)`` through
+    :func:`respai.engine.sql.query`, the same on DuckDB, a DataFrame and Spark.
+    """
+    from respai.engine.sql import query
+
+    first = list(source.columns)[:1]
+    rows = query(source, lambda d: f"SELECT COUNT(*) FROM {d.table}", first)
+    return int(rows[0][0])
+
+
+def _cases_path(spec: Spec) -> Path | None:
+    """The cases file the spec names (``data.cases`` or ``fairness.cases``), if any."""
+    if spec.data.cases is not None:
+        return spec.data.cases
+    return None if spec.fairness_block is None else spec.fairness_block.cases
+
+
+def _refuse_battery_without_fairness(spec: Spec) -> None:
+    """Refuse ``evaluation:`` without ``fairness:``: the battery reads a label and a decision.
+
+    Raises
+    ------
+    SpecError
+        Naming the spec and the two ways out, before anything is read or written.
+    """
+    if spec.fairness_block is not None or spec.evaluation is None:
+        return
+    origin = str(spec.path) if spec.path is not None else "spec"
+    raise SpecError(
+        f"{origin}: evaluation: is declared without a fairness: block. The battery of "
+        "evaluation: (accuracy, calibration, AUC, stability) measures a binary label and "
+        "prediction, which only fairness: declares, so it cannot run; nothing was read "
+        "or written.",
+        "Declare fairness: (label, prediction, attributes) for the battery, or remove "
+        "evaluation: to run the spec's other blocks on their own.",
     )
 
 

@@ -104,6 +104,80 @@ def _caveats(e: Evaluation) -> list[str]:
     return out
 
 
+def _settings(e: Evaluation) -> dict[str, Any]:
+    """``run_start.settings`` of a run with a ``fairness:`` block."""
+    return {
+        "alpha": e.fairness.spec.alpha,
+        "min_cell": e.fairness.spec.min_cell,
+        "max_left_out": e.fairness.spec.max_left_out,
+        "max_missing": e.fairness.spec.max_missing,
+        "sources": dict(e.fairness.spec.sources),
+        # run-level family-wise control over the run's tests (a policy's familywise:)
+        "familywise": None if e.familywise is None else dict(e.familywise),
+        "score": e.score,
+        "unit": e.fairness.spec.unit,
+        "favorable": e.fairness.spec.favorable,
+        "orientation": e.fairness.spec.orientation,
+        "seed": e.spec.evaluation.seed if e.spec.evaluation else None,
+        "model": None if e.model is None else dict(e.model),
+        "thresholds": {k: v.to_dict() for k, v in e.thresholds.items()},
+        # the verdicts the person running accepted (--accept): the run_end exit_code
+        # is the worst verdict's that is not accepted, 0 when none is left
+        "accepted": [v.value for v in e.accepted],
+    }
+
+
+#: The caveat of a run without a ``fairness:`` block.
+NO_FAIRNESS_CAVEAT = (
+    "The spec declares no fairness: block: the run has no group rules of binary "
+    "decisions and no battery; counts.cases is the number of rows of the cases file, and "
+    "each block's counts are under its own name."
+)
+
+#: Why each setting of the ``fairness:`` block is ``null`` in a run without one.
+NULL_SETTINGS: Mapping[str, str] = {
+    "min_cell": "no fairness: block; each block states its own min_cell",
+    "max_left_out": "no fairness: block; each block counts its left-out cases by reason",
+    "unit": "no fairness: block declares a unit column",
+    "favorable": "no fairness: block: no binary label or prediction to orient",
+    "orientation": "no fairness: block: no binary label or prediction to orient",
+    "score": "no fairness: block, so no battery and no AUC score",
+    "seed": "no evaluation: battery",
+    "model": "no evaluation: battery",
+}
+
+
+def _settings_without_fairness(e: Evaluation) -> dict[str, Any]:
+    """``run_start.settings`` of a run without a ``fairness:`` block.
+
+    ``alpha`` and ``max_missing`` are the run's (the policy's, else the defaults: the
+    values the blocks without their own read, :func:`respai.decision.resolve_alpha`); the
+    settings only the fairness block gives are ``null``, each with its reason under
+    ``null_reasons``.
+    """
+    from respai.decision import resolve_alpha, resolve_max_missing
+
+    alpha, alpha_source = resolve_alpha(e.spec, e.policy)
+    max_missing, mm_source = resolve_max_missing(e.spec, e.policy)
+    return {
+        "alpha": alpha,
+        "min_cell": None,
+        "max_left_out": None,
+        "max_missing": max_missing,
+        "sources": {"alpha": alpha_source, "max_missing": mm_source},
+        "familywise": None if e.familywise is None else dict(e.familywise),
+        "score": None,
+        "unit": None,
+        "favorable": None,
+        "orientation": None,
+        "seed": None,
+        "model": None,
+        "thresholds": {},
+        "accepted": [v.value for v in e.accepted],
+        "null_reasons": dict(NULL_SETTINGS),
+    }
+
+
 def build_predicate(
     e: Evaluation,
     *,
@@ -134,25 +208,7 @@ def build_predicate(
         "policy": None
         if e.policy is None
         else {"name": e.policy.path.name if e.policy.path else None, "sha256": e.policy.sha256},
-        "settings": {
-            "alpha": e.fairness.spec.alpha,
-            "min_cell": e.fairness.spec.min_cell,
-            "max_left_out": e.fairness.spec.max_left_out,
-            "max_missing": e.fairness.spec.max_missing,
-            "sources": dict(e.fairness.spec.sources),
-            # run-level family-wise control over the run's tests (a policy's familywise:)
-            "familywise": None if e.familywise is None else dict(e.familywise),
-            "score": e.score,
-            "unit": e.fairness.spec.unit,
-            "favorable": e.fairness.spec.favorable,
-            "orientation": e.fairness.spec.orientation,
-            "seed": e.spec.evaluation.seed if e.spec.evaluation else None,
-            "model": None if e.model is None else dict(e.model),
-            "thresholds": {k: v.to_dict() for k, v in e.thresholds.items()},
-            # the verdicts the person running accepted (--accept): the run_end exit_code
-            # is the worst verdict's that is not accepted, 0 when none is left
-            "accepted": [v.value for v in e.accepted],
-        },
+        "settings": _settings(e) if e.has_fairness else _settings_without_fairness(e),
     }
     if e.policy is not None and e.policy.retention:
         # the retention clocks (a policy's retention:), only when set: a record without
@@ -164,12 +220,16 @@ def build_predicate(
         run_start["plan"] = dict(e.plan)
     if e.plan_check is not None:
         run_start["plan_check"] = dict(e.plan_check)
-    counts = _counts_dict(e.counts)
-    if e.fairness.weighted is not None:  # data.weight: the weights' fingerprint and sums
-        run_start["weights"] = e.fairness.weighted.fingerprint()
-        counts["weighted"] = e.fairness.weighted.counts_dict()
+    if e.has_fairness:
+        counts = _counts_dict(e.counts)
+        if e.fairness.weighted is not None:  # data.weight: the weights' fingerprint and sums
+            run_start["weights"] = e.fairness.weighted.fingerprint()
+            counts["weighted"] = e.fairness.weighted.counts_dict()
+        caveats = _caveats(e)
+    else:  # the rows of the cases file, counted; each block's integers under its name
+        counts = {"cases": e.cases}
+        caveats = [NO_FAIRNESS_CAVEAT]
     claims = {"states": CLAIMS_STATES, "does_not_state": CLAIMS_DOES_NOT_STATE}
-    caveats = _caveats(e)
     from respai.blocks import block_named
 
     for name, result in e.blocks.items():  # each block's part, in registry order
@@ -215,7 +275,7 @@ def run_fingerprints(e: Evaluation) -> dict[str, Any]:
     """
     from respai.record import engine_code_fingerprint, file_fingerprint
 
-    cases = e.fairness.spec.cases
+    cases = e.spec.data.cases if not e.has_fairness else e.fairness.spec.cases
     if e.dataset_fingerprint is not None:  # the file hashed as counted, or a DataFrame's
         dataset = dict(e.dataset_fingerprint)
     else:
