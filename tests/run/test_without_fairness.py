@@ -167,8 +167,7 @@ def test_familywise_counts_the_blocks_rules(tmp_path: Path) -> None:
     spec.write_text(
         REGRESSION.replace(
             "rules: [",
-            "rules: [{id: mae, metric: mean_absolute_error, attribute: grp, "
-            "max_group_gap: 2.0}, ",
+            "rules: [{id: mae, metric: mean_absolute_error, attribute: grp, max_group_gap: 2.0}, ",
         )
     )
     policy = tmp_path / "policy.yaml"

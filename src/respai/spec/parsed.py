@@ -361,9 +361,10 @@ class DataSpec:
 class Spec:
     """A whole spec file: its path and digest, and its blocks.
 
-    ``fairness`` may be absent when the spec has an ``ll144:`` block (an LL144-only
-    spec); reading :attr:`fairness` then raises a :class:`SpecError` that says so, so a
-    command that needs group rules refuses the spec with exit code 2.
+    ``fairness`` may be absent when the spec has another block (``ll144:``, ``paired:``,
+    ``regression:``, ``ranking:``), which ``respai evaluate`` runs on its own; reading
+    :attr:`fairness` then raises a :class:`SpecError` that says so, so a command that
+    needs group rules refuses the spec with exit code 2.
     """
 
     path: Path | None
@@ -417,10 +418,10 @@ class Spec:
             raise SpecError(
                 f"{origin}: fairness: is required by this command but missing (the spec "
                 f"has only {blocks or 'other'} block(s)).",
-                "Declare the label, prediction and attributes under fairness: (respai "
-                "evaluate runs regression: and ranking: beside it, not without it), or run "
-                f"respai ll144 {origin} (an LL144 bias audit) or respai paired {origin} "
-                "(a paired test).",
+                "Declare the label, prediction and attributes under fairness:, or run "
+                f"respai evaluate {origin} (it runs regression:, ranking:, paired: and "
+                f"ll144: blocks without fairness:), respai ll144 {origin} (an LL144 bias "
+                f"audit) or respai paired {origin} (a paired test).",
             )
         return self.fairness_block
 
