@@ -128,8 +128,9 @@ def recount(predicate: Mapping[str, Any], spec_path: Path, data: Path) -> Recoun
     SpecError
         When the spec does not validate.
     InputError
-        When the spec has no ``fairness:`` block, the record carries no counts, or the
-        data cannot be read as the spec declares it.
+        When the spec has no ``fairness:``, ``regression:`` or ``ranking:`` block (a run
+        without ``fairness:`` recounts its rows and its blocks' counts), the record
+        carries no counts, or the data cannot be read as the spec declares it.
     """
     from respai.load import load_counts, open_inputs
     from respai.spec import load_spec
@@ -145,11 +146,14 @@ def recount(predicate: Mapping[str, Any], spec_path: Path, data: Path) -> Recoun
             "Only the record of a run with a fairness: block holds them.",
         )
     if parsed.fairness_block is None:
-        raise InputError(
-            f"--spec {spec_path} has no fairness: block, so there are no group counts to recount.",
-            "Recount a record of a spec with a fairness: block; for an LL144 evidence "
-            "pack, use respai reproduce.",
-        )
+        if not {"regression", "ranking"} & set(parsed.blocks):
+            raise InputError(
+                f"--spec {spec_path} has no fairness:, regression: or ranking: block, so "
+                "there are no counts of the cases file to recount.",
+                "Recount a record of a spec with one of those blocks; for an LL144 "
+                "evidence pack, use respai reproduce.",
+            )
+        return _recount_blocks(parsed, want, recorded, data)
     fairness = replace(parsed.fairness_block, cases=data)
     spec = replace(parsed, fairness_block=fairness, data=replace(parsed.data, cases=data))
     # a folder of part files is a Spark table: Spark counts the files the fingerprint lists
@@ -163,6 +167,51 @@ def recount(predicate: Mapping[str, Any], spec_path: Path, data: Path) -> Recoun
         if mine.get(where) != theirs.get(where)
     )
     return Recount(parsed.sha256, want, len(set(mine) | set(theirs)), differences)
+
+
+def _recount_blocks(
+    parsed: Any, want: str | None, recorded: Mapping[str, Any], data: Path
+) -> Recount:
+    """A run without a ``fairness:`` block: its rows and every block's integer counts.
+
+    The blocks are run again on ``data`` (their counts do not depend on the policy) and
+    every integer of ``counts`` (a decimal string beyond 2^53 included) is compared.
+    """
+    from respai.run.evaluation import run_evaluation
+    from respai.run.evidence import block_counts
+
+    spec = replace(parsed, data=replace(parsed.data, cases=data))
+    engine = "spark" if Path(data).is_dir() else "duckdb"
+    mine = _integers(block_counts(run_evaluation(spec, engine=engine)))
+    theirs = _integers(recorded)
+    differences = tuple(
+        f"{where}: record {theirs.get(where, '-')}, data {mine.get(where, '-')}"
+        for where in sorted(set(mine) | set(theirs))
+        if mine.get(where) != theirs.get(where)
+    )
+    return Recount(parsed.sha256, want, len(set(mine) | set(theirs)), differences)
+
+
+def _integers(value: Any, where: str = "") -> dict[str, str]:
+    """Every integer leaf of a counts object, flat: ``where -> digits``.
+
+    Examples
+    --------
+    >>> _integers({"cases": 3, "regression": {"sums": [1, "90071992547409930"], "a": "x"}})
+    {'cases': '3', 'regression.sums[0]': '1', 'regression.sums[1]': '90071992547409930'}
+    """
+    out: dict[str, str] = {}
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            out |= _integers(v, f"{where}.{k}" if where else str(k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            out |= _integers(v, f"{where}[{i}]")
+    elif isinstance(value, int) and not isinstance(value, bool):
+        out[where] = str(value)
+    elif isinstance(value, str) and value.lstrip("-").isdigit():
+        out[where] = value
+    return out
 
 
 def _counts_json(counts: Any) -> dict[str, Any]:

@@ -188,3 +188,39 @@ def test_evaluation_without_fairness_is_refused_before_anything_is_written(
     err = capsys.readouterr().err
     assert "evaluation: is declared without a fairness: block" in err
     assert not out.exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["regression", "ranking"])
+def test_the_same_record_parts_on_spark(tmp_path: Path, spark: Any, kind: str) -> None:
+    frame = _cases(13)
+    spec = _write(tmp_path, kind, frame)
+    on_file = api.evaluate(str(spec))
+    local = pd.read_csv(tmp_path / "cases.csv")
+    schema = "grp string, target double, estimate double, query long, pos long"
+    rows = [tuple(r) for r in local[list(local.columns)].itertuples(index=False)]
+    on_spark = api.evaluate(str(spec), data=spark.createDataFrame(rows, schema))
+    assert on_spark.cases == on_file.cases == len(frame)
+    a = block_named(kind).record(on_file.blocks[kind])
+    b = block_named(kind).record(on_spark.blocks[kind])
+    assert a.counts == b.counts and [dict(t) for t in a.tests] == [dict(t) for t in b.tests]
+
+
+def test_verify_recounts_the_rows_and_the_blocks_counts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    frame = _cases(17)
+    spec = _write(tmp_path, "regression", frame)
+    out = tmp_path / "out"
+    main(["evaluate", str(spec), "--out", str(out), "--no-ledger"])
+    record = str(out / "record.json")
+    cases = str(tmp_path / "cases.csv")
+    assert main(["verify", record, "--data", cases, "--spec", str(spec)]) == 0
+    said = capsys.readouterr()
+    assert "equal the record's" in said.out + said.err
+    frame.loc[0, "estimate"] += 1.0  # one prediction changed: the block's sums differ
+    frame.to_csv(tmp_path / "changed.csv", index=False)
+    changed = str(tmp_path / "changed.csv")
+    assert main(["verify", record, "--data", changed, "--spec", str(spec)]) == 1
+    said = capsys.readouterr()
+    assert "regression.cells[" in said.out + said.err

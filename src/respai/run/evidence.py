@@ -178,6 +178,22 @@ def _settings_without_fairness(e: Evaluation) -> dict[str, Any]:
     }
 
 
+def block_counts(e: Evaluation) -> dict[str, Any]:
+    """The record's ``counts`` of a run without a ``fairness:`` block.
+
+    ``cases`` (the rows of the cases file) and each block's counts under its name, as
+    :func:`build_predicate` writes them; ``respai verify --data --spec`` recounts these.
+    """
+    from respai.blocks import block_named
+
+    out: dict[str, Any] = {"cases": e.cases}
+    for name, result in e.blocks.items():
+        parts = block_named(name).record(result)
+        if parts.counts is not None:
+            out[name] = parts.counts
+    return out
+
+
 def build_predicate(
     e: Evaluation,
     *,
