@@ -224,3 +224,16 @@ def test_verify_recounts_the_rows_and_the_blocks_counts(
     assert main(["verify", record, "--data", changed, "--spec", str(spec)]) == 1
     said = capsys.readouterr()
     assert "regression.cells[" in said.out + said.err
+
+
+def test_a_dict_spec_and_a_frame_through_the_api(tmp_path: Path) -> None:
+    import yaml
+
+    frame = _cases(19)
+    spec = yaml.safe_load(REGRESSION)
+    del spec["data"]  # the frame is the cases
+    result = api.evaluate(spec, frame)
+    assert result.cases == len(frame) and not result.has_fairness
+    html = result._repr_html_()
+    assert "no fairness: block" in html and "regression" in html
+    assert "rules" in repr(result) and f"{len(frame)} cases" in repr(result)

@@ -57,8 +57,26 @@ def fairness_html(res: FairnessResult) -> str:
     )
 
 
+def _blocks_html(e: Evaluation) -> str:
+    """The notebook view of a run without a ``fairness:`` block: each block's verdicts."""
+    from respai.blocks import block_named
+
+    rows = (
+        (name, ", ".join(v.value for v in block_named(name).verdicts(result)) or "none")
+        for name, result in e.blocks.items()
+    )
+    record = "" if e.sealed is None else f"<p>Record: {html_text(e.sealed.record_path)}</p>"
+    return (
+        f'<div class="respai-result"><p><strong>{html_text(e.verdict.value)}</strong> '
+        f"(exit {e.exit_code}): {e.cases} cases; no fairness: block</p>"
+        f"{_table(('block', 'verdicts'), rows)}{record}</div>"
+    )
+
+
 def evaluation_html(e: Evaluation) -> str:
     """The notebook view of an :class:`~respai.results.Evaluation`."""
+    if not e.has_fairness:  # regression:, ranking: ... alone: each block's verdicts
+        return _blocks_html(e)
     head = (
         f"<p><strong>{html_text(e.verdict.value)}</strong> (exit {e.exit_code}): "
         f"{e.counts.total} cases</p>"

@@ -221,9 +221,10 @@ def spec_of(spec: FairnessSpec | Spec | Mapping[str, Any] | str | Path) -> Spec:
         return Spec(path=None, sha256=None, system=SystemInfo(), fairness=spec)
     if isinstance(spec, str | Path):
         return load_spec(spec)
+    from respai.blocks import BLOCKS
     from respai.spec import parse_spec
 
-    if "fairness" in spec:
+    if {*BLOCKS, "data", "system"} & set(spec):  # a whole spec (with or without fairness:)
         return parse_spec(spec, base_dir=Path.cwd(), origin="spec")
     return Spec(
         path=None,
