@@ -237,3 +237,30 @@ def test_a_dict_spec_and_a_frame_through_the_api(tmp_path: Path) -> None:
     html = result._repr_html_()
     assert "no fairness: block" in html and "regression" in html
     assert "rules" in repr(result) and f"{len(frame)} cases" in repr(result)
+
+
+def test_a_paired_only_spec_over_data_cases(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = ["pair_id,variant,advanced"]
+    for i in range(300):
+        ref, var = (1, 0) if i < 60 else (0, 1) if i < 64 else (1, 1)
+        rows += [f"{i},control,{ref}", f"{i},black_name,{var}"]
+    (tmp_path / "pairs.csv").write_text("\n".join(rows) + "\n")
+    spec = tmp_path / "paired.yaml"
+    spec.write_text(
+        'system: {name: audit-pairs, version: "1"}\n'
+        "data: {cases: pairs.csv}\n"
+        "paired: {cases: pairs.csv, pair: pair_id, variant: variant, "
+        "variants: [control, black_name], outcome: advanced, max_difference: 0.05}\n"
+    )
+    out = tmp_path / "out"
+    assert main(["evaluate", str(spec), "--out", str(out), "--no-ledger"]) == 1  # b >> c
+    predicate = _predicate(out)
+    assert predicate["counts"]["cases"] == 600
+    assert main(["verify", str(out / "record.json")]) == 0
+    no_cases = tmp_path / "bare.yaml"
+    no_cases.write_text(spec.read_text().replace("data: {cases: pairs.csv}\n", ""))
+    assert main(["evaluate", str(no_cases), "--out", str(tmp_path / "o2"), "--no-ledger"]) == 2
+    assert "Set data.cases" in capsys.readouterr().err
+    assert not (tmp_path / "o2").exists()

@@ -76,7 +76,10 @@ def run_evaluation(
     if data is None and _cases_path(parsed) is None:
         raise InputError(
             "a signed record needs a cases file, and the spec names none.",
-            "Set fairness.cases (or data.cases).",
+            "Set fairness.cases (or data.cases)."
+            if parsed.fairness_block is not None
+            else "Set data.cases: the blocks of a spec without fairness: read the run's "
+            "cases file, and the record fingerprints it.",
         )
     options = RunOptions(data, trust_model_code, tuple(trusted_types), on_batch, engine)
     declared = declared_blocks(parsed)
