@@ -1,4 +1,4 @@
-"""``respai evaluate``: the battery and the group rules of a spec, sealed in a signed record.
+"""``respai evaluate``: every block of a spec, sealed in a signed record.
 
 The key and the ``--out`` folder are checked before the data is read; a key is created
 only once the evaluation succeeded. The summary is rendered twice: into ``summary.txt``
@@ -93,7 +93,11 @@ def evaluate_command(
     accepted: tuple[Verdict, ...],
     timestamps: tuple[str, ...],
 ) -> None:
-    """Run the RESPAI battery and the group rules of SPEC and write a signed record."""
+    """Run every block of SPEC and write a signed record.
+
+    The battery and group rules of fairness:, and the regression:, ranking:, paired:
+    and ll144: blocks; a spec without fairness: runs its other blocks alone.
+    """
     from respai.cli.preload import EVALUATE, preload
     from respai.render.terminal import render_evaluation
     from respai.run.seal import sealed_evaluation
