@@ -6,9 +6,11 @@ any data is read (the battery loads, and may refuse, its model), counts the case
 counts, as ``respai fairness`` decides them), and runs every block the spec declares, in
 the order of :data:`respai.blocks.BLOCKS`: the battery of ``evaluation:``, the group
 rules of ``fairness.rules``, the LL144 tables of ``ll144:``, the paired test of
-``paired:``. :mod:`respai.run.evidence` turns the result into the record;
-signing, outputs and the ledger are :mod:`respai.sealing`'s. This module prints nothing
-and writes nothing.
+``paired:``, ``regression:`` and ``ranking:``. A spec without ``fairness:`` has no group
+rules and no battery (``evaluation:`` is then refused): the cases file's rows are
+counted once and its other blocks run alone. :mod:`respai.run.evidence` turns the result
+into the record; signing, outputs and the ledger are :mod:`respai.sealing`'s. This
+module prints nothing and writes nothing.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ def run_evaluation(
     on_batch: Callable[[int, int], None] | None = None,
     engine: str = "duckdb",
 ) -> Evaluation:
-    """Run the battery and the declared group rules on the spec's cases file or a frame.
+    """Run every block the spec declares on the spec's cases file or a frame.
 
     Parameters
     ----------
