@@ -264,3 +264,26 @@ def test_a_paired_only_spec_over_data_cases(
     assert main(["evaluate", str(no_cases), "--out", str(tmp_path / "o2"), "--no-ledger"]) == 2
     assert "Set data.cases" in capsys.readouterr().err
     assert not (tmp_path / "o2").exists()
+
+
+def test_groups_from_a_joined_self_identification_file(tmp_path: Path) -> None:
+    """counts.cases is the cases file's rows; the groups come from the joined self-ID file."""
+    frame = _cases(23)
+    frame.insert(0, "id", [f"c{i}" for i in range(len(frame))])
+    whole = api.evaluate(str(_write(tmp_path, "regression", frame)))
+    frame.drop(columns=["grp"]).to_csv(tmp_path / "cases.csv", index=False)
+    selfid = frame[["id", "grp"]].iloc[:-5].sample(frac=1.0, random_state=3)  # 5 unmatched
+    selfid.to_csv(tmp_path / "self_id.csv", index=False)
+    spec = tmp_path / "joined.yaml"
+    spec.write_text(
+        REGRESSION.replace(
+            "data: {cases: cases.csv}",
+            "data: {cases: cases.csv, demographics: self_id.csv, join_on: id}",
+        )
+    )
+    joined = api.evaluate(str(spec))
+    assert joined.cases == whole.cases == len(frame)
+    ours = joined.blocks["regression"].rules[0].groups
+    theirs = whole.blocks["regression"].rules[0].groups
+    # the last 5 cases have no self-ID (all declared groups: row 3 is the undeclared one)
+    assert sum(g.n for g in ours) == sum(g.n for g in theirs) - 5
