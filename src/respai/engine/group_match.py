@@ -39,11 +39,11 @@ UNDECLARED_CODE = -2
 
 
 def text_literal(d: Dialect, text: str) -> str:
-    """``text`` as a SQL string literal of the engine ``d``.
+    r"""``text`` as a SQL string literal of the engine ``d``.
 
     DuckDB reads a quote doubled and nothing else specially; Spark SQL reads backslash
     escapes (and two adjacent literals as one), so there the quote, the backslash and
-    control characters are written as ``\\uXXXX``.
+    control characters are written as ``\uXXXX``.
     """
     if not d.spark:
         return "'" + text.replace("'", "''") + "'"
@@ -92,8 +92,10 @@ class GroupCodes:
         )
 
     def code(self, d: Dialect) -> str:
-        """SQL for the row's code: a group's index, :data:`EMPTY_CODE` or
-        :data:`UNDECLARED_CODE` (used with :meth:`join`)."""
+        """SQL for the row's code (used with :meth:`join`).
+
+        A group's index, :data:`EMPTY_CODE` or :data:`UNDECLARED_CODE`.
+        """
         col = d.ident(self.column)
         found = f"COALESCE(__gm{self.index}.__gm{self.index}_c, {UNDECLARED_CODE})"
         if not self.texts:
@@ -105,9 +107,7 @@ class GroupCodes:
         return self.groups[code] if code >= 0 else None
 
 
-def group_codes(
-    source: Source, attributes: Mapping[str, Sequence[str]]
-) -> dict[str, GroupCodes]:
+def group_codes(source: Source, attributes: Mapping[str, Sequence[str]]) -> dict[str, GroupCodes]:
     """Map each attribute column's distinct values to codes, as the fairness block does.
 
     One small pass per column (its distinct values and their texts).

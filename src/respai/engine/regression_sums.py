@@ -2,8 +2,9 @@
 
 One portable SQL text (:func:`respai.engine.sql.query`) groups the cases by the block's
 attribute columns (each value mapped to its declared group exactly as the ``fairness:``
-block maps it, :mod:`respai.engine.group_match`, else to a left-out marker) and sums, per cell, the target ``t``, the prediction ``p``, the signed error ``e = p - t``
-and the absolute error ``|e|``, each put on the fixed grid of ``10^-decimals`` units
+block maps it, :mod:`respai.engine.group_match`, else to a left-out marker) and sums, per
+cell, the target ``t``, the prediction ``p``, the signed error ``e = p - t`` and the
+absolute error ``|e|``, each put on the fixed grid of ``10^-decimals`` units
 (:func:`respai.engine.sql.fixed`): counts, ``Σx``, ``Σx²`` and, with a weight column ``w``
 (on the same grid), ``Σw``, ``Σw²``, ``Σwx``, ``Σw²x``, ``Σw²x²``. Every sum is a whole
 number (``DECIMAL(38, 0)``), so it is the same on DuckDB, a pandas frame and Spark.
