@@ -127,6 +127,20 @@ CASES: dict[str, tuple[list[Any], list[str], dict[str, list[int]], int, int]] = 
         2,
     ),
     "undeclared only": (["x", "y", None], ["a"], {}, 1, 2),
+    # more matching texts than a CASE chain takes: looked up in a joined table
+    "many groups": (
+        [str(i) for i in range(40)] + ["1.0", " 2 ", "x", "", "it's", "a\\b"],
+        [str(i) for i in range(40)] + ["it's", "a\\b"],
+        {
+            **{str(i): [i + 1] for i in range(40)},
+            "1": [2, 41],
+            "2": [3, 42],
+            "it's": [45],
+            "a\\b": [46],
+        },
+        1,
+        1,
+    ),
     "quotes and backslashes": (
         ["it's", "a\\b", "it''s", " it's"],
         ["it's", "a\\b"],
@@ -301,3 +315,15 @@ def test_text_literals_read_back_unchanged_on_spark(spark: Any) -> None:
     d = Dialect("t", spark=True)
     for text in ["it's", "a\\b", "\t \n", "x''y", "é 漢 😀", "\\'"]:
         assert spark.sql(f"SELECT {text_literal(d, text)}").collect()[0][0] == text
+
+
+def test_many_matching_texts_are_looked_up_by_a_join_few_by_a_case_chain() -> None:
+    """The two ways of coding in SQL are both used (the cases above run through both)."""
+    from respai.engine.group_match import group_codes
+
+    d = Dialect("t")
+    many = [str(i) for i in range(40)]
+    codes = group_codes(open_frame(_frame(many)), {"g": many})["g"]
+    assert "LEFT JOIN" in codes.join(d) and "COALESCE" in codes.code(d)
+    few = group_codes(open_frame(_frame(["a", " a", "b"])), {"g": ["a"]})["g"]
+    assert few.join(d) == "" and " IN (" in few.code(d)

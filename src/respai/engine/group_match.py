@@ -36,6 +36,9 @@ __all__ = ["EMPTY_CODE", "UNDECLARED_CODE", "GroupCodes", "group_codes", "text_l
 EMPTY_CODE = -1
 #: The code of a value that is no declared group.
 UNDECLARED_CODE = -2
+#: Up to this many matching texts, a column is coded by a ``CASE`` chain; past it, by a
+#: join on an inline table of the texts (one hash lookup per row, however many groups).
+_CHAIN_MAX = 32
 
 
 def text_literal(d: Dialect, text: str) -> str:
@@ -77,12 +80,12 @@ class GroupCodes:
     index: int = 0
 
     def join(self, d: Dialect) -> str:
-        """The ``LEFT JOIN`` of the lookup table (empty text when nothing matches).
+        """The ``LEFT JOIN`` of the lookup table (empty text for a short ``CASE`` chain).
 
         Append it right after ``FROM <table>``: each row gains at most one match, as the
         table's texts are distinct.
         """
-        if not self.texts:
+        if len(self.texts) <= _CHAIN_MAX:
             return ""
         rows = ", ".join(f"({text_literal(d, t)}, {c})" for t, c in self.texts)
         i = self.index
@@ -97,10 +100,18 @@ class GroupCodes:
         A group's index, :data:`EMPTY_CODE` or :data:`UNDECLARED_CODE`.
         """
         col = d.ident(self.column)
-        found = f"COALESCE(__gm{self.index}.__gm{self.index}_c, {UNDECLARED_CODE})"
-        if not self.texts:
-            found = str(UNDECLARED_CODE)
-        return f"CASE WHEN {col} IS NULL THEN {EMPTY_CODE} ELSE {found} END"
+        if len(self.texts) > _CHAIN_MAX:
+            found = f"COALESCE(__gm{self.index}.__gm{self.index}_c, {UNDECLARED_CODE})"
+            return f"CASE WHEN {col} IS NULL THEN {EMPTY_CODE} ELSE {found} END"
+        by_code: dict[int, list[str]] = {}
+        for text, code in self.texts:
+            by_code.setdefault(code, []).append(text_literal(d, text))
+        text = f"CAST({col} AS STRING)"
+        chain = "".join(
+            f" WHEN {text} IN ({', '.join(listed)}) THEN {code}"
+            for code, listed in sorted(by_code.items())
+        )
+        return f"CASE WHEN {col} IS NULL THEN {EMPTY_CODE}{chain} ELSE {UNDECLARED_CODE} END"
 
     def name(self, code: int) -> str | None:
         """The declared group of ``code`` (``None`` for missing or undeclared)."""
