@@ -34,6 +34,7 @@ __all__ = [
     "check_id",
     "has_control",
     "load_counts",
+    "match_attribute",
     "normal_value",
     "show_value",
     "shown_list",
@@ -585,6 +586,42 @@ def has_control(text: str) -> bool:
     return any(ord(c) < 32 or 127 <= ord(c) < 160 for c in text)
 
 
+def match_attribute(
+    source: engine.Source, column: str, declared: DeclaredValues, raw: Any
+) -> tuple[str | None, str | None]:
+    """The declared group a raw cell of an attribute column is, or why it is none.
+
+    The one matching rule of every block that groups cases (docs/spec.md, "Declared
+    values are text, and numbers match any spelling"): a missing cell (``None``, NaN,
+    blank text) is ``(None, "missing")``; a cell matching a declared value (equal text,
+    trimmed text, the same number) is ``(value, None)``; any other is ``(None,
+    "undeclared value '...'")`` with a did-you-mean for a case twin.
+
+    Raises
+    ------
+    InputError
+        For a value holding control characters (such as terminal escape codes).
+    """
+    value = normal_value(raw)
+    if value is None:
+        return None, "missing"
+    text = value_text(value)
+    if has_control(text):
+        raise InputError(
+            f"{source.description}: column '{column}' holds the value "
+            f"{show_value(text)}"
+            f"{_where(source, column, raw)}, which contains control characters "
+            "(such as terminal escape codes).",
+            "Clean the column: group names must be printable text.",
+        )
+    found = declared.match(text)
+    if found is not None:
+        return found, None
+    twin = declared.case_twin(text)
+    hint = f" (did you mean {show_value(twin)}?)" if twin is not None else ""
+    return None, f"undeclared value {show_value(text)}{hint}"
+
+
 class _Gate:
     """Validates the distinct values of each cube cell, caching per column and value."""
 
@@ -639,27 +676,7 @@ class _Gate:
         key = (attr, raw)
         if key in self._attr_cache:
             return self._attr_cache[key]
-        value = normal_value(raw)
-        if value is None:
-            out: tuple[str | None, str | None] = (None, "missing")
-        else:
-            text = value_text(value)
-            if has_control(text):
-                raise InputError(
-                    f"{self.source.description}: column '{attr}' holds the value "
-                    f"{show_value(text)}"
-                    f"{_where(self.source, attr, raw)}, which contains control characters "
-                    "(such as terminal escape codes).",
-                    "Clean the column: group names must be printable text.",
-                )
-            declared = self.declared[attr]
-            found = declared.match(text)
-            if found is not None:
-                out = (found, None)
-            else:
-                twin = declared.case_twin(text)
-                hint = f" (did you mean {show_value(twin)}?)" if twin is not None else ""
-                out = (None, f"undeclared value {show_value(text)}{hint}")
+        out = match_attribute(self.source, attr, self.declared[attr], raw)
         self._attr_cache[key] = out
         return out
 

@@ -162,3 +162,26 @@ def test_groups_from_a_joined_self_identification_file(tmp_path: Path) -> None:
         b = block_named(name).record(joined.blocks[name])
         assert a.counts == b.counts
         assert [t["details"] for t in a.tests] == [t["details"] for t in b.tests]
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "words"),
+    [
+        ("estimate", float("inf"), ["regression prediction column 'estimate'", "inf", "line"]),
+        ("target", float("-inf"), ["regression target column 'target'", "-inf", "line"]),
+        ("w", -1.0, ["weight column 'w'", "-1", "line"]),
+        ("pos", 0, ["position column 'pos'", "'0'", "q"]),
+    ],
+)
+def test_bad_values_are_refused_with_nothing_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], column: str, value: Any, words: list[str]
+) -> None:
+    frame = _cases(47)
+    frame[column] = frame[column].astype(float)
+    frame.loc[12, column] = value
+    spec = _write(tmp_path, frame)
+    out = tmp_path / "out"
+    assert main(["evaluate", str(spec), "--out", str(out), "--no-ledger"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert all(w in err for w in words), err
+    assert "Traceback" not in err and not out.exists()

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from respai.engine.group_match import EMPTY_CODE, group_codes
 from respai.engine.source import Source
 from respai.engine.sql import MAX_FIXED, Dialect, fixed, query
 from respai.errors import InputError
@@ -168,10 +169,6 @@ def _num(v: int) -> int | str:
     return v if abs(v) < 2**53 else str(v)
 
 
-def _in_list(values: Sequence[str]) -> str:
-    return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
-
-
 def _position(d: Dialect, order: str, by_score: bool, list_col: str) -> str:
     o, lc = d.ident(order), d.ident(list_col)
     if not by_score:
@@ -287,7 +284,9 @@ def ranking_sums(
     """Count one attribute's groups over the ranked lists of ``source``, exactly.
 
     Items of every group (declared or not) keep their slots in a list; the sums are over
-    the kept items: a list id, a declared group, and a position (or score).
+    the kept items: a list id, a declared group, and a position (or score). A group value
+    is matched to the declared groups exactly as the ``fairness:`` block matches it
+    (:mod:`respai.engine.group_match`).
 
     Raises
     ------
@@ -301,12 +300,13 @@ def ranking_sums(
     if weight is not None:
         _check_weights(source, weight, decimals, cols)
     present = _positions_present(source, list_col, order, by_score, cols)
+    codes = group_codes(source, {attribute: groups})[attribute]
     units = [(p2, exposure_units(p2, decimals)) for p2 in present]
     levels = LEVELS if weight is not None else LEVELS[:1]
     ks = list(top_k)
 
     def base(d: Dialect) -> str:
-        lc, g = d.ident(list_col), d.ident(attribute)
+        lc = d.ident(list_col)
         w = fixed(d.ident(weight), decimals) if weight is not None else "NULL"
         p = _position(d, order, by_score, list_col)
         table = ", ".join(f"({a}, {b})" for a, b in units) or "(0, 0)"
@@ -321,11 +321,11 @@ def ranking_sums(
                 for k in ks
             ]
         return (
-            f"WITH r AS (SELECT CAST({lc} AS STRING) AS l, CAST({g} AS STRING) AS g, "
-            f"{w} AS w, {p} AS p2 FROM {d.table} WHERE {lc} IS NOT NULL), "
+            f"WITH r AS (SELECT CAST({lc} AS STRING) AS l, {codes.code(d)} AS g, "
+            f"{w} AS w, {p} AS p2 FROM {d.table}{codes.join(d)} WHERE {lc} IS NOT NULL), "
             f"u AS (SELECT * FROM (VALUES {table}) AS v(p2, u)), "
             f"lg AS (SELECT r.l, r.g, {', '.join(per)} FROM r JOIN u ON r.p2 = u.p2 "
-            f"WHERE r.g IN ({_in_list(groups) or 'NULL'})"
+            "WHERE r.g >= 0"
             + (" AND r.w IS NOT NULL" if weight is not None else "")
             + " GROUP BY r.l, r.g), "
             "lt AS (SELECT l, "
@@ -353,7 +353,7 @@ def ranking_sums(
                 sel += [f"SUM({t})", f"SUM({t} * {t})", f"SUM({t} * {n})"]
         return (
             base(d) + f"SELECT lg.g, COUNT(*), {', '.join(sel)} FROM lg JOIN lt ON lg.l = lt.l "
-            "GROUP BY lg.g ORDER BY lg.g"
+            "GROUP BY lg.g"
         )
 
     def totals(d: Dialect) -> str:
@@ -370,13 +370,13 @@ def ranking_sums(
         return base(d) + f"SELECT COUNT(*), {', '.join(sel)} FROM lt"
 
     def tallies(d: Dialect) -> str:
-        lc, g, o = d.ident(list_col), d.ident(attribute), d.ident(order)
+        lc, o = d.ident(list_col), d.ident(order)
         wnull = f" OR {d.ident(weight)} IS NULL" if weight is not None else ""
         return (
-            f"SELECT CAST({g} AS STRING), COUNT(*), "
-            f"SUM(CASE WHEN {lc} IS NULL THEN 1 ELSE 0 END), "
-            f"SUM(CASE WHEN {lc} IS NOT NULL AND ({o} IS NULL{wnull}) THEN 1 ELSE 0 END) "
-            f"FROM {d.table} GROUP BY CAST({g} AS STRING)"
+            "SELECT g, COUNT(*), SUM(no_list), SUM(no_pos) FROM ("
+            f"SELECT {codes.code(d)} AS g, CASE WHEN {lc} IS NULL THEN 1 ELSE 0 END AS no_list, "
+            f"CASE WHEN {lc} IS NOT NULL AND ({o} IS NULL{wnull}) THEN 1 ELSE 0 END AS no_pos "
+            f"FROM {d.table}{codes.join(d)}) AS c GROUP BY g"
         )
 
     group_rows = query(source, per_group, cols)
@@ -390,8 +390,9 @@ def ranking_sums(
                 "Use fewer decimals (ranking.decimals), or smaller weights.",
             )
     out_groups: dict[str, dict[str, GroupSums]] = {lv: {} for lv in levels}
-    for row in group_rows:
-        g, lists, rest = str(row[0]), int(row[1]), [int(v) for v in row[2:]]
+    # ordered by the group's name, as the record lists them
+    for row in sorted(group_rows, key=lambda r: groups[int(r[0])]):
+        g, lists, rest = groups[int(row[0])], int(row[1]), [int(v) for v in row[2:]]
         for lv in levels:
             head, rest = rest[:9], rest[9:]
             t, t2, tn = {}, {}, {}
@@ -419,18 +420,18 @@ def ranking_sums(
     for lv in levels:
         out_totals[lv] = ListTotals(int(trow[0]), *rest[:5])
         rest = rest[5:]
-    declared = set(groups)
     missing = dict.fromkeys(groups, 0)
     left = {"missing_list": 0, "missing_group": 0, "undeclared_group": 0}
-    for g, rows, no_list, no_pos in tally_rows:
+    for code, rows, no_list, no_pos in tally_rows:
         left["missing_list"] += int(no_list)
         with_list = int(rows) - int(no_list)
-        if g is None or str(g).strip() == "":
+        name = codes.name(int(code))
+        if name is not None:
+            missing[name] += int(no_pos)
+        elif int(code) == EMPTY_CODE:
             left["missing_group"] += with_list
-        elif str(g) not in declared:
-            left["undeclared_group"] += with_list
         else:
-            missing[str(g)] = int(no_pos)
+            left["undeclared_group"] += with_list
     return RankingSums(out_groups, out_totals, missing, left)
 
 

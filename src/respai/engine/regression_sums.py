@@ -1,9 +1,10 @@
 """The ``regression:`` block's count pass: exact integer sums per cell, on every engine.
 
 One portable SQL text (:func:`respai.engine.sql.query`) groups the cases by the block's
-attribute columns (each value mapped to itself when declared, else to a left-out marker)
-and sums, per cell, the target ``t``, the prediction ``p``, the signed error ``e = p - t``
-and the absolute error ``|e|``, each put on the fixed grid of ``10^-decimals`` units
+attribute columns (each value mapped to its declared group exactly as the ``fairness:``
+block maps it, :mod:`respai.engine.group_match`, else to a left-out marker) and sums, per
+cell, the target ``t``, the prediction ``p``, the signed error ``e = p - t`` and the
+absolute error ``|e|``, each put on the fixed grid of ``10^-decimals`` units
 (:func:`respai.engine.sql.fixed`): counts, ``Σx``, ``Σx²`` and, with a weight column ``w``
 (on the same grid), ``Σw``, ``Σw²``, ``Σwx``, ``Σw²x``, ``Σw²x²``. Every sum is a whole
 number (``DECIMAL(38, 0)``), so it is the same on DuckDB, a pandas frame and Spark.
@@ -19,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from respai.engine.group_match import EMPTY_CODE, GroupCodes, group_codes
 from respai.engine.source import Source
 from respai.engine.sql import Dialect, fixed, query
 
@@ -68,15 +70,6 @@ class Cell:
     sums: Mapping[str, Mapping[str, int]]
 
 
-def _text(d: Dialect, column: str, declared: Sequence[str]) -> str:
-    raw = f"CAST({d.ident(column)} AS STRING)"
-    listed = ", ".join("'" + v.replace("'", "''") + "'" for v in declared)
-    return (
-        f"CASE WHEN {raw} IS NULL OR TRIM({raw}) = '' THEN '{EMPTY}' "
-        f"WHEN TRIM({raw}) IN ({listed}) THEN TRIM({raw}) ELSE '{UNDECLARED}' END"
-    )
-
-
 def cell_sums(
     source: Source,
     attributes: Mapping[str, Sequence[str]],
@@ -99,14 +92,16 @@ def cell_sums(
         The fixed grid: values are whole ``10^-decimals`` units.
     """
     names = list(attributes)
+    codes = group_codes(source, attributes)
 
     def build(d: Dialect) -> str:
         t = fixed(d.ident(target), decimals)
         p = fixed(d.ident(prediction), decimals)
         w = "CAST(1 AS DECIMAL(38, 0))" if weight is None else fixed(d.ident(weight), decimals)
-        keys = [f"{_text(d, c, attributes[c])} AS k{i}" for i, c in enumerate(names)]
+        keys = [f"{codes[c].code(d)} AS k{i}" for i, c in enumerate(names)]
+        joins = "".join(codes[c].join(d) for c in names)
         inner = (
-            f"SELECT {', '.join(keys)}, {t} AS t, {p} AS p, {w} AS w FROM {d.table}"
+            f"SELECT {', '.join(keys)}, {t} AS t, {p} AS p, {w} AS w FROM {d.table}{joins}"
             if keys
             else f"SELECT {t} AS t, {p} AS p, {w} AS w FROM {d.table}"
         )
@@ -133,7 +128,7 @@ def cell_sums(
             ]
         group = ", ".join(f"k{i}" for i in range(len(names)))
         select = ", ".join([*(f"k{i}" for i in range(len(names))), *parts])
-        tail = f" GROUP BY {group} ORDER BY {group}" if names else ""
+        tail = f" GROUP BY {group}" if names else ""
         return f"SELECT {select} FROM ({inner}) AS cases_{decimals}{tail}"
 
     columns = list(dict.fromkeys([*names, target, prediction, *([weight] if weight else [])]))
@@ -149,7 +144,7 @@ def cell_sums(
         }
         out.append(
             Cell(
-                key=tuple(str(v) for v in row[:k]),
+                key=tuple(_key(codes[c], int(v)) for c, v in zip(names, row[:k], strict=True)),
                 rows=rows,
                 no_target=no_target,
                 no_prediction=no_prediction,
@@ -161,7 +156,14 @@ def cell_sums(
                 sums=sums,
             )
         )
-    return out
+    return sorted(out, key=lambda c: c.key)
+
+
+def _key(codes: GroupCodes, code: int) -> str:
+    name = codes.name(code)
+    if name is not None:
+        return name
+    return EMPTY if code == EMPTY_CODE else UNDECLARED
 
 
 @dataclass(frozen=True, slots=True)

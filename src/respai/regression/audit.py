@@ -519,6 +519,18 @@ def _refuse_column(source: Any, column: str, role: str) -> None:
         )
 
 
+def _refuse_not_finite(source: Any, column: str, role: str) -> None:
+    """Refuse a NaN or infinite target or prediction, naming the value and its line."""
+    from respai.engine.finite import first_not_finite, not_finite
+    from respai.engine.source import NUMERIC
+
+    if source.kinds.get(column) != NUMERIC:
+        return  # a text column fails the count pass's cast, with its own message
+    value = first_not_finite(source._frame, column)
+    if value is not None:
+        not_finite(source, column, value, kind=f"regression {role}")
+
+
 def count_cells(block: RegressionSpec, source: Any, weight: str | None) -> list[Cell]:
     """Check the block's columns and values in ``source``, then count its cells' sums.
 
@@ -541,6 +553,8 @@ def count_cells(block: RegressionSpec, source: Any, weight: str | None) -> list[
         roles[weight] = "data.weight"
     for column, role in roles.items():
         _refuse_column(source, column, role)
+    for column, role in ((block.target, "target"), (block.prediction, "prediction")):
+        _refuse_not_finite(source, column, role)
     d = block.decimals
     checks = value_checks(source, [block.target, block.prediction], weight, d)
 
