@@ -690,16 +690,17 @@ def _group_rates(
     """Each declared group's rate, its rows for the record, and the exact per-group alpha."""
     g = counts.groupings[grouping]
     alpha_g = exact.decimal(alpha) / len(g.groups)
-    found: list[GroupRate] = []
-    rows = []
-    written = len(g.groups) <= PER_GROUP_ROWS_MAX
+    counted = []
     for key, cell in g.groups.items():
         k, n = rate.fraction(cell)
-        m = rate.missing_count(cell)
-        group = decision.group_rate(key, n + m, k, m, float(alpha_g), min_cell)
-        found.append(group)
-        if not written:  # the record derives these rows from the counts' columns
-            continue
+        counted.append((key, n + rate.missing_count(cell), k, rate.missing_count(cell)))
+    found = decision.group_rates(counted, float(alpha_g), min_cell)
+    if len(found) > PER_GROUP_ROWS_MAX:  # the record derives the rows from the counts
+        return found, [], alpha_g
+    rows = []
+    for cell, group in zip(g.groups.values(), found, strict=True):
+        k, m = group.events, group.missing
+        n = group.cases - m
         rows.append(
             {
                 "group": group.label,
