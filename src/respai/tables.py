@@ -100,14 +100,15 @@ class Measure:
 def measure(numerator: int, denominator: int, what: str) -> Measure:
     """A :class:`Measure`; undefined with a reason when ``denominator`` is 0."""
     if denominator == 0:
+        return _measure(numerator, 0, what, None)
+    return _measure(numerator, denominator, what, stats.wilson_interval(numerator, denominator))
+
+
+def _measure(numerator: int, denominator: int, what: str, interval: Interval | None) -> Measure:
+    """:func:`measure` with its Wilson interval given."""
+    if denominator == 0:
         return Measure(numerator, 0, None, None, Undefined("empty_denominator", f"no {what}"))
-    return Measure(
-        numerator,
-        denominator,
-        numerator / denominator,
-        stats.wilson_interval(numerator, denominator),
-        None,
-    )
+    return Measure(numerator, denominator, numerator / denominator, interval, None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,20 +129,30 @@ class GroupRow:
 
 
 def group_table(grouping: Grouping) -> tuple[GroupRow, ...]:
-    """The per-group table of one attribute or intersection."""
-    rows = []
-    for key, cell in grouping.groups.items():
-        rows.append(
-            GroupRow(
-                key=key,
-                count=cell.n,
-                with_prediction=cell.predicted,
-                missing_prediction=cell.missing,
-                positives=cell.positives,
-                metrics=_measures(cell),
-            )
+    """The per-group table of one attribute or intersection.
+
+    Each rate's Wilson intervals over the groups come from one array call
+    (:func:`respai.stats.wilson_intervals`, the same floats as one call per group).
+    """
+    cells = list(grouping.groups.values())
+    columns: dict[str, list[Measure]] = {}
+    for name, rate in METRICS.items():
+        fractions = [rate.fraction(cell) for cell in cells]
+        intervals = stats.wilson_intervals([f[0] for f in fractions], [f[1] for f in fractions])
+        columns[name] = [
+            _measure(k, n, rate.over, iv) for (k, n), iv in zip(fractions, intervals, strict=True)
+        ]
+    return tuple(
+        GroupRow(
+            key=key,
+            count=cell.n,
+            with_prediction=cell.predicted,
+            missing_prediction=cell.missing,
+            positives=cell.positives,
+            metrics={name: column[i] for name, column in columns.items()},
         )
-    return tuple(rows)
+        for i, (key, cell) in enumerate(grouping.groups.items())
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,11 +1,13 @@
-"""Clopper-Pearson ends of many groups by array calls are the one-group floats, bit for bit.
+"""Intervals of many groups by array calls are the one-group floats, bit for bit.
 
 :func:`respai.stats.widened_intervals` calls scipy's ``betaincinv``/``betainccinv`` once
 on arrays; :func:`respai.stats.widened_interval` once per group. On a grid of counts and
 alphas (small and large ``n``, ``k`` at 0 and ``n``, missing cases, alpha shares down to
 ``0.05 / 10**6``) and on generated counts, every end must be the same float, and the
 checks must raise the same messages. :func:`respai.decision.group_rates` must equal
-:func:`respai.decision.group_rate` group by group.
+:func:`respai.decision.group_rate` group by group. Likewise
+:func:`respai.stats.wilson_intervals` (numpy arithmetic, one IEEE operation per step)
+against :func:`respai.stats.wilson_interval` (Python floats).
 """
 
 from __future__ import annotations
@@ -70,3 +72,30 @@ def test_the_checks_are_the_one_groups() -> None:
     with pytest.raises(ValueError, match="alpha must be strictly between"):
         stats.widened_intervals([1], [0], [3], 1.0)
     assert stats.widened_intervals([], [], [], 0.05) == []
+
+
+@pytest.mark.parametrize("confidence", [0.95, 0.99, 1 - 0.05 / 7, 0.5])
+def test_wilson_grid_is_bit_identical(confidence: float) -> None:
+    pairs = [(k, n) for k, _, n in _grid()]
+    many = stats.wilson_intervals([k for k, _ in pairs], [n for _, n in pairs], confidence)
+    assert many == [stats.wilson_interval(k, n, confidence) for k, n in pairs]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    pairs=st.lists(st.tuples(st.integers(0, 10**7), st.integers(0, 10**7)), max_size=30),
+    confidence=st.floats(0.5, 1 - 1e-9),
+)
+def test_wilson_generated_counts_are_bit_identical(
+    pairs: list[tuple[int, int]], confidence: float
+) -> None:
+    pairs = [(min(a, b), max(a, b)) for a, b in pairs]
+    many = stats.wilson_intervals([k for k, _ in pairs], [n for _, n in pairs], confidence)
+    assert many == [stats.wilson_interval(k, n, confidence) for k, n in pairs]
+
+
+def test_wilson_checks_are_the_one_groups() -> None:
+    with pytest.raises(ValueError, match="exceeds the number of cases"):
+        stats.wilson_intervals([1, 5], [3, 4])
+    with pytest.raises(ValueError, match="confidence must be strictly between"):
+        stats.wilson_intervals([1], [3], 1.0)
