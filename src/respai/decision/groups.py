@@ -286,7 +286,12 @@ def over_max_missing(groups: Sequence[GroupRate], max_missing: float) -> list[Gr
     ([], 1)
     """
     limit = exact.decimal(max_missing)
-    return [g for g in groups if g.missing_share is not None and g.missing_share > limit]
+    none_over = limit >= 0  # a group without a missing decision (share 0) is not above
+    return [
+        g
+        for g in groups
+        if g.cases and (Fraction(g.missing, g.cases) > limit if g.missing else not none_over)
+    ]
 
 
 # -- the spread with the missing decisions at their worst -------------------------------
