@@ -319,6 +319,10 @@ def load_counts(
             )
         counts = build_counts(rows, spec.attributes, spec.groupings, bins)
         counts = replace(counts, null_cells=_null_cells(spec, cube, rows, extra, score))
+    if coded is not None and coded.label_codes is not None and weight is None:
+        # nothing reads the cells again: let them go before the rank pass sorts the file
+        gate.cube = ()
+        cube = []
     if score is not None:
         overall, per = _rank_sums(spec, source, gate, cube, score, coded)
         counts = replace(counts, overall_ranks=overall, ranks=per)
