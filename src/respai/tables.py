@@ -10,7 +10,7 @@ a reason, never 0. A declared group with no cases still has its row.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Generic, TypeVar
@@ -41,6 +41,15 @@ METRICS: Mapping[str, RateDef] = MappingProxyType(
 _V = TypeVar("_V")
 
 
+class _Later(Generic[_V]):
+    """A table not made yet: its maker."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[], _V]) -> None:
+        self.make = make
+
+
 class GroupTables(Mapping[str, _V], Generic[_V]):
     """Tables by grouping name (``"sex"``, ``"sex × race"``), also read by attributes.
 
@@ -57,7 +66,24 @@ class GroupTables(Mapping[str, _V], Generic[_V]):
     __slots__ = ("_by_name",)
 
     def __init__(self, by_name: Mapping[str, _V]) -> None:
-        self._by_name = dict(by_name)
+        self._by_name: dict[str, _V | _Later[_V]] = dict(by_name)
+
+    @classmethod
+    def later(cls, makers: Mapping[str, Callable[[], _V]]) -> GroupTables[_V]:
+        """Tables each made by its maker when first read (then kept), named in this order.
+
+        A run keeps every grouping's table, but a command reads only some of them (the
+        record of a grouping of 100,000 groups writes none): nothing is computed unread.
+
+        Examples
+        --------
+        >>> t = GroupTables.later({"sex": lambda: 1, "race": lambda: 2})
+        >>> list(t), t["race"], dict(t)
+        (['sex', 'race'], 2, {'sex': 1, 'race': 2})
+        """
+        out: GroupTables[_V] = cls({})
+        out._by_name = {name: _Later(make) for name, make in makers.items()}
+        return out
 
     @staticmethod
     def name_of(key: str | tuple[str, ...]) -> str:
@@ -65,7 +91,13 @@ class GroupTables(Mapping[str, _V], Generic[_V]):
         return key if isinstance(key, str) else " × ".join(key)
 
     def __getitem__(self, key: str | tuple[str, ...]) -> _V:
-        return self._by_name[self.name_of(key)]
+        name = self.name_of(key)
+        found = self._by_name[name]
+        if isinstance(found, _Later):
+            made = found.make()
+            self._by_name[name] = made
+            return made
+        return found
 
     def __contains__(self, key: object) -> bool:
         if isinstance(key, tuple) and all(isinstance(k, str) for k in key):
