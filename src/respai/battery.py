@@ -562,6 +562,13 @@ def accuracy(cell: Cell, threshold: Threshold, confidence: float = 0.95) -> Test
 #: interval are still reported. Why 10: see methods/battery.md#auc.
 AUC_MIN_PER_LABEL = 10
 
+PER_GROUP_ROWS_MAX = 1000
+"""A grouping with more declared groups than this gets no per-group rows in a test's
+details (``groups`` of a spread test, ``per_group`` of the AUC): its record writes the
+counts as columns and derives the rows from them (the same number as
+:data:`respai.record.compact.COMPACT_MIN_GROUPS`), so they are not computed. The verdict,
+bounds, worst groups and reasons are computed from every group as before."""
+
 
 def _auc_found(
     r: RankSums, confidence: float = 0.95
@@ -637,6 +644,8 @@ def auc(counts: Counts, threshold: Threshold, confidence: float = 0.95) -> TestR
             {"group": " × ".join(key), **_auc_entry(r, confidence)}
             for key, r in (counts.ranks or {})[g.attributes].items()
         ]
+        if len(g.groups) <= PER_GROUP_ROWS_MAX
+        else []  # the record derives these from the counts' rank sums
         for g in counts.groupings.values()
     }
     details = {
@@ -681,13 +690,17 @@ def _group_rates(
     """Each declared group's rate, its rows for the record, and the exact per-group alpha."""
     g = counts.groupings[grouping]
     alpha_g = exact.decimal(alpha) / len(g.groups)
-    found: list[GroupRate] = []
-    rows = []
+    counted = []
     for key, cell in g.groups.items():
         k, n = rate.fraction(cell)
-        m = rate.missing_count(cell)
-        group = decision.group_rate(key, n + m, k, m, float(alpha_g), min_cell)
-        found.append(group)
+        counted.append((key, n + rate.missing_count(cell), k, rate.missing_count(cell)))
+    found = decision.group_rates(counted, float(alpha_g), min_cell)
+    if len(found) > PER_GROUP_ROWS_MAX:  # the record derives the rows from the counts
+        return found, [], alpha_g
+    rows = []
+    for cell, group in zip(g.groups.values(), found, strict=True):
+        k, m = group.events, group.missing
+        n = group.cases - m
         rows.append(
             {
                 "group": group.label,
@@ -742,7 +755,7 @@ def _spread(entry: BatteryTest, scope: Scope, *, ratio: bool) -> TestResult:
         "max_missing": scope.max_missing,
         "over_max_missing": [g.label for g in over],
     }
-    if len(rows) < 2:
+    if len(groups) < 2:
         return _undefined(
             test_id,
             grouping,

@@ -306,16 +306,26 @@ def load_counts(
     passes = count or engine.count_cube
     cube = passes(source, keys, spec.probability, spec.calibration_bins, extra)
     gate = _Gate(spec, source, cube)
-    rows = [gate.row(c) for c in cube]
-    if not rows:
-        raise InputError(
-            f"{source.description} has a header but no cases.",
-            "Export the decided cases, one row per case.",
-        )
-    counts = build_counts(rows, spec.attributes, spec.groupings, bins)
-    counts = replace(counts, null_cells=_null_cells(spec, cube, rows, extra, score))
+    coded = _coded(spec, gate, cube)
+    if coded is not None:  # every value read: the cells summed as arrays
+        counts = _coded_counts(spec, coded)
+        counts = replace(counts, null_cells=_coded_null_cells(spec, cube, coded, extra))
+    else:  # a refusal (named at its cell, as always) or a value that is not a key
+        gate = _Gate(spec, source, cube)
+        rows = [gate.row(c) for c in cube]
+        if not rows:
+            raise InputError(
+                f"{source.description} has a header but no cases.",
+                "Export the decided cases, one row per case.",
+            )
+        counts = build_counts(rows, spec.attributes, spec.groupings, bins)
+        counts = replace(counts, null_cells=_null_cells(spec, cube, rows, extra, score))
+    if coded is not None and coded.label_codes is not None and weight is None:
+        # nothing reads the cells again: let them go before the rank pass sorts the file
+        gate.cube = ()
+        cube = []
     if score is not None:
-        overall, per = _rank_sums(spec, source, gate, cube, score)
+        overall, per = _rank_sums(spec, source, gate, cube, score, coded)
         counts = replace(counts, overall_ranks=overall, ranks=per)
     weighted = None
     if weight is not None:
@@ -387,27 +397,34 @@ def _rank_sums(
     gate: _Gate,
     cube: list[engine.CubeRow],
     score: str,
+    coded: _Coded | None = None,
 ) -> tuple[RankSums, dict[tuple[str, ...], dict[tuple[str, ...], RankSums]]]:
     """The AUC's rank sums overall and per declared group, from one sorted engine pass.
 
     The raw values the count pass saw are mapped to group indices here, by the same gate,
-    so the engine sorts and sums small integer codes only.
+    so the engine sorts and sums small integer codes only (``coded`` holds them already
+    when the cells were read as arrays).
     """
     names = list(spec.attributes)
     declared = [list(spec.attributes[a]) for a in names]
-    position = [{v: k for k, v in enumerate(d)} for d in declared]  # not list.index: O(1)
-    attribute_codes: list[dict[Any, int]] = [{} for _ in names]
-    label_codes: dict[Any, int] = {}
     n_attr = len(names)
-    for c in cube:
-        for i, (attr, raw) in enumerate(zip(names, c.keys[:n_attr], strict=True)):
-            value = gate._attribute(attr, raw)[0]
-            if value is not None:
-                attribute_codes[i][raw] = position[i][value]
-        raw_label = c.keys[n_attr]
-        label = gate._binary(spec.label, raw_label, spec.label_map, "label", allow_missing=False)
-        assert label is not None
-        label_codes[raw_label] = label
+    if coded is not None and coded.label_codes is not None:
+        attribute_codes, label_codes = coded.attr_maps, coded.label_codes
+    else:
+        position = [{v: k for k, v in enumerate(d)} for d in declared]  # not list.index
+        attribute_codes = [{} for _ in names]
+        label_codes = {}
+        for c in cube:
+            for i, (attr, raw) in enumerate(zip(names, c.keys[:n_attr], strict=True)):
+                value = gate._attribute(attr, raw)[0]
+                if value is not None:
+                    attribute_codes[i][raw] = position[i][value]
+            raw_label = c.keys[n_attr]
+            label = gate._binary(
+                spec.label, raw_label, spec.label_map, "label", allow_missing=False
+            )
+            assert label is not None
+            label_codes[raw_label] = label
     index = {a: i for i, a in enumerate(names)}
     wanted = [(), *(tuple(index[a] for a in g) for g in spec.groupings)]
     found = engine.rank_sums(
@@ -481,6 +498,251 @@ def _null_cells(
     for i, attr in enumerate(spec.attributes):
         out[attr] = sum(r.n for r in rows if r.reasons[i] == "missing")
     out[spec.prediction] = sum(r.n for r in rows if r.prediction is None)
+    if spec.probability:
+        out[spec.probability] = sum(c.n - c.prob_n for c in cube)
+    for j, col in enumerate(extra):
+        out[col] = sum(c.n - c.non_null[j] for c in cube)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Coded:
+    """The count cube as arrays, each cell read by the gate through its distinct values.
+
+    Built by :func:`_coded`: each distinct raw value of a column is read once (in the order
+    the cells first show it), and each cell takes its value's reading by an index array.
+    """
+
+    #: per attribute, each cell's declared position, or ``-1 - r`` for reason ``r``
+    attr_codes: list[Any]
+    #: per attribute, raw value to declared position (the declared values seen)
+    attr_maps: list[dict[Any, int]]
+    #: per attribute, the reasons its values are left out (``"missing"``, ...)
+    reasons: list[list[str]]
+    #: per cell: 0 tp, 1 fp, 2 tn, 3 fn, 4 no prediction labelled 1, 5 labelled 0
+    kind: Any
+    label: Any
+    n: Any
+    #: per cell: the probability bin (``-1`` without one) and the millionths' sum
+    prob_bin: Any
+    prob_sum: Any
+    bins: int
+    #: raw label to its reading, for the rank pass (``None`` when raw values that are
+    #: equal but of different types read differently)
+    label_codes: dict[Any, int] | None
+
+
+def _read_column(
+    values: Sequence[Any], read: Callable[[Any], int]
+) -> tuple[Any, list[tuple[type, Any]], list[int]] | None:
+    """Each cell's reading of ``values``: ``read`` called once per distinct value.
+
+    Values are told apart by type too (``True`` and ``1``), as the gate's caches do.
+    Returns the per-cell readings, the distinct values and their readings, or ``None``
+    when a value cannot be a key (unhashable).
+    """
+    import numpy as np
+
+    keys = list(zip(map(type, values), values, strict=True))
+    try:
+        seen = {k: i for i, k in enumerate(dict.fromkeys(keys))}
+    except TypeError:
+        return None
+    found = [read(raw) for _, raw in seen]
+    table = np.asarray(found, dtype=np.int64)
+    index = np.fromiter(map(seen.__getitem__, keys), dtype=np.int64, count=len(keys))
+    return table[index], list(seen), found
+
+
+def _coded(spec: FairnessSpec, gate: _Gate, cube: Sequence[engine.CubeRow]) -> _Coded | None:
+    """The gate's reading of every cube cell, one gate call per distinct value.
+
+    Returns ``None`` when a value would be refused, or cannot be read as a key, or there
+    are no cells: the caller then reads cell by cell (:meth:`_Gate.row`), which raises
+    the same error at the same cell as it always has.
+    """
+    import numpy as np
+
+    if not cube:
+        return None
+    names = list(spec.attributes)
+    n_attr = len(names)
+    columns = list(zip(*(c.keys for c in cube), strict=True))
+    attr_codes: list[Any] = []
+    attr_maps: list[dict[Any, int]] = []
+    reasons: list[list[str]] = []
+    try:
+        for i, attr in enumerate(names):
+            position = {v: k for k, v in enumerate(spec.attributes[attr])}
+            why: dict[str, int] = {}
+
+            def read(
+                raw: Any,
+                attr: str = attr,
+                position: dict[str, int] = position,
+                why: dict[str, int] = why,
+            ) -> int:
+                value, reason = gate._attribute(attr, raw)
+                if value is not None:
+                    return position[value]
+                assert reason is not None
+                return -1 - why.setdefault(reason, len(why))
+
+            got = _read_column(columns[i], read)
+            if got is None:
+                return None
+            codes, distinct, found = got
+            attr_codes.append(codes)
+            attr_maps.append(
+                {raw: k for (_, raw), k in zip(distinct, found, strict=True) if k >= 0}
+            )
+            reasons.append(list(why))
+        readings = []
+        for pos, column, mapping, role, allow in (
+            (n_attr, spec.label, spec.label_map, "label", False),
+            (n_attr + 1, spec.prediction, spec.prediction_map, "prediction", True),
+        ):
+
+            def binary(
+                raw: Any,
+                column: str = column,
+                mapping: Mapping[str, int] = mapping,
+                role: str = role,
+                allow: bool = allow,
+            ) -> int:
+                got = gate._binary(column, raw, mapping, role, allow_missing=allow)
+                return -1 if got is None else got
+
+            read_col = _read_column(columns[pos], binary)
+            if read_col is None:
+                return None
+            readings.append(read_col)
+    except InputError:
+        return None  # the cell-by-cell reading names the same value at the same cell
+    if spec.probability is not None:
+        for c in cube:
+            for bound in (c.prob_min, c.prob_max):
+                if bound is not None and not 0.0 <= bound <= 1.0:  # NaN, infinities too
+                    return None
+    (label, label_distinct, label_found), (pred, _, _) = readings
+    label_codes: dict[Any, int] | None = {}
+    for (_, raw), value in zip(label_distinct, label_found, strict=True):
+        assert label_codes is not None
+        if label_codes.get(raw, value) != value:
+            label_codes = None  # equal raw values read apart: the rank pass reads per cell
+            break
+        label_codes[raw] = value
+    kind = np.where(
+        pred < 0,
+        np.where(label == 1, 4, 5),
+        np.where(label == 1, np.where(pred == 1, 0, 3), np.where(pred == 1, 1, 2)),
+    )
+    size = len(cube)
+    n = np.fromiter((c.n for c in cube), dtype=np.int64, count=size)
+    bins = spec.calibration_bins if spec.probability else 0
+    prob_bin = np.fromiter(
+        (-1 if c.prob_bin is None else c.prob_bin for c in cube), dtype=np.int64, count=size
+    )
+    prob_sum = np.fromiter((c.prob_sum for c in cube), dtype=np.int64, count=size)
+    if spec.probability is not None and spec.favorable == 0:
+        # the probability of the favourable outcome, 1 - p, as _Gate.row reads it
+        prob_n = np.fromiter((c.prob_n for c in cube), dtype=np.int64, count=size)
+        has = prob_bin >= 0
+        prob_bin = np.where(has, bins - 1 - prob_bin, prob_bin)
+        prob_sum = np.where(has, prob_n * MICRO - prob_sum, prob_sum)
+    return _Coded(
+        attr_codes, attr_maps, reasons, kind, label, n, prob_bin, prob_sum, bins, label_codes
+    )
+
+
+def _coded_counts(spec: FairnessSpec, coded: _Coded) -> Counts:
+    """:func:`respai.counts.build_counts` of the coded cells: the same counts, by arrays."""
+    import numpy as np
+
+    from respai.counts import Calibration, Cell, Grouping
+
+    names = list(spec.attributes)
+    index = {a: i for i, a in enumerate(names)}
+    bins = coded.bins
+    kind, n = coded.kind, coded.n
+
+    def cells(code: Any, sel: Any, size: int) -> list[Cell]:
+        sums = np.zeros(size * 6, dtype=np.int64)
+        np.add.at(sums, code[sel] * 6 + kind[sel], n[sel])
+        return [Cell(*row) for row in sums.reshape(size, 6).tolist()]
+
+    def calibration(code: Any, sel: Any, size: int) -> list[Calibration]:
+        has = sel & (coded.prob_bin >= 0)
+        hasnt = sel & (coded.prob_bin < 0)
+        without = np.zeros(size, dtype=np.int64)
+        np.add.at(without, code[hasnt], n[hasnt])
+        at = code[has] * bins + coded.prob_bin[has]
+        picked = n[has]
+        sums = np.zeros((3, size * bins), dtype=np.int64)
+        np.add.at(sums[0], at, picked)
+        np.add.at(sums[1], at, np.where(coded.label[has] == 1, picked, 0))
+        np.add.at(sums[2], at, coded.prob_sum[has])
+        flat = list(zip(*sums.tolist(), strict=True))
+        return [
+            Calibration(tuple(flat[g * bins : (g + 1) * bins]), w)
+            for g, w in enumerate(without.tolist())
+        ]
+
+    every = np.ones(len(n), dtype=bool)
+    zero = np.zeros(len(n), dtype=np.int64)
+    overall = cells(zero, every, 1)[0]
+    overall_cal = calibration(zero, every, 1)[0] if bins else None
+    groupings: dict[tuple[str, ...], Grouping] = {}
+    for grouping in spec.groupings:
+        inside = every.copy()
+        code = zero.copy()
+        left: dict[str, int] = {}
+        size = 1
+        for attr in grouping:
+            i = index[attr]
+            codes = coded.attr_codes[i]
+            out = inside & (codes < 0)
+            if out.any():  # left out by the grouping's first attribute without a group
+                which = -1 - codes[out]
+                seen = np.bincount(which, minlength=len(coded.reasons[i]))
+                cases = np.zeros(len(coded.reasons[i]), dtype=np.int64)
+                np.add.at(cases, which, n[out])
+                for reason, k, total in zip(
+                    coded.reasons[i], seen.tolist(), cases.tolist(), strict=True
+                ):
+                    if k:
+                        left[f"{attr}: {reason}"] = total
+            inside &= codes >= 0
+            width = len(spec.attributes[attr])
+            code = code * width + np.maximum(codes, 0)
+            size *= width
+        keys = [tuple(k) for k in product(*(spec.attributes[a] for a in grouping))]
+        groups = dict(zip(keys, cells(code, inside, size), strict=True))
+        cal = dict(zip(keys, calibration(code, inside, size), strict=True)) if bins else None
+        groupings[grouping] = Grouping(grouping, groups, cal, dict(sorted(left.items())))
+    return Counts(
+        total=overall.n,
+        overall=overall,
+        overall_calibration=overall_cal,
+        groupings=groupings,
+        calibration_bins=bins,
+        declared={k: tuple(v) for k, v in spec.attributes.items()},
+    )
+
+
+def _coded_null_cells(
+    spec: FairnessSpec, cube: Sequence[engine.CubeRow], coded: _Coded, extra: list[str]
+) -> dict[str, int]:
+    """:func:`_null_cells` of the coded cells."""
+    out: dict[str, int] = {spec.label: 0, spec.prediction: 0}
+    for i, attr in enumerate(spec.attributes):
+        reasons = coded.reasons[i]
+        if "missing" in reasons:
+            mask = coded.attr_codes[i] == -1 - reasons.index("missing")
+            out[attr] = int(coded.n[mask].sum())
+        else:
+            out[attr] = 0
+    out[spec.prediction] = int(coded.n[coded.kind >= 4].sum())
     if spec.probability:
         out[spec.probability] = sum(c.n - c.prob_n for c in cube)
     for j, col in enumerate(extra):

@@ -271,11 +271,10 @@ def _decide(
         else stats.bonferroni_alpha(_as_float(fail_alpha, spec), n_groups)
     )
     cells = [(key, rate_counts(rule.rate, cell)) for key, cell in grouping.groups.items()]
-    groups = [decision.group_rate(key, *c, alpha_g, spec.min_cell) for key, c in cells]
+    per_group = [(key, *c) for key, c in cells]
+    groups = decision.group_rates(per_group, alpha_g, spec.min_cell)
     fgroups = (
-        groups
-        if fail_share == share
-        else [decision.group_rate(key, *c, fail_g, spec.min_cell) for key, c in cells]
+        groups if fail_share == share else decision.group_rates(per_group, fail_g, spec.min_cell)
     )
     wgroups: list[weights.WeightedGroupRate] = []
     if weighted is not None:  # decided on the weighted rates (data.weight)

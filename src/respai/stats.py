@@ -39,7 +39,9 @@ __all__ = [
     "probability_bin",
     "rate",
     "widened_interval",
+    "widened_intervals",
     "wilson_interval",
+    "wilson_intervals",
 ]
 
 _CLOPPER_PEARSON = "clopper-pearson"
@@ -170,6 +172,48 @@ def wilson_interval(k: int, n: int, confidence: float = 0.95) -> Interval | None
     return Interval(lo, hi, _WILSON, confidence)
 
 
+def wilson_intervals(
+    k: Sequence[int], n: Sequence[int], confidence: float = 0.95
+) -> list[Interval | None]:
+    """:func:`wilson_interval` of many groups at one level, in numpy.
+
+    The same arithmetic in the same order, each step one IEEE operation on float64, so
+    every end is the float :func:`wilson_interval` gives (``None`` where ``n`` is 0); the
+    counts are checked as there.
+
+    Examples
+    --------
+    >>> wilson_intervals([5, 0, 3], [10, 0, 3]) == [
+    ...     wilson_interval(5, 10), None, wilson_interval(3, 3)]
+    True
+    """
+    import numpy as np
+
+    ks, ns = list(k), list(n)
+    if len(ks) != len(ns):
+        raise ValueError("k and n must have one entry per group")
+    for a, b in zip(ks, ns, strict=True):
+        if a < 0 or b < 0 or a > b:
+            _check_counts(a, b)  # raises the one group's message
+    confidence = _check_level(confidence, "confidence")
+    alpha = 1.0 - confidence
+    crit = -NormalDist().inv_cdf(alpha / 2.0)
+    crit2 = crit * crit
+    kk = np.asarray(ks, dtype=np.int64)
+    nn = np.asarray(ns, dtype=np.int64)
+    some = nn > 0
+    kf = kk[some].astype(np.float64)
+    nf = nn[some].astype(np.float64)  # exact below 2**53, as Python's int / int
+    q = kf / nf
+    denom = 1.0 + crit2 / nf
+    center = (q + crit2 / (2.0 * nf)) / denom
+    dist = crit * np.sqrt(q * (1.0 - q) / nf + crit2 / (4.0 * nf * nf)) / denom
+    lo = np.where(kk[some] == 0, 0.0, np.minimum(np.maximum(center - dist, 0.0), 1.0))
+    hi = np.where(kk[some] == nn[some], 1.0, np.minimum(np.maximum(center + dist, 0.0), 1.0))
+    found = iter(zip(lo.tolist(), hi.tolist(), strict=True))
+    return [Interval(*next(found), _WILSON, confidence) if b else None for b in some.tolist()]
+
+
 def clopper_pearson_interval(k: int, n: int, alpha: float) -> Interval | None:
     """Return the two-sided exact (Clopper-Pearson) interval at level ``1 - alpha``.
 
@@ -267,6 +311,47 @@ def widened_interval(k: int, missing: int, n: int, alpha: float) -> Interval:
     return Interval(
         _cp_lower(k, n, alpha), _cp_upper(k + missing, n, alpha), _CLOPPER_PEARSON, 1.0 - alpha
     )
+
+
+def widened_intervals(
+    k: Sequence[int], missing: Sequence[int], n: Sequence[int], alpha: float
+) -> list[Interval]:
+    """:func:`widened_interval` of many groups at one ``alpha``, with array calls.
+
+    Each end is one call of the same scipy function on arrays (``betaincinv`` for the
+    lower ends, ``betainccinv`` for the upper), which gives the same floats as the calls
+    one group at a time; the counts are checked as there.
+
+    Examples
+    --------
+    >>> many = widened_intervals([5, 0], [2, 0], [10, 0], 0.05)
+    >>> many == [widened_interval(5, 2, 10, 0.05), widened_interval(0, 0, 0, 0.05)]
+    True
+    """
+    import numpy as np
+    from scipy.special import betainccinv, betaincinv
+
+    alpha = _check_level(alpha, "alpha")
+    ks, ms, ns = list(k), list(missing), list(n)
+    if not len(ks) == len(ms) == len(ns):
+        raise ValueError("k, missing and n must have one entry per group")
+    for a, b, c in zip(ks, ms, ns, strict=True):
+        if operator.index(b) < 0 or a < 0 or c < 0 or a + b > c:
+            widened_interval(a, b, c, alpha)  # raises the one group's message
+    kk = np.asarray(ks, dtype=np.int64)
+    top = kk + np.asarray(ms, dtype=np.int64)
+    nn = np.asarray(ns, dtype=np.int64)
+    lo = np.zeros(len(ks))
+    hi = np.ones(len(ks))
+    some = (kk > 0) & (nn > 0)
+    lo[some] = betaincinv(kk[some], nn[some] - kk[some] + 1, alpha / 2.0)
+    below = (top < nn) & (nn > 0)
+    hi[below] = betainccinv(top[below] + 1, nn[below] - top[below], alpha / 2.0)
+    level = 1.0 - alpha
+    return [
+        Interval(a, b, _CLOPPER_PEARSON, level)
+        for a, b in zip(lo.tolist(), hi.tolist(), strict=True)
+    ]
 
 
 def bonferroni_alpha(alpha: float, groups: int) -> float:

@@ -10,7 +10,7 @@ a reason, never 0. A declared group with no cases still has its row.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Generic, TypeVar
@@ -41,6 +41,15 @@ METRICS: Mapping[str, RateDef] = MappingProxyType(
 _V = TypeVar("_V")
 
 
+class _Later(Generic[_V]):
+    """A table not made yet: its maker."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[], _V]) -> None:
+        self.make = make
+
+
 class GroupTables(Mapping[str, _V], Generic[_V]):
     """Tables by grouping name (``"sex"``, ``"sex × race"``), also read by attributes.
 
@@ -57,7 +66,24 @@ class GroupTables(Mapping[str, _V], Generic[_V]):
     __slots__ = ("_by_name",)
 
     def __init__(self, by_name: Mapping[str, _V]) -> None:
-        self._by_name = dict(by_name)
+        self._by_name: dict[str, _V | _Later[_V]] = dict(by_name)
+
+    @classmethod
+    def later(cls, makers: Mapping[str, Callable[[], _V]]) -> GroupTables[_V]:
+        """Tables each made by its maker when first read (then kept), named in this order.
+
+        A run keeps every grouping's table, but a command reads only some of them (the
+        record of a grouping of 100,000 groups writes none): nothing is computed unread.
+
+        Examples
+        --------
+        >>> t = GroupTables.later({"sex": lambda: 1, "race": lambda: 2})
+        >>> list(t), t["race"], dict(t)
+        (['sex', 'race'], 2, {'sex': 1, 'race': 2})
+        """
+        out: GroupTables[_V] = cls({})
+        out._by_name = {name: _Later(make) for name, make in makers.items()}
+        return out
 
     @staticmethod
     def name_of(key: str | tuple[str, ...]) -> str:
@@ -65,7 +91,13 @@ class GroupTables(Mapping[str, _V], Generic[_V]):
         return key if isinstance(key, str) else " × ".join(key)
 
     def __getitem__(self, key: str | tuple[str, ...]) -> _V:
-        return self._by_name[self.name_of(key)]
+        name = self.name_of(key)
+        found = self._by_name[name]
+        if isinstance(found, _Later):
+            made = found.make()
+            self._by_name[name] = made
+            return made
+        return found
 
     def __contains__(self, key: object) -> bool:
         if isinstance(key, tuple) and all(isinstance(k, str) for k in key):
@@ -100,14 +132,15 @@ class Measure:
 def measure(numerator: int, denominator: int, what: str) -> Measure:
     """A :class:`Measure`; undefined with a reason when ``denominator`` is 0."""
     if denominator == 0:
+        return _measure(numerator, 0, what, None)
+    return _measure(numerator, denominator, what, stats.wilson_interval(numerator, denominator))
+
+
+def _measure(numerator: int, denominator: int, what: str, interval: Interval | None) -> Measure:
+    """:func:`measure` with its Wilson interval given."""
+    if denominator == 0:
         return Measure(numerator, 0, None, None, Undefined("empty_denominator", f"no {what}"))
-    return Measure(
-        numerator,
-        denominator,
-        numerator / denominator,
-        stats.wilson_interval(numerator, denominator),
-        None,
-    )
+    return Measure(numerator, denominator, numerator / denominator, interval, None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,20 +161,30 @@ class GroupRow:
 
 
 def group_table(grouping: Grouping) -> tuple[GroupRow, ...]:
-    """The per-group table of one attribute or intersection."""
-    rows = []
-    for key, cell in grouping.groups.items():
-        rows.append(
-            GroupRow(
-                key=key,
-                count=cell.n,
-                with_prediction=cell.predicted,
-                missing_prediction=cell.missing,
-                positives=cell.positives,
-                metrics=_measures(cell),
-            )
+    """The per-group table of one attribute or intersection.
+
+    Each rate's Wilson intervals over the groups come from one array call
+    (:func:`respai.stats.wilson_intervals`, the same floats as one call per group).
+    """
+    cells = list(grouping.groups.values())
+    columns: dict[str, list[Measure]] = {}
+    for name, rate in METRICS.items():
+        fractions = [rate.fraction(cell) for cell in cells]
+        intervals = stats.wilson_intervals([f[0] for f in fractions], [f[1] for f in fractions])
+        columns[name] = [
+            _measure(k, n, rate.over, iv) for (k, n), iv in zip(fractions, intervals, strict=True)
+        ]
+    return tuple(
+        GroupRow(
+            key=key,
+            count=cell.n,
+            with_prediction=cell.predicted,
+            missing_prediction=cell.missing,
+            positives=cell.positives,
+            metrics={name: column[i] for name, column in columns.items()},
         )
-    return tuple(rows)
+        for i, (key, cell) in enumerate(grouping.groups.items())
+    )
 
 
 @dataclass(frozen=True, slots=True)

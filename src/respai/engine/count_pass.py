@@ -112,15 +112,35 @@ def count_cube(
         raise
     width = len(keys)
     n_extra = len(extra)
-    out: list[CubeRow] = []
-    for row in rows:
-        non_null = tuple(int(v) for v in row[len(row) - n_extra :]) if n_extra else ()
-        body = row[: len(row) - n_extra] if n_extra else row
-        if probability is None:
-            out.append(_cube_row(tuple(body[:width]), None, (body[width],), non_null))
-        else:
-            out.append(_cube_row(tuple(body[:width]), body[width], body[width + 1 :], non_null))
-    return out
+    if probability is None:
+        return [
+            CubeRow(
+                tuple(row[:width]),
+                None,
+                int(row[width]),
+                0,
+                0,
+                None,
+                None,
+                tuple(int(v) for v in row[width + 1 :]) if n_extra else (),
+            )
+            for row in rows
+        ]
+    # _cube_row's reading, inline: one call per cell is most of this loop's time
+    return [
+        CubeRow(
+            tuple(row[:width]),
+            None if is_null(pbin) else int(pbin),
+            int(n),
+            int(pn),
+            0 if is_null(ps) else int(ps),
+            None if is_null(pmin) else float(pmin),
+            None if is_null(pmax) else float(pmax),
+            tuple(int(v) for v in row[width + 6 :]) if n_extra else (),
+        )
+        for row in rows
+        for pbin, n, pn, ps, pmin, pmax in (row[width : width + 6],)
+    ]
 
 
 def _cube_row(

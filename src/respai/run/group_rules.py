@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -178,9 +179,13 @@ def run_rules(
     counts = loaded.counts
     weighted = loaded.weighted
     rules = tuple(evaluate_rule(rule, fairness, counts, weighted) for rule in fairness.rules)
-    tables = GroupTables({g.name: group_table(g) for g in counts.groupings.values()})
-    calibration = GroupTables(
-        {g.name: calibration_table(g) for g in counts.groupings.values() if g.calibration}
+    # made when read: the terminal and --json read them all, a record of a compact
+    # grouping (more than 1,000 groups) none of its 100,000 rows
+    tables = GroupTables.later(
+        {g.name: partial(group_table, g) for g in counts.groupings.values()}
+    )
+    calibration = GroupTables.later(
+        {g.name: partial(calibration_table, g) for g in counts.groupings.values() if g.calibration}
     )
     assumptions = [SAMPLING_ONLY, LABELS, DECLARED_ONLY]
     if fairness.unit is None:
