@@ -158,41 +158,6 @@ def _table_rows(rows: tuple[GroupRow, ...]) -> tuple[list[GroupRow], int]:
     return [rows[i] for i in extremes([row.count for row in rows], each)], each
 
 
-def _weighted_rule_table(r: RuleResult, groups: list[WeightedGroupRate]) -> AlignedTable:
-    """A weighted rule's groups: the unweighted counts and rate beside the weighted ones."""
-    table = AlignedTable(
-        (
-            ("group", "left"),
-            ("n", "right"),
-            ("events", "right"),
-            ("no pred.", "right"),
-            ("rate", "right"),
-            ("weighted", "right"),
-            ("n_eff", "right"),
-            (f"KG interval ({1 - r.alpha_per_group:.4g} each)", "left"),
-            ("", "left"),
-        )
-    )
-    for g in groups:
-        note = (
-            Text(f"INSUFFICIENT_EVIDENCE: under min_cell {r.min_cell}", style="yellow")
-            if g.small
-            else Text("")
-        )
-        table.add_row(
-            terminal_text(g.label),
-            str(g.cases),
-            str(g.events),
-            str(g.missing),
-            _rate(g.plain_rate),
-            _rate(g.rate),
-            "—" if g.n_eff is None else f"{g.n_eff:.1f}",
-            _iv(g.interval),
-            note,
-        )
-    return table
-
-
 def weighted_lines(r: RuleResult) -> list[str]:
     """A weighted rule's groups in a few words each, for ``respai evaluate``'s lines."""
     if not r.weighted:
@@ -211,9 +176,10 @@ def weighted_lines(r: RuleResult) -> list[str]:
 
 
 def _rule_table(r: RuleResult, groups: list[GroupRate]) -> AlignedTable:
+    """A rule's groups; a weighted rule's show the weighted rate, n_eff and KG interval too."""
     weighted = [g for g in groups if isinstance(g, WeightedGroupRate)]
-    if r.weighted and len(weighted) == len(groups):
-        return _weighted_rule_table(r, weighted)
+    both = r.weighted and len(weighted) == len(groups)
+    each = f"({1 - r.alpha_per_group:.4g} each)"
     table = AlignedTable(
         (
             ("group", "left"),
@@ -221,7 +187,8 @@ def _rule_table(r: RuleResult, groups: list[GroupRate]) -> AlignedTable:
             ("events", "right"),
             ("no pred.", "right"),
             ("rate", "right"),
-            (f"interval ({1 - r.alpha_per_group:.4g} each)", "left"),
+            *((("weighted", "right"), ("n_eff", "right")) if both else ()),
+            (f"KG interval {each}" if both else f"interval {each}", "left"),
             ("", "left"),
         )
     )
@@ -231,12 +198,16 @@ def _rule_table(r: RuleResult, groups: list[GroupRate]) -> AlignedTable:
             if g.small
             else Text("")
         )
+        shown: tuple[str, ...] = (_rate(g.rate),)
+        if both and isinstance(g, WeightedGroupRate):  # the unweighted rate, then weighted
+            n_eff = "—" if g.n_eff is None else f"{g.n_eff:.1f}"
+            shown = (_rate(g.plain_rate), _rate(g.rate), n_eff)
         table.add_row(
             terminal_text(g.label),
             str(g.cases),
             str(g.events),
             str(g.missing),
-            _rate(g.rate),
+            *shown,
             _iv(g.interval),
             note,
         )
