@@ -29,6 +29,14 @@ run_seal = importlib.import_module("respai.run.seal")
 
 T_IMPORT = time.perf_counter()
 SPENT: Counter[str] = Counter()
+PEAK: dict[str, float] = {}
+
+
+def peak_mb() -> float:
+    """This process's peak resident memory so far, in MB (Linux reports KiB)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def timed(owner: Any, name: str, phase: str) -> None:
@@ -41,6 +49,7 @@ def timed(owner: Any, name: str, phase: str) -> None:
             return original(*args, **kwargs)
         finally:
             SPENT[phase] += time.perf_counter() - start
+            PEAK[phase] = peak_mb()
 
     setattr(owner, name, wrapper)
 
@@ -63,7 +72,11 @@ SPENT["AUC: DuckDB sort and Arrow stream (rest of the AUC pass)"] = (
     - SPENT["AUC: numpy fold per group"]
     - SPENT["AUC: unpack the codes (numpy)"]
 )
-print(f"\n| phase | s |\n|---|---:|\n| imports | {T_IMPORT - T0:.2f} |", file=sys.stderr)
+print(
+    f"\n| phase | s | peak MB at its end |\n|---|---:|---:|\n| imports | {T_IMPORT - T0:.2f} | |",
+    file=sys.stderr,
+)
 for phase, s in SPENT.items():
-    print(f"| {phase} | {s:.2f} |", file=sys.stderr)
-print(f"| **whole run** | {total:.2f} |", file=sys.stderr)
+    peak = f"{PEAK[phase]:.0f}" if phase in PEAK else ""
+    print(f"| {phase} | {s:.2f} | {peak} |", file=sys.stderr)
+print(f"| **whole run** | {total:.2f} | {peak_mb():.0f} |", file=sys.stderr)

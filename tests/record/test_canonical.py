@@ -390,3 +390,130 @@ def test_sealing_leaves_the_callers_record_as_it_was() -> None:
     assert predicate == before
     again = seal(predicate, None, key, key_id(key.public_key()))
     assert base64.b64decode(first["payload"]) == base64.b64decode(again["payload"])
+
+
+# --- the fast reader (orjson, used only when it provably reads as the checking reader) ---
+
+
+def _checking_reader(text: str) -> Any:
+    """``loads_strict`` with the fast path turned off: the reader it must agree with."""
+    from respai.record import canonical
+
+    saved = canonical._loads_fast
+    canonical._loads_fast = lambda _text: canonical._SLOW
+    try:
+        return loads_strict(text)
+    finally:
+        canonical._loads_fast = saved
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal values of equal types all the way down (``1`` is not ``1.0``; ``-0.0`` kept)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float):
+        return a == b and math.copysign(1, a) == math.copysign(1, b)
+    return bool(a == b)
+
+
+def _outcome(read: Any, text: str) -> tuple[str, Any]:
+    try:
+        return "value", read(text)
+    except RecordError as exc:
+        return "error", exc.message
+
+
+_number_texts = st.one_of(
+    st.integers(-(10**25), 10**25).map(str),
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.floats(allow_nan=False, allow_infinity=False).map(es_float),
+    st.from_regex(r"-?(0|[1-9][0-9]{0,24})(\.[0-9]{1,25})?([eE][+-]?[0-9]{1,3})?", fullmatch=True),
+)
+
+
+@st.composite
+def _json_texts(draw: st.DrawFn) -> str:
+    """JSON text of generated values, with repeated keys, odd spacing and number literals
+    (long integers, many-digit decimals, exponents) spliced in."""
+    import json
+
+    value = draw(json_values)
+    text = json.dumps(value, ensure_ascii=draw(st.booleans()))
+    numbers = draw(st.lists(_number_texts, max_size=4))
+    if numbers:
+        text = "[" + ",".join([text, *numbers]) + "]"
+    if draw(st.booleans()):
+        key = draw(st.text(max_size=3))
+        k = json.dumps(key)
+        space = draw(st.sampled_from(["", " ", "\n\t"]))
+        text = "{" + f"{k}{space}:{text},{k}:{draw(_number_texts)}" + "}"
+    return text
+
+
+@given(_json_texts())
+@settings(max_examples=600)
+def test_the_fast_reader_reads_as_the_checking_reader(text: str) -> None:
+    fast, slow = _outcome(loads_strict, text), _outcome(_checking_reader, text)
+    assert fast[0] == slow[0]
+    if fast[0] == "value":
+        assert _same(fast[1], slow[1])
+    else:
+        assert fast[1] == slow[1]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a":1,"a":2}',
+        '{"a" :1,"a":2}',
+        '{"a"\n:1,"b":{"c":1,"c":1}}',
+        '{"x\\":":1,"x\\":":2}',
+        '[{"a":1},{"b":2,"b":3}]',
+        "[9007199254740993]",
+        "[18446744073709551616]",
+        "[" + "1" * 22 + "]",
+        "[1.7976931348623159e308]",
+        '["\\ud800"]',
+        "[" * 65 + "]" * 65,
+        "[" * 64 + "]" * 64,
+        '{"a":' * 40 + "[" * 24 + "]" * 24 + "}" * 40,
+        "[1e-400, 5e-324, -0.0, -0, 0.1e1]",
+        '{"x":"sha256:' + "0123456789" * 4 + '"}',
+        '{"x": 1234567890123456}',
+        "[1234567890123456.5, 0.30000000000000004, 1e-1234567890123456]",
+        "100000000000000000000",
+        "-1234567890123456789",
+        '{"a":"\\\\", "b" : 12345678901234567}',
+        "\ufeff[1]",
+        "",
+        '"\\":" ',
+    ],
+)
+def test_the_fast_reader_on_the_cases_it_must_step_aside_for(text: str) -> None:
+    fast, slow = _outcome(loads_strict, text), _outcome(_checking_reader, text)
+    assert fast[0] == slow[0]
+    assert _same(fast[1], slow[1]) if fast[0] == "value" else fast[1] == slow[1]
+
+
+def test_a_compact_column_is_written_without_a_walk_and_as_jcs_writes_it() -> None:
+    column = [*range(-5, 5), SAFE, -SAFE]
+    record = {"columns": {"tp": column, "key": [["a"], ["b"]], "flag": [True, None, "x"]}}
+    assert canonical_bytes(record) == rfc8785.dumps(record)
+    assert canonical_bytes({"c": [1.5, 2, None]}) == b'{"c":[1.5,2,null]}'
+    for bad, where in (([SAFE + 1], r"\$\.c\[0\]"), ([1, True, -(2**60)], r"\$\.c\[2\]")):
+        with pytest.raises(RecordError, match=where):
+            canonical_bytes({"c": bad})
+
+
+class _Flag(enum.IntEnum):
+    ON = 1
+
+
+def test_a_list_of_int_subclasses_is_converted_not_passed_through() -> None:
+    assert jsonable([_Flag.ON, 2]) == [1, 2]
+    assert type(jsonable([_Flag.ON])[0]) is int
+    assert canonical_bytes([_Flag.ON, 2]) == b"[1,2]"

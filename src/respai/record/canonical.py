@@ -157,8 +157,31 @@ def _for_orjson(obj: Any) -> Any:
             out[key] = _for_orjson(value)
         return out
     if kind is list or kind is tuple:
+        if _scalars_only(obj):  # orjson writes these as JCS does: no copy, no call per item
+            return obj
         return [_for_orjson(v) for v in obj]
     raise _NotPlain
+
+
+_SCALAR_TYPES = frozenset({str, bool, type(None)})
+_INT_TYPES = frozenset({int})
+
+
+def _scalars_only(items: list[Any] | tuple[Any, ...]) -> bool:
+    """Whether every item is an exact ``str``, ``bool``, ``None`` or a safe ``int``.
+
+    Such a list is written by orjson exactly as JCS writes it, so it needs no walk in
+    Python: a compact record's columns are millions of integers in such lists. The types
+    are collected at C speed (``set(map(type, ...))``), so a subclass (an ``IntEnum``,
+    a ``str`` subclass) is never taken for its base.
+    """
+    kinds = set(map(type, items))
+    if kinds <= _SCALAR_TYPES:
+        return True
+    if not kinds <= _SCALAR_TYPES | _INT_TYPES:
+        return False
+    ints = items if kinds == _INT_TYPES else [v for v in items if type(v) is int]
+    return min(ints) >= -MAX_SAFE_INTEGER and max(ints) <= MAX_SAFE_INTEGER
 
 
 # A byte that starts a four-byte UTF-8 sequence: a character beyond U+FFFF.
@@ -406,6 +429,13 @@ def _loads(data: bytes | str) -> Any:
             ) from None
     else:
         text = data
+    try:
+        raw = data if isinstance(data, bytes) else text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate in a str: the checking reader reads it
+        raw = b""
+    fast = _loads_fast(raw) if raw else _SLOW
+    if fast is not _SLOW:
+        return fast
     _check_shape(text)
     try:
         return json.loads(
@@ -419,6 +449,99 @@ def _loads(data: bytes | str) -> Any:
         raise RecordError(
             f"The text is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
         ) from None
+
+
+_SLOW = object()
+""":func:`_loads_fast`'s answer when the text must be read by the checking reader."""
+
+# Each ASCII digit as "0": a run of zeros in the translation is a run of digits in the text
+# (no byte of a multi-byte UTF-8 character is an ASCII digit).
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_LONG_RUN = b"0" * 16
+# The end of an object key: a quote, JSON white space, a colon. Every key ends so, and
+# inside a string only an escaped quote can, so the count is at least the keys' number.
+_KEY_END = re.compile(rb'"[ \t\n\r]*:')
+_CONTAINER_TYPES = frozenset({dict, list})
+_JSON_SPACE = b" \t\n\r"
+
+
+def _long_integer_literal(raw: bytes) -> bool:
+    """Whether ``raw`` may hold an integer literal of 16 digits or more.
+
+    Every integer of 15 digits or fewer is within +-(2^53-1). A run of 16 digits or more
+    is such a literal unless it is plainly inside a string or another number: after a
+    quote, a letter, a point or an exponent, or after a colon that does not end a key
+    (``"sha256:000..."``). Any doubt answers ``True``, which only costs time.
+    """
+    digits = raw.translate(_DIGITS_AS_ZERO)
+    i = digits.find(_LONG_RUN)
+    while i >= 0:
+        j = i - 1
+        while j >= 0 and digits[j] == 0x30:  # back to the run's start
+            j -= 1
+        if j >= 0 and raw[j] == 0x2D:  # "-": a sign, or an exponent's sign
+            j -= 1
+        while j >= 0 and raw[j] in _JSON_SPACE:
+            j -= 1
+        if j < 0 or raw[j] in b"[,":
+            return True
+        if raw[j] == 0x3A:  # ":" that ends a key
+            j -= 1
+            while j >= 0 and raw[j] in _JSON_SPACE:
+                j -= 1
+            if j >= 0 and raw[j] == 0x22:
+                return True
+        end = i + len(_LONG_RUN)
+        while end < len(digits) and digits[end] == 0x30:
+            end += 1
+        i = digits.find(_LONG_RUN, end)
+    return False
+
+
+def _loads_fast(raw: bytes) -> Any:
+    """``raw`` parsed by orjson when that provably equals the checking reader's value.
+
+    ``raw`` is UTF-8 JSON text; the checking reader is ``json`` with respai's hooks. The
+    answer is :data:`_SLOW` whenever the two might differ.
+
+    orjson reads JSON to the same values as the checking reader except in what it does
+    not check: it keeps the last of repeated keys, reads integers past 2^53 as integers
+    (and past 64 bits as doubles, without the digit limit), and nests up to 1,024
+    levels. So its result is used only when the text holds no integer literal of 16
+    digits or more (every shorter one is within +-(2^53-1)), no string can pass the
+    length limit (the text is shorter than it), the nesting is within
+    :data:`MAX_JSON_DEPTH`, and the parsed objects have as many members as the text has
+    key ends (a repeated key leaves one member fewer; an escaped quote before a colon
+    inside a string only adds to the text's count, which then sends the text to the
+    checking reader). Otherwise, and for any text orjson refuses, the checking reader
+    gives the value or the error message it always gave.
+    """
+    if len(raw) > MAX_JSON_STRING_CHARS or _long_integer_literal(raw):
+        return _SLOW
+    try:
+        value = orjson.loads(raw)
+    except (orjson.JSONDecodeError, ValueError, TypeError, RecursionError):
+        return _SLOW
+    members = 0
+    level: list[Any] = [value] if type(value) is dict or type(value) is list else []
+    for _ in range(MAX_JSON_DEPTH):  # one round per level of nesting
+        below: list[Any] = []
+        for node in level:
+            if type(node) is dict:
+                members += len(node)
+                items: Any = node.values()
+            else:
+                items = node
+            if not _CONTAINER_TYPES.isdisjoint(set(map(type, items))):
+                below.extend(v for v in items if type(v) is dict or type(v) is list)
+        if not below:
+            break
+        level = below
+    else:
+        return _SLOW  # deeper than the limit: the checking reader names where
+    if members != len(_KEY_END.findall(raw)):
+        return _SLOW
+    return value
 
 
 def _is_numpy(obj: object) -> bool:
@@ -480,6 +603,9 @@ def plain_shared(obj: Any) -> Any:
         return _jsonable(obj, ())  # again, tracking the path, so the error names it
 
 
+_PLAIN_SCALAR_TYPES = frozenset({str, int, bool, type(None)})
+
+
 def _plain(obj: Any, *, share: bool) -> Any:
     """:func:`_jsonable` without tracking the path: plain values and containers first.
 
@@ -510,6 +636,8 @@ def _plain(obj: Any, *, share: bool) -> Any:
                 out = dict(obj)
                 out[key] = converted
         return obj if out is None else out
+    if (kind is list or kind is tuple) and not set(map(type, obj)) - _PLAIN_SCALAR_TYPES:
+        return obj if kind is list and share else list(obj)  # no walk per item
     if kind is list and share:
         items: list[Any] | None = None
         for i, value in enumerate(obj):
