@@ -55,7 +55,7 @@ class Loaded:
 
 
 CountPass = Callable[
-    [engine.Source, Sequence[str], str | None, int, Sequence[str]], list[engine.CubeRow]
+    [engine.Source, Sequence[str], str | None, int, Sequence[str]], Sequence[engine.CubeRow]
 ]
 """The count pass's signature: ``(source, keys, probability, bins, count_non_null)``."""
 
@@ -395,7 +395,7 @@ def _rank_sums(
     spec: FairnessSpec,
     source: engine.Source,
     gate: _Gate,
-    cube: list[engine.CubeRow],
+    cube: Sequence[engine.CubeRow],
     score: str,
     coded: _Coded | None = None,
 ) -> tuple[RankSums, dict[tuple[str, ...], dict[tuple[str, ...], RankSums]]]:
@@ -488,7 +488,7 @@ def reversed_score(parts: engine.RankParts) -> engine.RankParts:
 
 def _null_cells(
     spec: FairnessSpec,
-    cube: list[engine.CubeRow],
+    cube: Sequence[engine.CubeRow],
     rows: list[Row],
     extra: list[str],
     score: str | None,
@@ -565,9 +565,11 @@ def _coded(spec: FairnessSpec, gate: _Gate, cube: Sequence[engine.CubeRow]) -> _
 
     if not cube:
         return None
+    if not isinstance(cube, engine.Cube):  # cells from a caller's own count pass
+        cube = engine.Cube.of_rows(list(cube))
     names = list(spec.attributes)
     n_attr = len(names)
-    columns = list(zip(*(c.keys for c in cube), strict=True))
+    columns = cube.key_columns()
     attr_codes: list[Any] = []
     attr_maps: list[dict[Any, int]] = []
     reasons: list[list[str]] = []
@@ -619,11 +621,18 @@ def _coded(spec: FairnessSpec, gate: _Gate, cube: Sequence[engine.CubeRow]) -> _
             readings.append(read_col)
     except InputError:
         return None  # the cell-by-cell reading names the same value at the same cell
-    if spec.probability is not None:
-        for c in cube:
-            for bound in (c.prob_min, c.prob_max):
-                if bound is not None and not 0.0 <= bound <= 1.0:  # NaN, infinities too
+    try:
+        n, _ = cube.numbers("n")
+        prob_bin, has_bin = cube.numbers("prob_bin")
+        prob_sum, _ = cube.numbers("prob_sum")
+        prob_n, _ = cube.numbers("prob_n")
+        if spec.probability is not None:
+            for name in ("prob_min", "prob_max"):
+                bound, present = cube.numbers(name)
+                if not np.all(~present | ((bound >= 0.0) & (bound <= 1.0))):  # infinities
                     return None
+    except OverflowError:  # a sum or bin beyond int64: read cell by cell
+        return None
     (label, label_distinct, label_found), (pred, _, _) = readings
     label_codes: dict[Any, int] | None = {}
     for (_, raw), value in zip(label_distinct, label_found, strict=True):
@@ -637,16 +646,10 @@ def _coded(spec: FairnessSpec, gate: _Gate, cube: Sequence[engine.CubeRow]) -> _
         np.where(label == 1, 4, 5),
         np.where(label == 1, np.where(pred == 1, 0, 3), np.where(pred == 1, 1, 2)),
     )
-    size = len(cube)
-    n = np.fromiter((c.n for c in cube), dtype=np.int64, count=size)
     bins = spec.calibration_bins if spec.probability else 0
-    prob_bin = np.fromiter(
-        (-1 if c.prob_bin is None else c.prob_bin for c in cube), dtype=np.int64, count=size
-    )
-    prob_sum = np.fromiter((c.prob_sum for c in cube), dtype=np.int64, count=size)
+    prob_bin = np.where(has_bin, prob_bin, -1)
     if spec.probability is not None and spec.favorable == 0:
         # the probability of the favourable outcome, 1 - p, as _Gate.row reads it
-        prob_n = np.fromiter((c.prob_n for c in cube), dtype=np.int64, count=size)
         has = prob_bin >= 0
         prob_bin = np.where(has, bins - 1 - prob_bin, prob_bin)
         prob_sum = np.where(has, prob_n * MICRO - prob_sum, prob_sum)
@@ -743,10 +746,12 @@ def _coded_null_cells(
         else:
             out[attr] = 0
     out[spec.prediction] = int(coded.n[coded.kind >= 4].sum())
+    if not isinstance(cube, engine.Cube):
+        cube = engine.Cube.of_rows(list(cube))
     if spec.probability:
-        out[spec.probability] = sum(c.n - c.prob_n for c in cube)
+        out[spec.probability] = int(coded.n.sum() - cube.numbers("prob_n")[0].sum())
     for j, col in enumerate(extra):
-        out[col] = sum(c.n - c.non_null[j] for c in cube)
+        out[col] = int(coded.n.sum() - cube.numbers(f"non_null:{j}")[0].sum())
     return out
 
 

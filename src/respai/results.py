@@ -387,8 +387,12 @@ def group_row_dict(row: GroupRow) -> dict[str, Any]:
     }
 
 
-def rule_dict(r: RuleResult) -> dict[str, Any]:
-    """A rule's verdict, threshold, left-out accounting and groups as JSON."""
+def rule_dict(r: RuleResult, *, group_rows: bool = True) -> dict[str, Any]:
+    """A rule's verdict, threshold, left-out accounting and groups as JSON.
+
+    With ``group_rows=False`` the ``groups`` list is left empty: a record over a compact
+    grouping derives those rows from the counts (:mod:`respai.record.compact`).
+    """
     rule = r.rule
     threshold: dict[str, Any]
     if rule.max_group_gap is not None:
@@ -452,7 +456,7 @@ def rule_dict(r: RuleResult) -> dict[str, Any]:
             "max_missing_source": r.max_missing_source,
             "over_max_missing": list(r.over_missing),
         },
-        "groups": [_group_dict(g) for g in r.groups],
+        "groups": [_group_dict(g) for g in r.groups] if group_rows else [],
         **(
             {
                 "weights": {

@@ -118,12 +118,14 @@ class RulesBlock(Block):
 def _rule_record(r: RuleResult) -> TestRecord:
     from respai.battery import TestId
     from respai.controls import load_controls
+    from respai.record.compact import COMPACT_MIN_GROUPS
     from respai.record.predicate import test_record
     from respai.results import rule_dict
     from respai.rules import observed
 
     value, undefined = observed(r)
-    detail = rule_dict(r)
+    # over a compact grouping the record derives the per-group rows from the counts
+    detail = rule_dict(r, group_rows=len(r.groups) <= COMPACT_MIN_GROUPS)
     return test_record(
         test_id=TestId.GROUP_RULE,
         test_key=f"rule:{r.rule.id}",

@@ -10,8 +10,8 @@ glob pattern), and the fingerprint the record carries is read from that same ope
 Nothing outside this package imports duckdb, narwhals, pyarrow or pyspark: callers get
 plain Python values. The modules, one concept each:
 
-- :mod:`~respai.engine.source`: :class:`Source`, :class:`JoinedSource`, :class:`CubeRow`,
-  the file formats;
+- :mod:`~respai.engine.source`: :class:`Source`, :class:`JoinedSource`, :class:`Cube` of
+  :class:`CubeRow` cells, the file formats;
 - :mod:`~respai.engine.files`: :class:`LocalFile`, the file opened once (literal paths,
   its fingerprint, the check that it did not change);
 - :mod:`~respai.engine.opening`: the DuckDB connection, :func:`open_file`,
@@ -75,6 +75,7 @@ if TYPE_CHECKING:
     from respai.engine.source import (
         JOINED_FLAGS,
         MICRO,
+        Cube,
         CubeRow,
         JoinedSource,
         Source,
@@ -85,6 +86,7 @@ if TYPE_CHECKING:
 
 #: The module each public name is imported from on first use.
 _HOMES = {
+    "Cube": "respai.engine.source",
     "CubeRow": "respai.engine.source",
     "JOINED_FLAGS": "respai.engine.source",
     "JoinedSource": "respai.engine.source",
@@ -124,6 +126,7 @@ __all__ = [
     "MEMORY_ENV",
     "MEMORY_LIMIT",
     "MICRO",
+    "Cube",
     "CubeRow",
     "JoinedSource",
     "LocalFile",

@@ -19,7 +19,7 @@ import narwhals as nw
 from respai.engine.counted import refuse_uncounted
 from respai.engine.diagnosis import read_error, shorten
 from respai.engine.finite import check_finite_frame, check_not_a_number
-from respai.engine.source import IN_LEFT, MICRO, NUMERIC, CubeRow, JoinedSource, Source
+from respai.engine.source import IN_LEFT, MICRO, NUMERIC, Cube, CubeRow, JoinedSource, Source
 from respai.engine.values import fetch, is_null, plain, quote
 from respai.errors import InputError
 
@@ -34,7 +34,7 @@ def count_cube(
     probability: str | None,
     bins: int,
     count_non_null: Sequence[str] = (),
-) -> list[CubeRow]:
+) -> Cube:
     """Run the one count pass: ``GROUP BY keys [, probability bin]`` with counts.
 
     Every aggregate is an integer except the probability minimum and maximum, which the
@@ -55,8 +55,9 @@ def count_cube(
 
     Returns
     -------
-    list of CubeRow
-        One per non-empty cell.
+    Cube
+        One :class:`CubeRow` per non-empty cell, kept as columns (DuckDB's result stays
+        an Arrow table until a cell is read as an object).
 
     Raises
     ------
@@ -96,8 +97,15 @@ def count_cube(
             nw.col("__p").max().alias("__pmax"),
         ]
     aggs += extra
+    width = len(keys)
+    n_extra = len(extra)
     try:
         grouped = frame.group_by(*group_exprs, drop_null_keys=False).agg(*aggs)
+        native = grouped.to_native()
+        if isinstance(native, duckdb.DuckDBPyRelation) and all(
+            str(t) in _PLAIN_KEY_TYPES for t in native.types[:width]
+        ):
+            return _arrow_cube(native.to_arrow_table(), width, probability is not None, n_extra)
         rows = fetch(grouped)
     except duckdb.Error as exc:
         if source.file is None:
@@ -110,9 +118,35 @@ def count_cube(
         if probability is not None:
             check_finite_frame(source, probability)
         raise
-    width = len(keys)
-    n_extra = len(extra)
-    if probability is None:
+    return Cube.of_rows(_cube_rows(rows, width, probability is not None, n_extra))
+
+
+# DuckDB key types whose Arrow values read back as the same Python values as fetchall's
+_PLAIN_KEY_TYPES = frozenset(
+    {
+        "VARCHAR",
+        "BOOLEAN",
+        "TINYINT",
+        "SMALLINT",
+        "INTEGER",
+        "BIGINT",
+        "UTINYINT",
+        "USMALLINT",
+        "UINTEGER",
+        "UBIGINT",
+        "FLOAT",
+        "DOUBLE",
+        '"NULL"',
+        "NULL",
+    }
+)
+
+
+def _cube_rows(
+    rows: list[tuple[Any, ...]], width: int, probability: bool, n_extra: int
+) -> list[CubeRow]:
+    """The cells of a count pass's result rows (keys, [bin,] n, [probability sums,] extras)."""
+    if not probability:
         return [
             CubeRow(
                 tuple(row[:width]),
@@ -141,6 +175,67 @@ def count_cube(
         for row in rows
         for pbin, n, pn, ps, pmin, pmax in (row[width : width + 6],)
     ]
+
+
+def _arrow_cube(table: Any, width: int, probability: bool, n_extra: int) -> Cube:
+    """A :class:`Cube` over DuckDB's result as an Arrow table: no object per cell.
+
+    The columns are, in order: the keys, with a probability the bin, the cases, with a
+    probability its count, sum of millionths, minimum and maximum, then the further
+    columns' counts (as :func:`count_cube` asks for them).
+    """
+    import numpy as np
+    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow.compute as pc  # type: ignore[import-untyped]
+
+    base = width + (1 if probability else 0)
+    at = {"n": base}
+    if probability:
+        at |= {
+            "prob_bin": width,
+            "prob_n": base + 1,
+            "prob_sum": base + 2,
+            "prob_min": base + 3,
+            "prob_max": base + 4,
+        }
+    first_extra = base + (5 if probability else 1)
+
+    def keys() -> list[list[Any]]:
+        return [table.column(i).to_pylist() for i in range(width)]
+
+    def numbers(name: str) -> tuple[Any, Any]:
+        if name.startswith("non_null:"):
+            pos = first_extra + int(name.partition(":")[2])
+        elif name in at:
+            pos = at[name]
+        else:  # no probability: what the cells hold without one (0 cases, 0 sum, no bin)
+            size = table.num_rows
+            kind = np.float64 if name in ("prob_min", "prob_max") else np.int64
+            has = name in ("prob_n", "prob_sum")
+            return np.zeros(size, dtype=kind), np.full(size, has, dtype=bool)
+        column = table.column(pos)
+        if pa.types.is_floating(column.type):
+            values = column.fill_null(0.0).to_numpy().astype(np.float64)
+            valid = column.is_valid().to_numpy(zero_copy_only=False) & ~np.isnan(values)
+            values[~valid] = 0.0
+            if name in ("prob_min", "prob_max"):
+                return values, valid
+            # a bin: a whole number, read as an integer as int() reads it
+            if not np.all(np.abs(values) < 2.0**62):
+                raise OverflowError(f"the count pass's {name} is beyond int64")
+            return values.astype(np.int64), valid
+        valid = column.is_valid().to_numpy(zero_copy_only=False)
+        try:
+            ints = pc.cast(column.fill_null(0), pa.int64())
+        except pa.ArrowInvalid as exc:  # a sum beyond int64
+            raise OverflowError(f"the count pass's {name} is beyond int64") from exc
+        return ints.to_numpy().astype(np.int64), valid
+
+    def rows() -> list[CubeRow]:
+        columns = [c.to_pylist() for c in table.columns]
+        return _cube_rows(list(zip(*columns, strict=True)), width, probability, n_extra)
+
+    return Cube(table.num_rows, keys, numbers, rows)
 
 
 def _cube_row(
@@ -231,7 +326,7 @@ def count_cube_and_groups(
     *,
     value: str | None = None,
     cube_left_only: bool = False,
-) -> tuple[list[CubeRow], list[tuple[tuple[Any, ...], int]]]:
+) -> tuple[Cube, list[tuple[tuple[Any, ...], int]]]:
     """:func:`count_cube` and :func:`group_counts` from one scan of the data.
 
     When a run evaluates the group rules and the LL144 tables of one spec, both tallies
@@ -334,4 +429,4 @@ def count_cube_and_groups(
             cube.append(_cube_row(key, None, body[:1], non_null))
         else:
             cube.append(_cube_row(key, row[at["__respai_bin"]], body[:5], non_null))
-    return cube, groups
+    return Cube.of_rows(cube), groups

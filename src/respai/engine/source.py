@@ -8,9 +8,10 @@ record and the change check are about the very file the engine counted.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import duckdb
 import narwhals as nw
@@ -22,6 +23,7 @@ from respai.errors import InputError
 __all__ = [
     "JOINED_FLAGS",
     "MICRO",
+    "Cube",
     "CubeRow",
     "JoinedSource",
     "Source",
@@ -69,6 +71,90 @@ class CubeRow:
     prob_min: float | None
     prob_max: float | None
     non_null: tuple[int, ...] = ()
+
+
+class Cube(Sequence[CubeRow]):
+    """The count pass's cells: a sequence of :class:`CubeRow`, kept as columns.
+
+    A pass of many cells (one attribute of 100,000 declared values gives some 800,000)
+    would spend more on one Python object per cell than on counting. The cube keeps what
+    the engine returned, column by column: :meth:`key_columns` gives each grouped
+    column's raw values as a list and :meth:`numbers` an aggregate as a numpy array with
+    its validity, which is all the array reading of :mod:`respai.load` needs. Iterating
+    or indexing builds the :class:`CubeRow` objects (once, on first use), with the same
+    values the row-by-row reading always had, for the paths that read cell by cell.
+    """
+
+    __slots__ = ("_columns", "_keys", "_length", "_make_rows", "_rows")
+
+    def __init__(
+        self,
+        length: int,
+        keys: Callable[[], list[list[Any]]],
+        columns: Callable[[str], tuple[Any, Any]],
+        rows: Callable[[], list[CubeRow]],
+    ) -> None:
+        self._length = length
+        self._keys = keys
+        self._columns = columns
+        self._make_rows = rows
+        self._rows: list[CubeRow] | None = None
+
+    @classmethod
+    def of_rows(cls, rows: list[CubeRow]) -> Cube:
+        """A cube of cells already built (an in-memory frame, Spark, a joined pass)."""
+
+        def keys() -> list[list[Any]]:
+            width = len(rows[0].keys) if rows else 0
+            return [[r.keys[i] for r in rows] for i in range(width)]
+
+        def column(name: str) -> tuple[Any, Any]:
+            import numpy as np
+
+            if name.startswith("non_null:"):
+                j = int(name.partition(":")[2])
+                values: list[Any] = [r.non_null[j] for r in rows]
+            else:
+                values = [getattr(r, name) for r in rows]
+            valid = np.fromiter((v is not None for v in values), dtype=bool, count=len(values))
+            kind = np.float64 if name in ("prob_min", "prob_max") else np.int64
+            filled = [0 if v is None else v for v in values]
+            return np.asarray(filled, dtype=kind), valid
+
+        return cls(len(rows), keys, column, lambda: rows)
+
+    def key_columns(self) -> list[list[Any]]:
+        """Each grouped column's raw value per cell, in the order the keys were asked for."""
+        return self._keys()
+
+    def numbers(self, name: str) -> tuple[Any, Any]:
+        """An aggregate per cell as a numpy array, and whether each cell has one.
+
+        ``name`` is a :class:`CubeRow` field (``n``, ``prob_bin``, ``prob_n``,
+        ``prob_sum``, ``prob_min``, ``prob_max``) or ``non_null:J`` for the ``J``-th
+        further column. Integers come as ``int64`` (a bin or sum beyond that range raises
+        ``OverflowError``: the caller reads cell by cell), the probability bounds as
+        ``float64``; where a cell has no value the array holds 0.
+        """
+        return self._columns(name)
+
+    def _all(self) -> list[CubeRow]:
+        if self._rows is None:
+            self._rows = self._make_rows()
+        return self._rows
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __iter__(self) -> Iterator[CubeRow]:
+        return iter(self._all())
+
+    @overload
+    def __getitem__(self, index: int) -> CubeRow: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[CubeRow]: ...
+    def __getitem__(self, index: int | slice) -> CubeRow | Sequence[CubeRow]:
+        return self._all()[index]
 
 
 class Source:

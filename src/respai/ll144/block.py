@@ -78,7 +78,7 @@ class LL144Block(Block):
             probability: str | None,
             bins: int,
             non_null: Sequence[str],
-        ) -> list[engine.CubeRow]:
+        ) -> engine.Cube:
             cube, rows = engine.count_cube_and_groups(
                 plan.source,
                 keys,
