@@ -134,3 +134,28 @@ def test_refusals_are_unchanged(column: str, bad: Any, message: str) -> None:
     )
     with pytest.raises(InputError, match=message.replace("[", r"\[")):
         load.load_counts(spec, pd.DataFrame(col))
+
+
+@settings(max_examples=40, deadline=None)
+@given(case=tables(), scored=st.booleans())
+def test_a_file_whose_cells_come_as_arrow_matches_cell_by_cell(
+    tmp_path_factory: pytest.TempPathFactory, case: Any, scored: bool
+) -> None:
+    """A large file's cells stay an Arrow table (``engine.Cube``); the arrays read it."""
+    import pandas as pd
+
+    from respai.engine import count_pass
+
+    block, col = case
+    path = tmp_path_factory.mktemp("arrow") / "cases.parquet"
+    pd.DataFrame(col).to_parquet(path)
+    spec = parse_fairness({**block, "cases": str(path)})
+    mp = pytest.MonkeyPatch()
+    try:
+        mp.setattr(count_pass, "ARROW_FROM_BYTES", 0)
+        fast, slow = _both(mp, spec, None, "s" if scored else None)
+    finally:
+        mp.undo()
+    assert fast.counts == slow.counts
+    assert fast.counts.null_cells == slow.counts.null_cells
+    assert fast.counts.ranks == slow.counts.ranks

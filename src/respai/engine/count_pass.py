@@ -102,8 +102,10 @@ def count_cube(
     try:
         grouped = frame.group_by(*group_exprs, drop_null_keys=False).agg(*aggs)
         native = grouped.to_native()
-        if isinstance(native, duckdb.DuckDBPyRelation) and all(
-            str(t) in _PLAIN_KEY_TYPES for t in native.types[:width]
+        if (
+            isinstance(native, duckdb.DuckDBPyRelation)
+            and _arrow_pays(source)
+            and all(str(t) in _PLAIN_KEY_TYPES for t in native.types[:width])
         ):
             return _arrow_cube(native.to_arrow_table(), width, probability is not None, n_extra)
         rows = fetch(grouped)
@@ -119,6 +121,21 @@ def count_cube(
             check_finite_frame(source, probability)
         raise
     return Cube.of_rows(_cube_rows(rows, width, probability is not None, n_extra))
+
+
+ARROW_FROM_BYTES = 8 * 1024 * 1024
+"""A cases file at least this large has its cells fetched as Arrow (:class:`Cube`)."""
+
+
+def _arrow_pays(source: Source) -> bool:
+    """Whether fetching the cells as Arrow pays for importing pyarrow (about 70 ms).
+
+    A file of a few megabytes has few cells, which DuckDB's row fetch reads at once; a
+    large file may have hundreds of thousands (one per group, label, prediction and
+    probability bin), where the row objects cost seconds.
+    """
+    size = getattr(source.file, "size", None)
+    return isinstance(size, int) and size >= ARROW_FROM_BYTES
 
 
 # DuckDB key types whose Arrow values read back as the same Python values as fetchall's
