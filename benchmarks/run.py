@@ -27,6 +27,9 @@ What is measured, per size and file format:
   ``/tmp/respai-bench-venv-``); a peer without its environment is reported as not run;
 - ``--spark``: ``evaluate_fairness(spec, spark_df)`` on a local Spark session;
 - ``respai --help`` start-up time;
+- ``--cpus C [C ...]``: every command again on the first ``C`` cores (``taskset``), once
+  per count, labelled ``[cpus=C]``: whether respai's ratio to the floor grows with the
+  cores (the floor's GROUP BY and sort parallelise; a Python fold does not);
 - ``--small``: a small file (the public COMPAS export, 7,214 rows, when
   ``../shared/data/compas/`` holds it, else a generated CSV of as many rows): ``respai
   fairness`` and ``respai evaluate`` against the floor ``python -c "import duckdb; <one
@@ -401,7 +404,16 @@ def main() -> None:
     ap.add_argument("--many", nargs="*", type=int, default=[], help="declared values (G)")
     ap.add_argument("--append", action="store_true", help="add to the existing results file")
     ap.add_argument("--results", type=Path, default=HERE / "results.json")
+    ap.add_argument(
+        "--cpus",
+        nargs="*",
+        type=int,
+        default=[],
+        help="run every command on the first C cores (taskset), once per C given",
+    )
     a = ap.parse_args()
+    if any(c < 1 or c > (os.cpu_count() or 1) for c in a.cpus):
+        ap.error(f"--cpus takes counts from 1 to {os.cpu_count()} (this machine's cores)")
 
     sizes = [int(s) for s in a.sizes] + ([100_000_000] if a.with_100m else [])
     a.data.mkdir(parents=True, exist_ok=True)
@@ -420,11 +432,15 @@ def main() -> None:
         return not any(label.startswith(s) for s in a.skip)
 
     def add(label: str, cmd: list[str], runs: int | None = None, **meta: Any) -> None:
-        if want(label):
+        if not want(label):
+            return
+        # --cpus: the same command on the first C cores only (taskset), once per count
+        for cpus in a.cpus or [None]:
+            pinned = cmd if cpus is None else ["taskset", "-c", f"0-{cpus - 1}", *cmd]
             results.append(
                 measure(
-                    label,
-                    cmd,
+                    label if cpus is None else f"{label} [cpus={cpus}]",
+                    pinned,
                     runs or a.runs,
                     a.timeout,
                     a.cap_mb,
@@ -433,6 +449,7 @@ def main() -> None:
                     run=run,
                     note=a.label,
                     **meta,
+                    **({} if cpus is None else {"cpus": cpus}),
                 )
             )
             a.results.write_text(

@@ -145,11 +145,14 @@ def test_other_key_types_are_fetched_as_rows(tmp_path: Path, kind: str) -> None:
     value = {"DATE": "DATE '2024-01-02'", "DECIMAL(4,1)": "1.5::DECIMAL(4,1)"}.get(
         kind, "TIMESTAMP '2024-01-02 03:04:05'"
     )
-    duckdb.execute(
-        f"COPY (SELECT {value} AS g, 1 AS label, 0 AS prediction) TO '{path}' (FORMAT parquet)"
-    )
+    con = duckdb.connect()  # its own connection: the default one is shared by every test
+    try:
+        con.execute(
+            f"COPY (SELECT {value} AS g, 1 AS label, 0 AS prediction) TO '{path}' (FORMAT parquet)"
+        ).fetchall()
+        want = con.execute(f"SELECT {value}").fetchall()[0]
+    finally:
+        con.close()
     source = engine.open_file(path)
     cube = engine.count_cube(source, ["g", "label", "prediction"], None, 1)
-    want = duckdb.execute(f"SELECT {value}").fetchone()
-    assert want is not None
     assert [c.keys for c in cube] == [(want[0], 1, 0)]
