@@ -24,9 +24,10 @@ from typing import Any
 
 from respai.record.compact import CELL_COLUMNS, compact_groupings
 
-__all__ = ["CompactCheck", "check_compact", "derived_rates"]
+__all__ = ["TOLERANCE", "CompactCheck", "check_compact", "derived_rates"]
 
-_TOLERANCE = 1e-9
+TOLERANCE = 1e-9
+"""How far a stated bound may be from the one derived here (the same in the browser's check)."""
 
 
 @dataclass(frozen=True)
@@ -153,7 +154,7 @@ def _check_test(
     ):
         upper = _upper_gap(events, decided, missing, float(alpha))
         stated_hi = bounds.get("hi")
-        if not isinstance(stated_hi, float | int) or abs(stated_hi - upper) > _TOLERANCE:
+        if not isinstance(stated_hi, float | int) or abs(stated_hi - upper) > TOLERANCE:
             problems.append(
                 f"{where}: gap_bounds.hi is {stated_hi!r}, the counts give {upper!r} "
                 f"(Clopper-Pearson at {alpha} per group, missing decisions at their worst)"

@@ -31,6 +31,7 @@ __all__ = [
     "cell_of",
     "count_terms",
     "count_text_of",
+    "derived_table",
     "rate_text",
     "script_table",
 ]
@@ -172,3 +173,31 @@ def script_table() -> dict[str, Any]:
             for key, rate in METRICS.items()
         ],
     }
+
+
+def derived_table() -> dict[str, Any]:
+    """What the page's ``derived`` check needs to re-derive a compact record's summaries.
+
+    The check (``report_assets/report.js``, the browser's :func:`respai.recompute.check_compact`)
+    reads a compact grouping's columns and, for each test over it, the rate's events,
+    decided cases and cases without a decision per group. Those are written here, for
+    every rate of :data:`respai.metrics.RATES` that is a sum of the counts, as the counts
+    each adds up (:func:`count_terms`), with the rate's name (a record may name the rate
+    by key or by name), the compact columns' names and the tolerance on a bound.
+    """
+    from respai.metrics import RATES
+    from respai.record.compact import CELL_COLUMNS
+    from respai.recompute import TOLERANCE
+
+    rates: dict[str, Any] = {}
+    for key, rate in RATES.items():
+        try:
+            terms = [
+                count_terms(rate.numerator),
+                count_terms(rate.denominator),
+                count_terms(rate.missing) if rate.missing is not None else {},
+            ]
+        except ValueError:  # not a sum of the counts (the minority share): never per group
+            continue
+        rates[key] = [rate.name, *terms]
+    return {"cellColumns": list(CELL_COLUMNS), "tolerance": TOLERANCE, "rates": rates}

@@ -5,7 +5,9 @@ and framework names, the verdict sentences, the fixed labels, the axis ticks, th
 the elements the script writes (with the text the file holds in them), the page's shell
 outside ``<main>`` with the style sheet's hash (:mod:`~respai.render.report.shell`), the
 fixed parts of the AUC caption, and the per-group table's columns with the counts each
-rate adds up (:func:`~respai.render.report.group_rates.script_table`). It is part of the
+rate adds up (:func:`~respai.render.report.group_rates.script_table`), and the rates,
+columns and tolerance of the ``derived`` check of a compact record
+(:func:`~respai.render.report.group_rates.derived_table`). It is part of the
 inline script (so the CSP hash covers it) and the same for every record of one respai
 version, so the script's hash is too: it is never data from the record.
 """
@@ -19,6 +21,7 @@ from respai.blocks import record_kinds, test_names
 from respai.render.inline import embed_json
 from respai.render.report.chart import LEGEND_ICONS, icon_marks
 from respai.render.report.formats import FORMATS, FRAMEWORK_NAMES
+from respai.render.report.group_rates import derived_table
 from respai.render.report.group_rates import script_table as group_rate_table
 from respai.render.report.labels import ATTRIBUTES, LABELS, TAGS, TICK_LABELS
 from respai.render.report.monitoring import COLOURS, MONITOR_ICONS
@@ -61,5 +64,6 @@ def script_tables() -> str:
         "shell": shell_tables(),
         "aucCaption": [before, after],
         "groupTable": group_rate_table(),
+        "derived": derived_table(),
     }
     return f"var RespaiTables = {embed_json(tables)};"

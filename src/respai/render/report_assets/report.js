@@ -3,7 +3,8 @@
    test names come from RespaiTables, rendered from respai's test registry into this
    script, so no test id or label is spelt here; the copy in the respai-test-names tag
    must equal them), runs the same named checks as `respai verify` (all but the JSON
-   Schema check) and then page_text (RespaiBind: every text on the page is the signed
+   Schema check; "derived", the re-derivation of a compact record's summaries from its
+   counts, as respai.recompute does it) and then page_text (RespaiBind: every text on the page is the signed
    record's or one of the report's labels), shows the outcome with the full id of the key
    the signature was checked with, and sets
    <html data-verified="true|false|unsupported" data-failed="...">.
@@ -248,6 +249,201 @@
       : check("subjects", true, "subject digests equal the " + Object.keys(wanted).join(" and ") + " fingerprint(s)");
   }
 
+  // --- derived: a compact record's summaries re-derived from its counts -----------------
+  // The browser's copy of respai.recompute.check_compact (what `respai verify` runs as its
+  // "derived" check): a grouping written as columns of counts (record format 1.1) must be
+  // whole, and what the test records over it state (small cells, lowest and highest group,
+  // a group rule's upper gap bound) must be what the counts give. The rates' terms, the
+  // columns and the tolerance come from RespaiTables.derived (the Python registry).
+  var DERIVED = RespaiTables.derived;
+
+  function derivedRateKey(name) {
+    if (typeof name !== "string") return null;
+    if (Object.prototype.hasOwnProperty.call(DERIVED.rates, name)) return name;
+    var keys = Object.keys(DERIVED.rates);
+    for (var i = 0; i < keys.length; i++) if (DERIVED.rates[keys[i]][0] === name) return keys[i];
+    return null;
+  }
+  function termSum(cols, terms, i) {
+    var total = 0;
+    Object.keys(terms).forEach(function (c) { total += terms[c] * cols[c][i]; });
+    return total;
+  }
+
+  // log Gamma by Lanczos (g = 7, 9 terms): about 1e-15 relative, far inside the tolerance
+  var LANCZOS = [0.99999999999980993, 676.5203681218851, -1259.1392167224028,
+    771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012,
+    9.9843695780195716e-6, 1.5056327351493116e-7];
+  function lgamma(x) {
+    if (x < 0.5) return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - lgamma(1 - x);
+    x -= 1;
+    var a = LANCZOS[0], t = x + 7.5;
+    for (var i = 1; i < 9; i++) a += LANCZOS[i] / (x + i);
+    return 0.5 * Math.log(2 * Math.PI) + (x + 0.5) * Math.log(t) - t + Math.log(a);
+  }
+  // the continued fraction of the incomplete beta (modified Lentz)
+  function betaFraction(a, b, x) {
+    var tiny = 1e-300, qab = a + b, qap = a + 1, qam = a - 1;
+    var c = 1, d = 1 - qab * x / qap;
+    if (Math.abs(d) < tiny) d = tiny;
+    d = 1 / d;
+    var h = d;
+    for (var m = 1; m <= 100000; m++) {
+      var m2 = 2 * m, aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+      d = 1 + aa * d; if (Math.abs(d) < tiny) d = tiny;
+      c = 1 + aa / c; if (Math.abs(c) < tiny) c = tiny;
+      d = 1 / d; h *= d * c;
+      aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+      d = 1 + aa * d; if (Math.abs(d) < tiny) d = tiny;
+      c = 1 + aa / c; if (Math.abs(c) < tiny) c = tiny;
+      d = 1 / d;
+      var del = d * c;
+      h *= del;
+      if (Math.abs(del - 1) < 1e-16) break;
+    }
+    return h;
+  }
+  // the regularised incomplete beta I_x(a, b)
+  function betaInc(a, b, x) {
+    if (x <= 0) return 0;
+    if (x >= 1) return 1;
+    var front = Math.exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * Math.log(x) + b * Math.log1p(-x));
+    if (x < (a + 1) / (a + b + 2)) return front * betaFraction(a, b, x) / a;
+    return 1 - front * betaFraction(b, a, 1 - x) / b;
+  }
+  // the x with I_x(a, b) = p, by bisection to the last bit (I is increasing in x)
+  function betaIncInv(a, b, p) {
+    var lo = 0, hi = 1;
+    for (var i = 0; i < 200 && hi - lo > 0; i++) {
+      var mid = lo + (hi - lo) / 2;
+      if (mid <= lo || mid >= hi) break;
+      if (betaInc(a, b, mid) < p) lo = mid; else hi = mid;
+    }
+    return lo + (hi - lo) / 2;
+  }
+  // max over i != j of hi_i - lo_j, Clopper-Pearson at alpha per group, the cases without
+  // a decision counted as events for hi and as non-events for lo
+  function upperGap(events, decided, missing, alpha) {
+    var memo = new Map(), los = [], his = [];
+    for (var i = 0; i < events.length; i++) {
+      var k = events[i], m = missing[i], n = decided[i] + m, top = k + m;
+      var key = k + "," + m + "," + n, got = memo.get(key);
+      if (!got) {
+        var lo = n > 0 && k > 0 ? betaIncInv(k, n - k + 1, alpha / 2) : 0;
+        var hi = n > 0 && top < n ? 1 - betaIncInv(n - top, top + 1, alpha / 2) : 1;
+        got = [lo, hi];
+        memo.set(key, got);
+      }
+      los.push(got[0]); his.push(got[1]);
+    }
+    var first = -1, second = -1;
+    for (var j = 0; j < los.length; j++) {
+      if (first < 0 || los[j] < los[first]) { second = first; first = j; }
+      else if (second < 0 || los[j] < los[second]) second = j;
+    }
+    var best = -Infinity;
+    for (var g = 0; g < his.length; g++) {
+      var other = g === first ? second : first;
+      if (other >= 0) best = Math.max(best, his[g] - los[other]);
+    }
+    return best;
+  }
+  function lessRate(k1, n1, k2, n2) { return BigInt(k1) * BigInt(n2) < BigInt(k2) * BigInt(n1); }
+
+  function checkDerivedTest(rec, cols, labels, problems) {
+    var details = isObject(rec.details) ? rec.details : {};
+    var where = "test " + rec.test_key;
+    var key = derivedRateKey(details.rate);
+    if (key === null) return 0;  // a rule over two rates (equalized_odds)
+    var rate = DERIVED.rates[key], events = [], decided = [], missing = [];
+    for (var i = 0; i < labels.length; i++) {
+      events.push(termSum(cols, rate[1], i));
+      decided.push(termSum(cols, rate[2], i));
+      missing.push(termSum(cols, rate[3], i));
+    }
+    var checked = 0;
+    if (isInt(details.min_cell)) {
+      var floor = Math.max(details.min_cell, 1);
+      var small = labels.filter(function (lab, g) { return decided[g] < floor; });
+      var stated = Array.isArray(details.small_cells) ? details.small_cells : [];
+      var names = stated.map(function (s) { return isObject(s) ? s.group : s; });
+      if (names.length !== small.length || names.some(function (x, g) { return x !== small[g]; })) {
+        problems.push(where + ": small_cells lists " + names.length + " group(s), the counts give " + small.length + " under min_cell " + details.min_cell);
+      }
+      checked += 1;
+    }
+    if (Object.prototype.hasOwnProperty.call(details, "min_group") && decided.every(function (n) { return n > 0; })) {
+      var low = 0, high = 0;
+      for (var g = 1; g < labels.length; g++) {
+        if (lessRate(events[g], decided[g], events[low], decided[low])) low = g;
+        if (lessRate(events[high], decided[high], events[g], decided[g])) high = g;
+      }
+      [["min_group", labels[low]], ["max_group", labels[high]]].forEach(function (pair) {
+        if (details[pair[0]] !== pair[1]) problems.push(where + ": " + pair[0] + " is " + JSON.stringify(details[pair[0]]) + ", the counts give " + JSON.stringify(pair[1]));
+      });
+      checked += 1;
+    }
+    var bounds = details.gap_bounds, alpha = details.alpha_per_group;
+    var method = Object.prototype.hasOwnProperty.call(details, "method") ? details.method : "simultaneous";
+    if (rec.test_id === RespaiTables.testIds.groupRule && isObject(bounds) && typeof alpha === "number"
+        && method === "simultaneous" && (details.reference === null || details.reference === undefined) && labels.length >= 2) {
+      var upper = upperGap(events, decided, missing, alpha);
+      if (typeof bounds.hi !== "number" || Math.abs(bounds.hi - upper) > DERIVED.tolerance) {
+        problems.push(where + ": gap_bounds.hi is " + JSON.stringify(bounds.hi) + ", the counts give " + upper + " (Clopper-Pearson at " + alpha + " per group, missing decisions at their worst)");
+      }
+      checked += 1;
+    }
+    return checked;
+  }
+
+  // null when the record has no compact grouping (the check is then not run, as in Python)
+  function checkDerived(predicate) {
+    var counts = isObject(predicate) ? predicate.counts : null;
+    var groupings = isObject(counts) && isObject(counts.groupings) ? counts.groupings : null;
+    if (!groupings) return null;
+    var names = Object.keys(groupings).filter(function (n) { return isObject(groupings[n]) && groupings[n].layout === "columns"; });
+    if (!names.length) return null;
+    var problems = [], summaries = 0, total = 0;
+    var records = Array.isArray(predicate.records) ? predicate.records : [];
+    names.forEach(function (name) {
+      var entry = groupings[name], groups = isInt(entry.group_count) ? entry.group_count : 0;
+      var where = "counts.groupings." + name, columns = entry.columns;
+      if (!isObject(columns)) { problems.push(where + ".columns: missing"); return; }
+      var keys = columns.key, attributes = Array.isArray(entry.attributes) ? entry.attributes : [];
+      if (!Array.isArray(keys) || keys.length !== groups) { problems.push(where + ".columns.key: not a list of " + groups + " keys"); return; }
+      if (!keys.every(function (k) { return Array.isArray(k) && k.length === attributes.length; })) {
+        problems.push(where + ".columns.key: a key does not name one value per attribute"); return;
+      }
+      var labels = keys.map(function (k) { return k.map(String).join(" × "); });
+      if (new Set(labels).size !== labels.length) problems.push(where + ".columns.key: a group is listed twice");
+      var cols = {}, whole = true;
+      DERIVED.cellColumns.forEach(function (c) {
+        var v = columns[c];
+        if (!Array.isArray(v) || v.length !== groups) { problems.push(where + ".columns." + c + ": not a list of " + groups + " values"); whole = false; }
+        else if (!v.every(function (x) { return isInt(x) && x >= 0; })) { problems.push(where + ".columns." + c + ": not all non-negative integers"); whole = false; }
+        else cols[c] = v;
+      });
+      if (!whole && groups) return;
+      var inGroups = 0, left = 0;
+      DERIVED.cellColumns.forEach(function (c) { (cols[c] || []).forEach(function (x) { inGroups += x; }); });
+      var leftOut = isObject(entry.left_out) ? entry.left_out : {};
+      Object.keys(leftOut).forEach(function (r) { if (isInt(leftOut[r])) left += leftOut[r]; });
+      if (inGroups + left !== counts.cases) {
+        problems.push(where + ": the groups' " + inGroups.toLocaleString("en-US") + " cases and " + left.toLocaleString("en-US") + " left out do not add up to the record's " + JSON.stringify(counts.cases) + " cases");
+      }
+      total += groups;
+      records.forEach(function (rec) {
+        if (!isObject(rec) || rec.record_type !== "test") return;
+        var derived = isObject(rec.details) ? rec.details.groups_derived : null;
+        if (!isObject(derived) || derived.from !== where) return;
+        if (derived.groups !== groups) problems.push("test " + rec.test_key + ": groups_derived says " + JSON.stringify(derived.groups) + " groups, " + where + " has " + groups);
+        summaries += checkDerivedTest(rec, cols, labels, problems);
+      });
+    });
+    if (problems.length) return check("derived", false, listed(problems));
+    return check("derived", true, names.length + " compact grouping(s), " + total.toLocaleString("en-US") + " groups: the columns are whole and " + summaries + " stated summaries equal what the counts give");
+  }
+
   async function verify(env, supported) {
     var read = readEnvelope(env);
     var checks = [read.check];
@@ -266,6 +462,8 @@
     checks.push(checkChain(predicate));
     checks.push(checkBrackets(predicate));
     checks.push(isObject(statement) ? checkSubjects(statement, predicate) : check("subjects", false, "the payload is not a JSON object"));
+    var derived = checkDerived(predicate);
+    if (derived !== null) checks.push(derived);
     checks.push(await checkPageText(statement));
     return checks;
   }
