@@ -186,8 +186,8 @@ def derived_table() -> dict[str, Any]:
     by key or by name), the compact columns' names and the tolerance on a bound.
     """
     from respai.metrics import RATES
-    from respai.record.compact import CELL_COLUMNS
     from respai.recompute import TOLERANCE
+    from respai.record.compact import CELL_COLUMNS
 
     rates: dict[str, Any] = {}
     for key, rate in RATES.items():
