@@ -282,6 +282,7 @@ def grouped_rows(seed: int, n: int, groups: int, distinct: int | None) -> list[d
     loop_max=st.sampled_from([0, 64]),
     chain_max=st.sampled_from([0, 32]),
     table_max=st.sampled_from([0, 1 << 16]),
+    parallel_min=st.sampled_from([0, 100_000]),
 )
 def test_many_groups_give_the_pairwise_sums(
     cases_writer: Any,
@@ -293,10 +294,11 @@ def test_many_groups_give_the_pairwise_sums(
     loop_max: int,
     chain_max: int,
     table_max: int,
+    parallel_min: int,
 ) -> None:
     # every way the stream codes and folds (a join or an equality chain per attribute;
     # group codes from a table of packed cells or unpacked; per-group numpy calls or all
-    # groups at once; any batch size) gives the integers a pairwise comparison gives,
+    # groups at once; one grouping per thread or all on one; any batch size) gives the integers a pairwise comparison gives,
     # group by group, ties included
     rows = grouped_rows(seed, n, groups, distinct)
     codes = ({f"s{i}": i for i in range(groups)}, {"f": 0, "m": 1})
@@ -306,6 +308,7 @@ def test_many_groups_give_the_pairwise_sums(
         mp.setattr(fold, "_LOOP_MAX", loop_max)
         mp.setattr(fold, "_TABLE_MAX", table_max)
         mp.setattr(ranks, "_CHAIN_MAX", chain_max)
+        mp.setattr(fold, "_PARALLEL_MIN", parallel_min)
         path = cases_writer(
             "duckdb-parquet", rows, ["store", "sex", "label", "score"], Path(folder)
         )

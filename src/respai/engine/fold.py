@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -23,6 +25,8 @@ __all__ = ["BadScore", "fold_stream"]
 #: all at once (:meth:`_RankStream._fold`), so many groups cost no Python loop of numpy
 #: calls.
 _LOOP_MAX = 64
+#: A batch of at least this many cases is folded one grouping per thread.
+_PARALLEL_MIN = 100_000
 #: Up to this many packed cells (every combination of attribute codes, left out
 #: included), each grouping's group code is read from a table indexed by the packed
 #: cell, one lookup per case; past it, the cell is unpacked into its attribute codes.
@@ -83,7 +87,9 @@ class _RankStream:
     that hold a case are kept.
     """
 
-    def __init__(self, sizes: Sequence[int], groupings: Sequence[tuple[int, ...]]) -> None:
+    def __init__(
+        self, sizes: Sequence[int], groupings: Sequence[tuple[int, ...]], *, threads: bool = True
+    ) -> None:
         self.groupings = list(groupings)
         self.radix = [[sizes[i] for i in g] for g in self.groupings]
         self.width = [math.prod(r) for r in self.radix]
@@ -91,6 +97,16 @@ class _RankStream:
         self.sums: list[dict[int, list[int]]] = [{} for _ in self.groupings]
         cells = math.prod(size + 1 for size in sizes)
         self.tables = _code_tables(sizes, self.groupings) if cells <= _TABLE_MAX else None
+        # one grouping per thread on a large batch: numpy sorts and sums without the GIL,
+        # and each grouping has its own sums, so the order of the threads changes nothing
+        workers = min(len(self.groupings), os.cpu_count() or 1) if threads else 1
+        self._pool = ThreadPoolExecutor(workers, "respai-fold") if workers > 1 else None
+
+    def close(self) -> None:
+        """Let the fold's threads go (:func:`fold_stream` calls it however the fold ends)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
 
     def add(self, codes: Any, y: Any, s: Any) -> None:
         """Fold in one batch: ``codes``, ``y`` (1/0) and ``s`` (sorted by score).
@@ -101,8 +117,16 @@ class _RankStream:
         """
         # the batch is sorted, so no two equal neighbours means no ties in any group
         ties = s if bool(np.any(s[1:] == s[:-1])) else None
-        for gi in range(len(self.groupings)):
-            self._grouping(gi, codes, y, ties)
+        if self._pool is None or len(y) < _PARALLEL_MIN:
+            for gi in range(len(self.groupings)):
+                self._grouping(gi, codes, y, ties)
+            return
+        # every grouping of this batch is folded before the next batch starts
+        done = self._pool.map(
+            lambda gi: self._grouping(gi, codes, y, ties), range(len(self.groupings))
+        )
+        for _ in done:  # re-raises a thread's exception here
+            pass
 
     def _grouping(self, gi: int, codes: Any, y: Any, s: Any | None) -> None:
         grouping = self.groupings[gi]
@@ -305,13 +329,26 @@ def fold_stream(
     batches: Iterator[Any],
     sizes: Sequence[int],
     groupings: Sequence[tuple[int, ...]],
+    *,
+    threads: bool = True,
 ) -> dict[tuple[int, ...], dict[tuple[int, ...], RankParts]]:
     """Fold Arrow batches of the scored cases, sorted by score, into the running sums.
 
     A tie block is never split between two folds: the last one of each batch is held
-    back and folded with the next.
+    back and folded with the next. With ``threads`` (and more than one core), the
+    groupings of a large batch are folded on threads of their own; the sums are the
+    same either way.
     """
-    stream = _RankStream(sizes, groupings)
+    stream = _RankStream(sizes, groupings, threads=threads)
+    try:
+        return _fold_batches(stream, batches, sizes)
+    finally:
+        stream.close()
+
+
+def _fold_batches(
+    stream: _RankStream, batches: Iterator[Any], sizes: Sequence[int]
+) -> dict[tuple[int, ...], dict[tuple[int, ...], RankParts]]:
     held: list[Any] | None = None
     for batch in batches:
         if batch.num_rows == 0:

@@ -56,7 +56,8 @@ def _fold_partition(
 
         context = TaskContext.get()
         part = 0 if context is None else context.partitionId()
-        found = fold_stream(batches, sizes, groupings)
+        # one thread per worker: Spark already runs a worker per core
+        found = fold_stream(batches, sizes, groupings, threads=False)
         rows: dict[str, list[Any]] = {k: [] for k in _SCHEMA_NAMES}
         for gi, grouping in enumerate(groupings):
             for key, p in found.get(grouping, {}).items():
