@@ -532,26 +532,23 @@ class _Coded:
     label_codes: dict[Any, int] | None
 
 
-def _read_column(
-    values: Sequence[Any], read: Callable[[Any], int]
-) -> tuple[Any, list[tuple[type, Any]], list[int]] | None:
-    """Each cell's reading of ``values``: ``read`` called once per distinct value.
+def _read_codes(
+    cube: engine.Cube, i: int, read: Callable[[Any], int]
+) -> tuple[Any, list[Any], list[int]] | None:
+    """Each cell's reading of the cube's ``i``-th key column: ``read`` once per distinct value.
 
-    Values are told apart by type too (``True`` and ``1``), as the gate's caches do.
-    Returns the per-cell readings, the distinct values and their readings, or ``None``
-    when a value cannot be a key (unhashable).
+    Returns the per-cell readings, the distinct raw values and their readings, or
+    ``None`` when a value cannot be a key (unhashable).
     """
     import numpy as np
 
-    keys = list(zip(map(type, values), values, strict=True))
-    try:
-        seen = {k: i for i, k in enumerate(dict.fromkeys(keys))}
-    except TypeError:
+    got = cube.key_codes(i)
+    if got is None:
         return None
-    found = [read(raw) for _, raw in seen]
+    index, distinct = got
+    found = [read(raw) for raw in distinct]
     table = np.asarray(found, dtype=np.int64)
-    index = np.fromiter(map(seen.__getitem__, keys), dtype=np.int64, count=len(keys))
-    return table[index], list(seen), found
+    return table[index], distinct, found
 
 
 def _coded(spec: FairnessSpec, gate: _Gate, cube: Sequence[engine.CubeRow]) -> _Coded | None:
@@ -569,7 +566,6 @@ def _coded(spec: FairnessSpec, gate: _Gate, cube: Sequence[engine.CubeRow]) -> _
         cube = engine.Cube.of_rows(list(cube))
     names = list(spec.attributes)
     n_attr = len(names)
-    columns = cube.key_columns()
     attr_codes: list[Any] = []
     attr_maps: list[dict[Any, int]] = []
     reasons: list[list[str]] = []
@@ -590,14 +586,12 @@ def _coded(spec: FairnessSpec, gate: _Gate, cube: Sequence[engine.CubeRow]) -> _
                 assert reason is not None
                 return -1 - why.setdefault(reason, len(why))
 
-            got = _read_column(columns[i], read)
+            got = _read_codes(cube, i, read)
             if got is None:
                 return None
             codes, distinct, found = got
             attr_codes.append(codes)
-            attr_maps.append(
-                {raw: k for (_, raw), k in zip(distinct, found, strict=True) if k >= 0}
-            )
+            attr_maps.append({raw: k for raw, k in zip(distinct, found, strict=True) if k >= 0})
             reasons.append(list(why))
         readings = []
         for pos, column, mapping, role, allow in (
@@ -615,7 +609,7 @@ def _coded(spec: FairnessSpec, gate: _Gate, cube: Sequence[engine.CubeRow]) -> _
                 got = gate._binary(column, raw, mapping, role, allow_missing=allow)
                 return -1 if got is None else got
 
-            read_col = _read_column(columns[pos], binary)
+            read_col = _read_codes(cube, pos, binary)
             if read_col is None:
                 return None
             readings.append(read_col)
@@ -635,7 +629,7 @@ def _coded(spec: FairnessSpec, gate: _Gate, cube: Sequence[engine.CubeRow]) -> _
         return None
     (label, label_distinct, label_found), (pred, _, _) = readings
     label_codes: dict[Any, int] | None = {}
-    for (_, raw), value in zip(label_distinct, label_found, strict=True):
+    for raw, value in zip(label_distinct, label_found, strict=True):
         assert label_codes is not None
         if label_codes.get(raw, value) != value:
             label_codes = None  # equal raw values read apart: the rank pass reads per cell

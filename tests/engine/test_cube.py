@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from respai import engine
 from respai.engine import count_pass
 from respai.engine.count_pass import _cube_rows
+from respai.engine.source import codes_of_values
 from respai.errors import InputError
 
 _probabilities = st.one_of(
@@ -100,6 +101,10 @@ def test_the_arrow_cube_reads_as_the_row_fetch(
         assert all(type(v) in (str, int, float, bool, type(None)) for v in got.keys)
     columns = cube.key_columns()
     assert [list(c) for c in zip(*(r.keys for r in built), strict=True)] == columns
+    for i, column in enumerate(columns):  # Arrow's encoding = the values' own, in order
+        got, want = cube.key_codes(i), codes_of_values(column)
+        assert got is not None and want is not None
+        assert got[0].tolist() == want[0].tolist() and got[1] == want[1]
     for name in ("n", "prob_n", "prob_sum", "prob_min", "prob_max", "prob_bin", "non_null:0"):
         values, valid = cube.numbers(name)
         for i, r in enumerate(built):

@@ -107,7 +107,9 @@ def count_cube(
             and _arrow_pays(source)
             and all(str(t) in _PLAIN_KEY_TYPES for t in native.types[:width])
         ):
-            return _arrow_cube(native.to_arrow_table(), width, probability is not None, n_extra)
+            # DuckDB 2 names it to_arrow_table; 1.x, which pyproject allows, fetch_arrow_table
+            fetch_arrow = getattr(native, "to_arrow_table", None) or native.fetch_arrow_table
+            return _arrow_cube(fetch_arrow(), width, probability is not None, n_extra)
         rows = fetch(grouped)
     except duckdb.Error as exc:
         if source.file is None:
@@ -252,7 +254,29 @@ def _arrow_cube(table: Any, width: int, probability: bool, n_extra: int) -> Cube
         columns = [c.to_pylist() for c in table.columns]
         return _cube_rows(list(zip(*columns, strict=True)), width, probability, n_extra)
 
-    return Cube(table.num_rows, keys, numbers, rows)
+    def codes(i: int) -> tuple[Any, list[Any]] | None:
+        # an Arrow column holds one type, so its values are told apart by value alone;
+        # the dictionary is in the order of first appearance, and an empty cell (null)
+        # takes its place in that order as the value None. None: read the values instead
+        column = table.column(i)
+        if pa.types.is_null(column.type):  # every cell empty: nothing to encode
+            return None
+        try:
+            encoded = column.combine_chunks().dictionary_encode()
+        except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):
+            return None
+        distinct = encoded.dictionary.to_pylist()
+        index = encoded.indices.fill_null(-1).to_numpy().astype(np.int64)
+        empty = np.flatnonzero(index < 0)
+        if len(empty):
+            first = int(empty[0])
+            at = len(np.unique(index[:first]))  # distinct values seen before the first null
+            index = np.where(index >= at, index + 1, index)
+            index[empty] = at
+            distinct.insert(at, None)
+        return index, distinct
+
+    return Cube(table.num_rows, keys, numbers, rows, codes)
 
 
 def _cube_row(

@@ -73,6 +73,22 @@ class CubeRow:
     non_null: tuple[int, ...] = ()
 
 
+def codes_of_values(values: Sequence[Any]) -> tuple[Any, list[Any]] | None:
+    """:meth:`Cube.key_codes` of a list of raw values: each value's index into the distinct ones.
+
+    Values are told apart by type and value; ``None`` when one is unhashable.
+    """
+    import numpy as np
+
+    keys = list(zip(map(type, values), values, strict=True))
+    try:
+        seen = {k: j for j, k in enumerate(dict.fromkeys(keys))}
+    except TypeError:
+        return None
+    index = np.fromiter(map(seen.__getitem__, keys), dtype=np.int64, count=len(keys))
+    return index, [raw for _, raw in seen]
+
+
 class Cube(Sequence[CubeRow]):
     """The count pass's cells: a sequence of :class:`CubeRow`, kept as columns.
 
@@ -85,7 +101,7 @@ class Cube(Sequence[CubeRow]):
     values the row-by-row reading always had, for the paths that read cell by cell.
     """
 
-    __slots__ = ("_columns", "_keys", "_length", "_make_rows", "_rows")
+    __slots__ = ("_codes", "_columns", "_keys", "_length", "_make_rows", "_rows")
 
     def __init__(
         self,
@@ -93,11 +109,13 @@ class Cube(Sequence[CubeRow]):
         keys: Callable[[], list[list[Any]]],
         columns: Callable[[str], tuple[Any, Any]],
         rows: Callable[[], list[CubeRow]],
+        codes: Callable[[int], tuple[Any, list[Any]] | None] | None = None,
     ) -> None:
         self._length = length
         self._keys = keys
         self._columns = columns
         self._make_rows = rows
+        self._codes = codes
         self._rows: list[CubeRow] | None = None
 
     @classmethod
@@ -126,6 +144,21 @@ class Cube(Sequence[CubeRow]):
     def key_columns(self) -> list[list[Any]]:
         """Each grouped column's raw value per cell, in the order the keys were asked for."""
         return self._keys()
+
+    def key_codes(self, i: int) -> tuple[Any, list[Any]] | None:
+        """The ``i``-th grouped column as codes: each cell's index into its distinct values.
+
+        Returns an ``int64`` array (one index per cell) and the distinct raw values in
+        the order the cells first show them. Values are told apart by type too (``True``
+        and ``1``, as the count gate's caches do). ``None`` when a value cannot be a key
+        (unhashable). DuckDB's cube encodes the column where it is (Arrow's dictionary
+        encoding), so no Python object is made per cell.
+        """
+        if self._codes is not None:
+            got = self._codes(i)
+            if got is not None:
+                return got
+        return codes_of_values(self.key_columns()[i])
 
     def numbers(self, name: str) -> tuple[Any, Any]:
         """An aggregate per cell as a numpy array, and whether each cell has one.
