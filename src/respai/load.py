@@ -324,6 +324,7 @@ def load_counts(
         # nothing reads the cells again: let them go before the rank pass sorts the file
         gate.cube = ()
         cube = []
+        engine.release_memory()
     if score is not None:
         overall, per = _rank_sums(spec, source, gate, cube, score, coded)
         counts = replace(counts, overall_ranks=overall, ranks=per)

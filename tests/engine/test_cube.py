@@ -161,3 +161,18 @@ def test_other_key_types_are_fetched_as_rows(tmp_path: Path, kind: str) -> None:
     source = engine.open_file(path)
     cube = engine.count_cube(source, ["g", "label", "prediction"], None, 1)
     assert [c.keys for c in cube] == [(want[0], 1, 0)]
+
+
+def test_releasing_arrow_memory_does_not_load_pyarrow() -> None:
+    """A small file never loads pyarrow for its cells; letting memory go must not either."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from respai.engine.count_pass import release_memory\n"
+        "release_memory()\n"
+        "print('pyarrow' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

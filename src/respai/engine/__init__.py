@@ -50,7 +50,12 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from respai.engine.batches import iter_batches
-    from respai.engine.count_pass import count_cube, count_cube_and_groups, group_counts
+    from respai.engine.count_pass import (
+        count_cube,
+        count_cube_and_groups,
+        group_counts,
+        release_memory,
+    )
     from respai.engine.counted import refuse_uncounted
     from respai.engine.files import LocalFile
     from respai.engine.lookups import (
@@ -105,6 +110,7 @@ _HOMES = {
     "first_non_number": "respai.engine.lookups",
     "first_outside": "respai.engine.lookups",
     "group_counts": "respai.engine.count_pass",
+    "release_memory": "respai.engine.count_pass",
     "is_remote": "respai.engine.spark",
     "iter_batches": "respai.engine.batches",
     "lines_of": "respai.engine.lookups",
@@ -154,6 +160,7 @@ __all__ = [
     "rank_sums",
     "read_spark_file",
     "refuse_uncounted",
+    "release_memory",
     "spark_session",
 ]
 

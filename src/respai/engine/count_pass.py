@@ -10,6 +10,7 @@ becomes one message naming the file and line (:func:`scan_error`).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,7 +24,13 @@ from respai.engine.source import IN_LEFT, MICRO, NUMERIC, Cube, CubeRow, JoinedS
 from respai.engine.values import fetch, is_null, plain, quote
 from respai.errors import InputError
 
-__all__ = ["count_cube", "count_cube_and_groups", "group_counts", "scan_error"]
+__all__ = [
+    "count_cube",
+    "count_cube_and_groups",
+    "group_counts",
+    "release_memory",
+    "scan_error",
+]
 
 _VALUE = "__respai_value"
 
@@ -159,6 +166,18 @@ _PLAIN_KEY_TYPES = frozenset(
         "NULL",
     }
 )
+
+
+def release_memory() -> None:
+    """Hand back to the system the memory Arrow's pool keeps once a large cube is let go.
+
+    Arrow's allocator holds freed memory for reuse; the rank pass that follows sorts in
+    DuckDB, not in Arrow, so the run's peak would carry it. Nothing is done when
+    pyarrow was never loaded (a small file's cells come as rows).
+    """
+    pa = sys.modules.get("pyarrow")
+    if pa is not None:
+        pa.default_memory_pool().release_unused()
 
 
 def _cube_rows(
