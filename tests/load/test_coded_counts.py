@@ -33,6 +33,15 @@ def _both(monkeypatch: pytest.MonkeyPatch, spec: Any, table: Any, score: str | N
     return fast, slow
 
 
+def _same_both_ways(spec: Any, table: Any, score: str | None) -> None:
+    """The array reading and the cell-by-cell reading give equal counts, cells and ranks."""
+    with pytest.MonkeyPatch.context() as mp:
+        fast, slow = _both(mp, spec, table, score)
+    assert fast.counts == slow.counts
+    assert fast.counts.null_cells == slow.counts.null_cells
+    assert fast.counts.ranks == slow.counts.ranks
+
+
 @st.composite
 def tables(draw: Any) -> tuple[dict[str, Any], dict[str, list[Any]]]:
     n = draw(st.integers(1, 40))
@@ -70,16 +79,7 @@ def test_arrays_match_cell_by_cell(case: Any, scored: bool) -> None:
     import pandas as pd
 
     block, col = case
-    spec = parse_fairness(block)
-    table = pd.DataFrame(col)
-    mp = pytest.MonkeyPatch()
-    try:
-        fast, slow = _both(mp, spec, table, "s" if scored else None)
-    finally:
-        mp.undo()
-    assert fast.counts == slow.counts
-    assert fast.counts.null_cells == slow.counts.null_cells
-    assert fast.counts.ranks == slow.counts.ranks
+    _same_both_ways(parse_fairness(block), pd.DataFrame(col), "s" if scored else None)
 
 
 def test_many_groups_match_and_left_out_reasons_are_sorted(
@@ -150,12 +150,6 @@ def test_a_file_whose_cells_come_as_arrow_matches_cell_by_cell(
     path = tmp_path_factory.mktemp("arrow") / "cases.parquet"
     pd.DataFrame(col).to_parquet(path)
     spec = parse_fairness({**block, "cases": str(path)})
-    mp = pytest.MonkeyPatch()
-    try:
+    with pytest.MonkeyPatch.context() as mp:
         mp.setattr(count_pass, "ARROW_FROM_BYTES", 0)
-        fast, slow = _both(mp, spec, None, "s" if scored else None)
-    finally:
-        mp.undo()
-    assert fast.counts == slow.counts
-    assert fast.counts.null_cells == slow.counts.null_cells
-    assert fast.counts.ranks == slow.counts.ranks
+        _same_both_ways(spec, None, "s" if scored else None)
