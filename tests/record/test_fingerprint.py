@@ -184,3 +184,13 @@ def test_a_local_folder_refuses_a_file_rewritten_after_it_was_listed(tmp_path: P
     (tmp_path / "part-0.parquet").write_bytes(b"other rows")
     with pytest.raises(InputError, match=r"part-0.parquet changed while respai read"):
         folder.fingerprint()
+
+
+def test_a_local_folder_knows_its_size_as_listed(tmp_path: Path) -> None:
+    # the count pass reads a large folder's cells as Arrow (engine.count_pass.ARROW_FROM_BYTES)
+    (tmp_path / "part-0.parquet").write_bytes(b"x" * 10)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "part-1.parquet").write_bytes(b"y" * 5)
+    folder = LocalFolder.open(tmp_path)
+    (tmp_path / "part-0.parquet").write_bytes(b"x" * 99)  # what was listed counts
+    assert folder.size == 15

@@ -259,6 +259,11 @@ class LocalFolder:
         """Every listed file, as a path relative to the folder (POSIX), sorted."""
         return [relative for relative, _ in self.listing]
 
+    @property
+    def size(self) -> int:
+        """The listed files' total size in bytes when the folder was listed."""
+        return sum(state[2] for _, state in self.listing)
+
     def fingerprint(self) -> dict[str, Any]:
         """The folder's fingerprint: the manifest of every listed file, then a change check.
 
