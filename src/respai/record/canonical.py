@@ -458,6 +458,7 @@ _SLOW = object()
 # (no byte of a multi-byte UTF-8 character is an ASCII digit).
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _LONG_RUN = b"0" * 16
+_NOT_DIGIT = re.compile(rb"[^0]")
 # The end of an object key: a quote, JSON white space, a colon. Every key ends so, and
 # inside a string only an escaped quote can, so the count is at least the keys' number.
 _KEY_END = re.compile(rb'"[ \t\n\r]*:')
@@ -476,9 +477,7 @@ def _long_integer_literal(raw: bytes) -> bool:
     digits = raw.translate(_DIGITS_AS_ZERO)
     i = digits.find(_LONG_RUN)
     while i >= 0:
-        j = i - 1
-        while j >= 0 and digits[j] == 0x30:  # back to the run's start
-            j -= 1
+        j = i - 1  # find gives a run's first digit: the byte before it is no digit
         if j >= 0 and raw[j] == 0x2D:  # "-": a sign, or an exponent's sign
             j -= 1
         while j >= 0 and raw[j] in _JSON_SPACE:
@@ -491,10 +490,8 @@ def _long_integer_literal(raw: bytes) -> bool:
                 j -= 1
             if j >= 0 and raw[j] == 0x22:
                 return True
-        end = i + len(_LONG_RUN)
-        while end < len(digits) and digits[end] == 0x30:
-            end += 1
-        i = digits.find(_LONG_RUN, end)
+        after = _NOT_DIGIT.search(digits, i)  # the run's end, found at C speed
+        i = -1 if after is None else digits.find(_LONG_RUN, after.start())
     return False
 
 
