@@ -8,8 +8,9 @@ integers, distinct keys, the groups' cases plus the left-out ones equal to the r
 cases), and the summaries the test records state over the grouping are recomputed from
 the counts with the rate, alpha and min_cell the record states: each group rule's upper
 gap bound (Clopper-Pearson at the rule's ``alpha_per_group``, cases without a decision
-at their worst, the largest ``hi_i - lo_j`` over distinct groups) and its small cells,
-and each spread test's lowest and highest group and small cells. A record signed with
+at their worst, the largest ``hi_i - lo_j`` over distinct groups) and its small cells
+(for an equalized-odds rule, those of each of its two parts), and each spread test's
+lowest and highest group and small cells. A record signed with
 a wrong summary, or with counts that do not give the summaries it states, fails here
 even though its signature holds.
 """
@@ -114,11 +115,36 @@ def _check_test(
     labels: list[str],
     problems: list[str],
 ) -> int:
-    """Check one test record's stated summaries against the counts; how many were checked."""
+    """Check one test record's stated summaries against the counts; how many were checked.
+
+    An equalized-odds rule states its summaries in its ``parts`` (one rule per error
+    rate), each checked as a group rule of its own.
+    """
     details = rec.get("details") or {}
     where = f"test {rec.get('test_key')}"
+    parts = details.get("parts")
+    checked = 0
+    if isinstance(parts, list):
+        for part in parts:
+            if isinstance(part, Mapping):
+                named = f"{where} ({part.get('rate')})"
+                checked += _check_details(
+                    rec.get("test_id"), named, part, columns, labels, problems
+                )
+    return checked + _check_details(rec.get("test_id"), where, details, columns, labels, problems)
+
+
+def _check_details(
+    test_id: object,
+    where: str,
+    details: Mapping[str, Any],
+    columns: Mapping[str, Sequence[int]],
+    labels: list[str],
+    problems: list[str],
+) -> int:
+    """Check the summaries one test (or one part of a rule) states; how many were checked."""
     key = _rate_key(details.get("rate"))
-    if key is None:  # a rule over two rates (equalized_odds): its rows are checked nowhere
+    if key is None:  # equalized_odds itself: its parts state the summaries
         return 0
     events, decided, missing = derived_rates(columns, key)
     checked = 0
@@ -145,7 +171,7 @@ def _check_test(
     bounds = details.get("gap_bounds")
     alpha = details.get("alpha_per_group")
     if (
-        rec.get("test_id") == "group_rule"
+        test_id == "group_rule"
         and isinstance(bounds, Mapping)
         and isinstance(alpha, float | int)
         and details.get("method", "simultaneous") == "simultaneous"

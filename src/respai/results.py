@@ -410,7 +410,7 @@ def rule_dict(r: RuleResult, *, group_rows: bool = True) -> dict[str, Any]:
     if r.ratio_bounds is not None:  # bounds on the smallest ratio; hi None: undefined
         extra["ratio_bounds"] = {"lo": r.ratio_bounds[0], "hi": r.ratio_bounds[1]}
     if r.parts:  # equalized_odds: the false positive and false negative decisions
-        extra["parts"] = [rule_dict(part) for part in r.parts]
+        extra["parts"] = [rule_dict(part, group_rows=group_rows) for part in r.parts]
     return {
         **extra,
         "id": rule.id,

@@ -192,3 +192,31 @@ def test_the_pages_clopper_pearson_ends_are_scipys_to_1e_11(browser: Any) -> Non
         for g, w in zip(got, exp, strict=True)
     )
     assert worst < 1e-11, worst
+
+
+@pytest.fixture(scope="module")
+def every_grouping_compact(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("every")
+    with pytest.MonkeyPatch.context() as mp:
+        return _run(folder, mp, "all", 1)  # every rule kind of the golden case, compact
+
+
+def test_every_rule_kind_over_compact_groupings_derives_in_the_page(
+    every_grouping_compact: Path, open_html: Any
+) -> None:
+    """Reference, ratio, worst-group and equalized-odds rules (each error rate a part):
+    the page's detail is Python's; a part's wrong gap bound is named with its rate."""
+    out = every_grouping_compact
+    opened = open_html((out / "report.html").read_text(encoding="utf-8"))
+    assert opened.settled() == ("true", ""), _checks(opened)
+    predicate = _predicate(out)
+    python = check_compact(predicate)
+    assert python is not None and python.ok
+    assert python.detail in _checks(opened)
+    rule = next(r for r in predicate["records"] if r.get("test_key") == "rule:eo-age")
+    rule["details"]["parts"][0]["gap_bounds"]["hi"] += 0.02
+    envelope, raw = _resealed(predicate)
+    opened = open_html(render_report(envelope, raw), "wrong.html")
+    verified, failed = opened.settled()
+    assert verified == "false" and failed == "derived", _checks(opened)
+    assert "test rule:eo-age (false_positive): gap_bounds.hi" in _checks(opened)

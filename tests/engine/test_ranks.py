@@ -298,8 +298,8 @@ def test_many_groups_give_the_pairwise_sums(
 ) -> None:
     # every way the stream codes and folds (a join or an equality chain per attribute;
     # group codes from a table of packed cells or unpacked; per-group numpy calls or all
-    # groups at once; one grouping per thread or all on one; any batch size) gives the integers a pairwise comparison gives,
-    # group by group, ties included
+    # groups at once; one grouping per thread or all on one; any batch size) gives the
+    # integers a pairwise comparison gives, group by group, ties included
     rows = grouped_rows(seed, n, groups, distinct)
     codes = ({f"s{i}": i for i in range(groups)}, {"f": 0, "m": 1})
     groupings = [(), (0,), (1,), (0, 1)]

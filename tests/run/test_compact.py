@@ -212,3 +212,23 @@ def test_100k_groups_evaluate_and_verify(tmp_path: Path, monkeypatch: pytest.Mon
     assert main(["evaluate", "spec.yaml", "--out", "out", "--no-ledger", "--quiet"]) in (0, 1, 3)
     assert _predicate(tmp_path / "out")["schema_version"] == "1.1"
     assert main(["verify", "out/record.json"]) == 0
+
+
+def test_an_equalized_odds_rule_over_a_compact_grouping_derives_each_part(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its two error-rate rules (``parts``) leave their rows out too, and each part's gap
+    bound and small cells are re-derived: a wrong one is named with its rate."""
+    predicate = _predicate(_run(tmp_path, monkeypatch, "all", 1))
+    rule = next(r for r in predicate["records"] if r.get("test_key") == "rule:eo-age")
+    parts = rule["details"]["parts"]
+    assert [p["rate"] for p in parts] == ["false_positive", "false_negative"]
+    assert all(p["groups"] == [] and p["groups_derived"]["from"] for p in parts)
+    found = check_compact(predicate)
+    assert found is not None and found.ok, found
+    wrong = copy.deepcopy(predicate)
+    eo = next(r for r in wrong["records"] if r.get("test_key") == "rule:eo-age")
+    eo["details"]["parts"][1]["gap_bounds"]["hi"] += 0.02
+    found = check_compact(wrong)
+    assert found is not None and not found.ok
+    assert "test rule:eo-age (false_negative): gap_bounds.hi" in found.detail

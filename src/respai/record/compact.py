@@ -123,7 +123,8 @@ def compact_tests(tests: Sequence[Mapping[str, Any]], compact: Mapping[str, int]
     """The test records with their per-group rows over a compact grouping left out.
 
     A spread test or group rule over a compact grouping keeps everything but its
-    ``details.groups`` rows (an empty list) and gains ``details.groups_derived``; the AUC
+    ``details.groups`` rows (an empty list) and gains ``details.groups_derived`` (so do
+    the ``parts`` of an equalized-odds rule, one rule per error rate); the AUC
     test's ``details.per_group.<name>`` becomes empty, with ``per_group_derived``. Test
     records over other groupings are returned as they are.
     """
@@ -139,6 +140,14 @@ def compact_tests(tests: Sequence[Mapping[str, Any]], compact: Mapping[str, int]
             new = dict(details)
             new["groups"] = []
             new["groups_derived"] = _pointer(name, compact[name])
+            parts = details.get("parts")
+            if isinstance(parts, list):  # equalized odds: each error rate's rule, the same way
+                new["parts"] = [
+                    {**p, "groups": [], "groups_derived": _pointer(name, compact[name])}
+                    if isinstance(p, Mapping) and isinstance(p.get("groups"), list)
+                    else p
+                    for p in parts
+                ]
             out.append({**t, "details": new})
             continue
         per_group = details.get("per_group")

@@ -350,11 +350,19 @@
   }
   function lessRate(k1, n1, k2, n2) { return BigInt(k1) * BigInt(n2) < BigInt(k2) * BigInt(n1); }
 
+  // an equalized-odds rule states its summaries in its parts, one rule per error rate
   function checkDerivedTest(rec, cols, labels, problems) {
     var details = isObject(rec.details) ? rec.details : {};
-    var where = "test " + rec.test_key;
+    var where = "test " + rec.test_key, checked = 0;
+    if (Array.isArray(details.parts)) details.parts.forEach(function (part) {
+      if (isObject(part)) checked += checkDerivedDetails(rec.test_id, where + " (" + part.rate + ")", part, cols, labels, problems);
+    });
+    return checked + checkDerivedDetails(rec.test_id, where, details, cols, labels, problems);
+  }
+
+  function checkDerivedDetails(testId, where, details, cols, labels, problems) {
     var key = derivedRateKey(details.rate);
-    if (key === null) return 0;  // a rule over two rates (equalized_odds)
+    if (key === null) return 0;  // equalized_odds itself: its parts state the summaries
     var rate = DERIVED.rates[key], events = [], decided = [], missing = [];
     for (var i = 0; i < labels.length; i++) {
       events.push(termSum(cols, rate[1], i));
@@ -385,7 +393,7 @@
     }
     var bounds = details.gap_bounds, alpha = details.alpha_per_group;
     var method = Object.prototype.hasOwnProperty.call(details, "method") ? details.method : "simultaneous";
-    if (rec.test_id === RespaiTables.testIds.groupRule && isObject(bounds) && typeof alpha === "number"
+    if (testId === RespaiTables.testIds.groupRule && isObject(bounds) && typeof alpha === "number"
         && method === "simultaneous" && (details.reference === null || details.reference === undefined) && labels.length >= 2) {
       var upper = upperGap(events, decided, missing, alpha);
       if (typeof bounds.hi !== "number" || Math.abs(bounds.hi - upper) > DERIVED.tolerance) {
