@@ -153,3 +153,46 @@ def test_a_file_whose_cells_come_as_arrow_matches_cell_by_cell(
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(count_pass, "ARROW_FROM_BYTES", 0)
         _same_both_ways(spec, None, "s" if scored else None)
+
+
+@pytest.mark.parametrize(
+    ("column", "bad", "message"),
+    [
+        ("y", "2", "the label column 'y' holds '2'"),
+        ("p", "yes", "the prediction column 'p' holds 'yes'"),
+        ("g", "a\x1b[31m", "contains control characters"),
+        ("prob", "1.5", "probabilities must lie in"),
+        ("prob", "-3", "probabilities must lie in"),
+    ],
+)
+def test_a_file_read_as_arrow_refuses_as_the_row_reading_does(
+    tmp_path: Any, column: str, bad: str, message: str
+) -> None:
+    """A bad value in a file whose cells come as Arrow gets the same message, naming the
+    same line, as when they come as rows."""
+    from respai.engine import count_pass
+
+    base = [["a", "1", "1", "0.2"], ["b", "0", "1", "0.3"], ["a", "1", "0", "0.9"]]
+    rows = [list(r) for r in base * 5]
+    at = ["g", "y", "p", "prob"].index(column)
+    rows[7][at] = bad
+    path = tmp_path / "cases.csv"
+    path.write_text("g,y,p,prob\n" + "".join(",".join(r) + "\n" for r in rows), encoding="utf-8")
+    spec = parse_fairness(
+        {
+            "cases": str(path),
+            "label": "y",
+            "prediction": "p",
+            "probability": "prob",
+            "attributes": {"g": ["a", "b"]},
+        }
+    )
+    said = []
+    for threshold in (0, 1 << 62):  # Arrow cells, then rows
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(count_pass, "ARROW_FROM_BYTES", threshold)
+            with pytest.raises(InputError) as caught:
+                load.load_counts(spec)
+        said.append(caught.value.diagnostics())
+    assert said[0] == said[1]
+    assert message in said[0] and "line 9" in said[0], said[0]
