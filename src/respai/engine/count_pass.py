@@ -10,7 +10,6 @@ becomes one message naming the file and line (:func:`scan_error`).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -168,16 +167,20 @@ _PLAIN_KEY_TYPES = frozenset(
 )
 
 
+#: Arrow's memory pool, once a cube came as Arrow in this process (:func:`_arrow_cube`).
+_ARROW_POOLS: list[Any] = []
+
+
 def release_memory() -> None:
     """Hand back to the system the memory Arrow's pool keeps once a large cube is let go.
 
     Arrow's allocator holds freed memory for reuse; the rank pass that follows sorts in
-    DuckDB, not in Arrow, so the run's peak would carry it. Nothing is done when
-    pyarrow was never loaded (a small file's cells come as rows).
+    DuckDB, not in Arrow, so the run's peak would carry it. Nothing is done when no cube
+    came as Arrow (a small file's cells come as rows): pyarrow is then not touched, not
+    even when another thread is importing it (the start-up preload).
     """
-    pa = sys.modules.get("pyarrow")
-    if pa is not None:
-        pa.default_memory_pool().release_unused()
+    for pool in _ARROW_POOLS:
+        pool.release_unused()
 
 
 def _cube_rows(
@@ -226,6 +229,8 @@ def _arrow_cube(table: Any, width: int, probability: bool, n_extra: int) -> Cube
     import pyarrow as pa  # type: ignore[import-untyped]
     import pyarrow.compute as pc  # type: ignore[import-untyped]
 
+    if not _ARROW_POOLS:
+        _ARROW_POOLS.append(pa.default_memory_pool())
     base = width + (1 if probability else 0)
     at = {"n": base}
     if probability:
