@@ -305,6 +305,8 @@ def load_counts(
     bins = spec.calibration_bins if spec.probability else None
     passes = count or engine.count_cube
     cube = passes(source, keys, spec.probability, spec.calibration_bins, extra)
+    if not isinstance(cube, engine.Cube):  # cells from a caller's own count pass
+        cube = engine.Cube.of_rows(list(cube))
     gate = _Gate(spec, source, cube)
     coded = _coded(spec, gate, cube)
     if coded is not None:  # every value read: the cells summed as arrays
@@ -552,7 +554,7 @@ def _read_codes(
     return table[index], distinct, found
 
 
-def _coded(spec: FairnessSpec, gate: _Gate, cube: Sequence[engine.CubeRow]) -> _Coded | None:
+def _coded(spec: FairnessSpec, gate: _Gate, cube: engine.Cube) -> _Coded | None:
     """The gate's reading of every cube cell, one gate call per distinct value.
 
     Returns ``None`` when a value would be refused, or cannot be read as a key, or there
@@ -563,8 +565,6 @@ def _coded(spec: FairnessSpec, gate: _Gate, cube: Sequence[engine.CubeRow]) -> _
 
     if not cube:
         return None
-    if not isinstance(cube, engine.Cube):  # cells from a caller's own count pass
-        cube = engine.Cube.of_rows(list(cube))
     names = list(spec.attributes)
     n_attr = len(names)
     attr_codes: list[Any] = []
@@ -729,7 +729,7 @@ def _coded_counts(spec: FairnessSpec, coded: _Coded) -> Counts:
 
 
 def _coded_null_cells(
-    spec: FairnessSpec, cube: Sequence[engine.CubeRow], coded: _Coded, extra: list[str]
+    spec: FairnessSpec, cube: engine.Cube, coded: _Coded, extra: list[str]
 ) -> dict[str, int]:
     """:func:`_null_cells` of the coded cells."""
     out: dict[str, int] = {spec.label: 0, spec.prediction: 0}
@@ -741,8 +741,6 @@ def _coded_null_cells(
         else:
             out[attr] = 0
     out[spec.prediction] = int(coded.n[coded.kind >= 4].sum())
-    if not isinstance(cube, engine.Cube):
-        cube = engine.Cube.of_rows(list(cube))
     if spec.probability:
         out[spec.probability] = int(coded.n.sum() - cube.numbers("prob_n")[0].sum())
     for j, col in enumerate(extra):
