@@ -104,7 +104,7 @@ def test_preload_imports_on_a_thread_and_can_be_turned_off(
         "preload(('respai_no_such_module',) + FAIRNESS).join(60)\n"
     )
     loaded = _modules_after(code)
-    assert {"scipy", "rich"} <= loaded  # a module that fails does not stop the others
+    assert "rich" in loaded  # a module that fails does not stop the others
     monkeypatch.setenv("RESPAI_NO_PRELOAD", "1")
     assert preload(FAIRNESS) is None
 

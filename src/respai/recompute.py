@@ -84,7 +84,11 @@ def _rate_key(name: object) -> str | None:
 def _upper_gap(events: list[int], decided: list[int], missing: list[int], alpha: float) -> float:
     """``max_{i != j} hi_i - lo_j`` of the widened Clopper-Pearson intervals, vectorised."""
     import numpy as np
-    from scipy.special import betainccinv, betaincinv
+
+    from respai.special import ufunc
+
+    betainccinv = ufunc("betainccinv")
+    betaincinv = ufunc("betaincinv")
 
     k = np.asarray(events, dtype=np.float64)
     m = np.asarray(missing, dtype=np.float64)

@@ -73,7 +73,9 @@ def _cp_lower(k: int, n: int, alpha: float) -> float:
     """Exact lower bound at two-sided level ``1 - alpha``; ``0 <= k <= n``, ``n >= 1``."""
     if k == 0:
         return 0.0
-    from scipy.special import betaincinv
+    from respai.special import ufunc
+
+    betaincinv = ufunc("betaincinv")
 
     return float(betaincinv(k, n - k + 1, alpha / 2.0))
 
@@ -82,7 +84,9 @@ def _cp_upper(k: int, n: int, alpha: float) -> float:
     """Exact upper bound at two-sided level ``1 - alpha``; ``0 <= k <= n``, ``n >= 1``."""
     if k == n:
         return 1.0
-    from scipy.special import betainccinv
+    from respai.special import ufunc
+
+    betainccinv = ufunc("betainccinv")
 
     # The complemented inverse gives the upper quantile without the loss of precision of
     # betaincinv(a, b, 1 - alpha / 2) for small alpha.
@@ -329,7 +333,11 @@ def widened_intervals(
     True
     """
     import numpy as np
-    from scipy.special import betainccinv, betaincinv
+
+    from respai.special import ufunc
+
+    betainccinv = ufunc("betainccinv")
+    betaincinv = ufunc("betaincinv")
 
     alpha = _check_level(alpha, "alpha")
     ks, ms, ns = list(k), list(missing), list(n)
@@ -858,7 +866,9 @@ def auc_logit_interval(
     a, b = _delong_parts(m, n, u2, positive_squares, negative_squares)
     if a + b <= 0.0:
         return None
-    from scipy.special import stdtrit  # Student's t quantile (scipy.stats.t.ppf's core)
+    from respai.special import ufunc
+
+    stdtrit = ufunc("stdtrit")  # Student's t quantile (scipy.stats.t.ppf's core)
 
     df = max(1.0, (a + b) ** 2 / (a * a / (m - 1) + b * b / (n - 1)))
     q = float(stdtrit(df, (1.0 + confidence) / 2.0))

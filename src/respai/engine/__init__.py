@@ -45,8 +45,9 @@ its engine table, for ``respai --help``) imports no engine.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from respai.lazy import lazy_names
 
 if TYPE_CHECKING:
     from respai.engine.batches import iter_batches
@@ -164,12 +165,4 @@ __all__ = [
     "spark_session",
 ]
 
-
-def __getattr__(name: str) -> object:
-    """Import a public name from its module on first use (PEP 562)."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _HOMES)

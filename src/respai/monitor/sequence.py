@@ -34,7 +34,9 @@ _B = 0.5
 
 def log_martingale(k: int, n: int, p: float, a: float = _A, b: float = _B) -> float:
     """``log M_n(p)`` after ``k`` events in ``n`` cases (``+inf`` where ``p`` is impossible)."""
-    from scipy.special import betaln
+    from respai.special import ufunc
+
+    betaln = ufunc("betaln")
 
     if not 0 <= k <= n:
         raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")

@@ -147,7 +147,9 @@ def paired_difference_interval(b: int, c: int, n: int, confidence: float) -> Int
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
     if n == 0:
         return None
-    from scipy.special import ndtri
+    from respai.special import ufunc
+
+    ndtri = ufunc("ndtri")
 
     # Below 95% the 95% interval is given: the add-two centre leaves too little room at
     # the edges (all pairs discordant one way) for a narrower one to hold its level.

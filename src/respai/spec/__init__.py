@@ -26,9 +26,9 @@ The domain types load with the package; the parsers (and YAML) load on first use
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
+from respai.lazy import lazy_names
 from respai.spec.parsed import (
     DEFAULT_ALPHA,
     DEFAULT_CALIBRATION_BINS,
@@ -88,8 +88,4 @@ _PARSERS = {
 }
 
 
-def __getattr__(name: str) -> object:
-    module = _PARSERS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'respai.spec' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_names(__name__, _PARSERS)
