@@ -425,6 +425,12 @@ def main() -> None:
     run = 1 + max((r.get("run", 0) for r in results), default=0)  # this invocation
     info = machine()
     print(json.dumps(info), flush=True)
+    # an installed package runs from compiled bytecode (pip compiles it); with
+    # PYTHONDONTWRITEBYTECODE set, a module edited since its last compile would be
+    # compiled again at every start and counted in every command's time
+    import respai
+
+    subprocess.run([PY, "-m", "compileall", "-q", str(Path(respai.__file__).parent)], check=True)
 
     def want(label: str) -> bool:
         if a.only and not any(label.startswith(s) for s in a.only):

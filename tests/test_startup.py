@@ -92,6 +92,54 @@ def test_a_run_without_an_auc_does_not_load_the_numpy_fold(tmp_path: Path) -> No
     assert "respai.run.group_rules" in loaded and "duckdb" in loaded
     assert "respai.engine.fold" not in loaded
     assert "sklearn" not in loaded and "pyarrow" not in loaded
+    assert "cryptography" not in loaded  # nothing is signed
+
+
+def test_a_small_file_s_evaluation_imports_neither_scipy_special_nor_pyarrow(
+    tmp_path: Path,
+) -> None:
+    # SciPy's compiled functions come without scipy.special's package (respai.special),
+    # and a small file's sorted scores come as numpy arrays, not Arrow batches
+    rows = "".join(
+        f"{'fm'[i % 2]},{i % 3 % 2},{i % 5 % 2},{(i * 7 % 10) / 10}\n" for i in range(60)
+    )
+    (tmp_path / "cases.csv").write_text("sex,label,prediction,score\n" + rows)
+    (tmp_path / "spec.yaml").write_text(
+        "system: {name: t, version: '1'}\n"
+        "fairness:\n"
+        "  name: t\n"
+        "  cases: cases.csv\n"
+        "  label: label\n"
+        "  prediction: prediction\n"
+        "  attributes: {sex: [f, m]}\n"
+        "  rules:\n"
+        "    - {id: sel, rate: selection, attribute: sex, max_group_gap: 0.5}\n"
+        "evaluation:\n"
+        "  tests: [accuracy, auc]\n"
+        "  score: score\n"
+    )
+    code = (
+        "import contextlib, io, os, sys\n"
+        "os.environ['RESPAI_NO_PRELOAD'] = '1'\n"
+        f"os.environ['RESPAI_HOME'] = {str(tmp_path / 'home')!r}\n"
+        "from respai.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "    main(['evaluate', 'spec.yaml', '--no-ledger', '--out', 'out'])\n"
+        "assert os.path.exists('out/record.json')\n"
+        "print('scipy.special' in sys.modules, file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code + "import json\nprint(json.dumps(sorted(sys.modules)))\n"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert {"respai.engine.fold", "scipy.special._ufuncs", "cryptography"} <= loaded
+    assert "scipy.special" not in loaded and "pyarrow" not in loaded
 
 
 def test_preload_imports_on_a_thread_and_can_be_turned_off(

@@ -43,8 +43,8 @@ from respai.record.canonical import (
     MAX_JSON_DEPTH,
     MAX_JSON_INTEGER_DIGITS,
     MAX_JSON_STRING_CHARS,
+    MAX_KEY_FILE_BYTES,
 )
-from respai.record.keys import MAX_KEY_FILE_BYTES
 
 __all__ = [
     "MAX_CHECKPOINT_BYTES",

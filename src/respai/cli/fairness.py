@@ -46,14 +46,14 @@ def fairness(
     accepted: tuple[Verdict, ...],
 ) -> None:
     """Evaluate the declared group rules of SPEC (a YAML file) on its cases file."""
+    from respai.cli.preload import FAIRNESS, preload
+
+    check_junit_path(junit)
+    preload(FAIRNESS)  # numpy, scipy and rich import while DuckDB reads the file
     from respai.progress import progress
     from respai.render.terminal import print_fairness
     from respai.run.group_rules import evaluate_fairness
 
-    check_junit_path(junit)
-    from respai.cli.preload import FAIRNESS, preload
-
-    preload(FAIRNESS)  # scipy and rich import while DuckDB counts
     with progress("counting", quiet=quiet):
         result = evaluate_fairness(spec, policy=policy, engine=engine)
     result = dataclasses.replace(result, accepted=accepted)

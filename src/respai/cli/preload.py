@@ -20,7 +20,7 @@ import threading
 __all__ = ["EVALUATE", "FAIRNESS", "preload"]
 
 #: What ``respai fairness`` needs after its count pass: exact intervals, the printer.
-FAIRNESS = ("rich.console", "rich.table")
+FAIRNESS = ("numpy", "scipy", "rich.console", "rich.table")
 #: ``respai evaluate`` adds the record's schema check and the AUC's Arrow stream.
 EVALUATE = (*FAIRNESS, "jsonschema_rs", "pyarrow")
 

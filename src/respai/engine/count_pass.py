@@ -110,7 +110,7 @@ def count_cube(
         native = grouped.to_native()
         if (
             isinstance(native, duckdb.DuckDBPyRelation)
-            and _arrow_pays(source)
+            and arrow_pays(source)
             and all(str(t) in _PLAIN_KEY_TYPES for t in native.types[:width])
         ):
             # DuckDB 2 names it to_arrow_table; 1.x, which pyproject allows, fetch_arrow_table
@@ -135,7 +135,7 @@ ARROW_FROM_BYTES = 8 * 1024 * 1024
 """A cases file at least this large has its cells fetched as Arrow (:class:`Cube`)."""
 
 
-def _arrow_pays(source: Source) -> bool:
+def arrow_pays(source: Source) -> bool:
     """Whether fetching the cells as Arrow pays for importing pyarrow (about 70 ms).
 
     A file of a few megabytes has few cells, which DuckDB's row fetch reads at once; a

@@ -20,7 +20,7 @@ from typing import Any
 import duckdb
 import narwhals as nw
 
-from respai.engine.count_pass import scan_error
+from respai.engine.count_pass import arrow_pays, scan_error
 from respai.engine.finite import first_not_finite, not_finite
 from respai.engine.rank_parts import LOW, RankParts, square
 from respai.engine.source import NUMERIC, Source
@@ -68,8 +68,14 @@ def rank_sums(
         packed = frame.select(_packed(sizes), nw.col("__s"))
         if isinstance(native, duckdb.DuckDBPyRelation):
             ordered = packed.to_native().order("__s")
-            reader = getattr(ordered, "to_arrow_reader", None) or ordered.fetch_arrow_reader
-            batches: Iterator[Any] = iter(reader(_STREAM_ROWS))
+            batches: Iterator[Any]
+            if arrow_pays(source):
+                reader = getattr(ordered, "to_arrow_reader", None) or ordered.fetch_arrow_reader
+                batches = iter(reader(_STREAM_ROWS))
+            else:  # a small file: one fetch as numpy arrays, without importing pyarrow
+                from respai.engine.fold import Arrays
+
+                batches = iter([Arrays(list(ordered.fetchnumpy().values()))])
         elif isinstance(frame, nw.DataFrame):  # in memory already: sort it there
             table = packed.sort("__s").to_arrow()
             batches = iter(table.to_batches(max_chunksize=_STREAM_ROWS))

@@ -36,6 +36,7 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "MAX_JSON_INTEGER_DIGITS",
     "MAX_JSON_STRING_CHARS",
+    "MAX_KEY_FILE_BYTES",
     "MAX_SAFE_INTEGER",
     "canonical_bytes",
     "canonical_object",
@@ -60,6 +61,12 @@ MAX_JSON_STRING_CHARS = 32 * 1024 * 1024
 
 MAX_JSON_BYTES = 64 * 1024 * 1024
 """The largest JSON document :func:`loads_strict` reads, in UTF-8 bytes."""
+
+MAX_KEY_FILE_BYTES = 16 * 1024 * 1024
+"""The most bytes read of a key file or ``keys.json`` (they are a few kilobytes).
+
+Kept here with the JSON limits, not in :mod:`respai.record.keys`, so that the table of
+limits (:mod:`respai.limits`) does not import the signing library."""
 
 # A string (with its escapes) or one bracket; strings are skipped whole, at C speed.
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)

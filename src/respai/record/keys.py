@@ -41,7 +41,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 )
 
 from respai.io import FileTooLarge, NotARegularFile, atomic_write, read_bounded
-from respai.record.canonical import loads_strict
+from respai.record.canonical import MAX_KEY_FILE_BYTES, loads_strict
 from respai.record.chain import digest_id, is_digest_id
 from respai.record.errors import KeyMaterialError, RecordError
 from respai.record.times import format_timestamp, now_utc, parse_timestamp
@@ -78,9 +78,6 @@ _KEY_NAME = re.compile(r"respai-([0-9a-f]{12})\.key")
 
 PASSPHRASE_ENV = "RESPAI_KEY_PASSPHRASE"
 """The environment variable a private key's passphrase is read from."""
-
-#: The most bytes respai reads of a key file or ``keys.json`` (they are a few kilobytes).
-MAX_KEY_FILE_BYTES = 16 * 1024 * 1024
 
 
 def public_key_raw(public_key: Ed25519PublicKey) -> bytes:
