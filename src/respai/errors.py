@@ -9,7 +9,6 @@ specs and broken records, and the CLI catches them in exactly one place.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 from respai.render.escape import terminal_text
@@ -73,5 +72,7 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     >>> did_you_mean("zzz", ["label"])
     ''
     """
+    import difflib  # imported only when a name is wrong: 6 ms of every start otherwise
+
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f" Did you mean '{terminal_text(close[0])}'?" if close else ""

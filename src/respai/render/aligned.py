@@ -111,4 +111,6 @@ class AlignedTable:
         if sum(widths) + _GAP * max(len(widths) - 1, 0) > options.max_width:
             yield self.rich_table()
             return
-        yield from self.lines(widths)
+        for line in self.lines(widths):
+            line.no_wrap = True  # it fits: spare rich's line breaking of every row
+            yield line
