@@ -1,5 +1,5 @@
 """``python -m respai``: the same as the ``respai`` command."""
 
-from respai.cli import main
+from respai.cli import entry
 
-raise SystemExit(main())
+entry()

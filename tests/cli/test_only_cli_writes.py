@@ -20,8 +20,6 @@ CLI = PKG / "cli"
 
 #: (module, what it does) -> why it may. Everything else outside cli/ is refused.
 ALLOWED = {
-    ("__main__.py", "raise SystemExit"): "the `python -m respai` entry point exits with "
-    "the code respai.cli.main returns",
     ("progress.py", "sys.stderr"): "the progress bar draws on standard error (only when it "
     "is a terminal, never with --quiet)",
     ("render/terminal.py", "Console(stderr=...)"): "print_fairness draws the fairness "

@@ -47,9 +47,9 @@ from respai.cli import (  # each adds its commands to the group
     verify,
     witness,
 )
-from respai.cli.app import cli, main
+from respai.cli.app import cli, entry, main
 
-__all__ = ["COMMAND_MODULES", "cli", "main"]
+__all__ = ["COMMAND_MODULES", "cli", "entry", "main"]
 
 COMMAND_MODULES = (
     fairness,
