@@ -108,7 +108,7 @@ def check(dist: Path) -> list[str]:
             problems.append(f"the wheel is not version {version} (no {meta}METADATA)")
         else:
             entry = wheel.read(f"{meta}entry_points.txt").decode("utf-8")
-            if "respai = respai.cli:main" not in entry:
+            if "respai = respai.cli:entry" not in entry:
                 problems.append("the wheel has no respai console script")
     problems += _compare("wheel", found, expected)
     prefix = f"respai-{version}/src/respai/"

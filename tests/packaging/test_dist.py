@@ -54,6 +54,16 @@ def test_the_wheel_hash_comes_from_pips_direct_url(
     assert fingerprint.wheel_sha256(package) == SHA
     # another copy of respai (the one a test imports) is not the installed wheel
     assert fingerprint.wheel_sha256(Path(fingerprint.__file__).parents[1]) is None
+    # two .dist-info folders of respai beside the package: which one is unknown
+    second = tmp_path / "site" / "respai-9.9.8.dist-info"
+    second.mkdir()
+    assert fingerprint.wheel_sha256(package) is None
+    second.rmdir()
+    # a copy of respai elsewhere, without a .dist-info beside it, is not the wheel
+    elsewhere = tmp_path / "other" / "respai"
+    elsewhere.mkdir(parents=True)
+    assert fingerprint.wheel_sha256(elsewhere) is None
+    assert fingerprint.wheel_sha256(package) == SHA
 
 
 @pytest.mark.parametrize(

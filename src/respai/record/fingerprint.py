@@ -358,22 +358,23 @@ def wheel_sha256(package_dir: Path) -> str | None:
 
     pip writes ``direct_url.json`` into the ``.dist-info`` folder of a distribution
     installed from a file or URL (PEP 610); for a wheel file its ``archive_info`` holds the
-    wheel's hash. It is read only when that distribution's files are the ones running
-    (not another copy of respai earlier on the path), and only a ``sha256`` hash counts.
-    An install from a package index, or from a checkout (editable or not), records no
-    wheel hash: the result is then ``None``.
+    wheel's hash. pip puts that folder beside the package, so only a ``respai-*.dist-info``
+    folder in the running package's own folder is read (never another copy of respai on
+    the path; two such folders, a broken install, give ``None``), without a search of the
+    whole path (about 15 ms). Only a ``sha256`` hash counts. An install from a package
+    index, or from a checkout (editable or not), records no wheel hash: the result is
+    then ``None``.
     """
     import json
     from importlib import metadata
 
     try:
-        dist = metadata.distribution("respai")
-        here = Path(str(dist.locate_file("respai/__init__.py"))).resolve()
-        if here != (package_dir / "__init__.py").resolve():
+        infos = [p for p in package_dir.resolve().parent.glob("respai-*.dist-info") if p.is_dir()]
+        if len(infos) != 1:
             return None
-        text = dist.read_text("direct_url.json")
+        text = metadata.PathDistribution(infos[0]).read_text("direct_url.json")
         data = json.loads(text) if text else None
-    except (metadata.PackageNotFoundError, OSError, ValueError):
+    except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or not str(data.get("url", "")).endswith(".whl"):
         return None
