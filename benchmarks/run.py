@@ -33,7 +33,9 @@ What is measured, per size and file format:
 - ``--small``: a small file (the public COMPAS export, 7,214 rows, when
   ``../shared/data/compas/`` holds it, else a generated CSV of as many rows): ``respai
   fairness`` and ``respai evaluate`` against the floor ``python -c "import duckdb; <one
-  GROUP BY>"`` (``floor.py --columns=...``), where start-up and rendering dominate;
+  GROUP BY>"`` (``floor.py --columns=...``), where start-up and rendering dominate; the
+  three run in interleaved rounds (floor, fairness, evaluate, then again), so a change in
+  a shared machine's load between runs of a sub-second command hits all three alike;
 - ``--many G [G ...]``: ``respai evaluate`` on a spec with one attribute of ``G``
   declared values (5 cases per value, a rule and the battery over it), against its
   GROUP BY floor: the cost per group.
@@ -177,6 +179,32 @@ def measure(
         rows.append(row)
         if "error" in row or row["wall_s"] > slow:
             break  # a failed or very slow command is not repeated
+    return summary(label, cmd, rows, **meta)
+
+
+def measure_interleaved(
+    cases: list[tuple[str, list[str], dict[str, Any]]],
+    runs: int,
+    timeout: float,
+    cap_mb: float,
+    env: dict[str, str] | None = None,
+) -> list[dict[str, Any]]:
+    """Each command once per round, ``runs`` rounds: a floor and the commands it is the
+    floor of meet the same changes of the machine's load (sub-second commands on a shared
+    machine move by tens of percent from one minute to the next)."""
+    rows: list[list[dict[str, Any]]] = [[] for _ in cases]
+    for _ in range(runs):
+        for i, (_, cmd, _) in enumerate(cases):
+            if not rows[i] or "error" not in rows[i][-1]:
+                rows[i].append(run_once(cmd, timeout, cap_mb, env))
+    return [
+        summary(label, cmd, got, interleaved=True, **meta)
+        for (label, cmd, meta), got in zip(cases, rows, strict=True)
+    ]
+
+
+def summary(label: str, cmd: list[str], rows: list[dict[str, Any]], **meta: Any) -> dict[str, Any]:
+    """One command's runs: the medians, every wall time, or the error that stopped it."""
     ok = [r for r in rows if "error" not in r]
     out: dict[str, Any] = {"label": label, "cmd": cmd, "runs": len(rows), "ok": len(ok), **meta}
     if ok:
@@ -478,19 +506,34 @@ def main() -> None:
             f"--score={prob}",
         ]
         out = str(a.data / "out_small")
-        add(f"floor small {name}", floor, role="floor", **meta)
-        add(
-            f"respai fairness small {name}",
-            [RESPAI, "fairness", str(spec)],
-            role="respai-fairness",
-            **meta,
-        )
-        add(
-            f"respai evaluate small {name}",
-            [RESPAI, "evaluate", str(spec), "--no-ledger", "--out", out],
-            role="respai-full",
-            **meta,
-        )
+        # interleaved rounds: the ratio of a sub-second command to its floor is what counts
+        small = [
+            (f"floor small {name}", floor, {"role": "floor", **meta}),
+            (
+                f"respai fairness small {name}",
+                [RESPAI, "fairness", str(spec)],
+                {"role": "respai-fairness", **meta},
+            ),
+            (
+                f"respai evaluate small {name}",
+                [RESPAI, "evaluate", str(spec), "--no-ledger", "--out", out],
+                {"role": "respai-full", **meta},
+            ),
+        ]
+        small = [c for c in small if want(c[0])]
+        for cpus in a.cpus or [None]:
+            pinned = [
+                (
+                    label if cpus is None else f"{label} [cpus={cpus}]",
+                    cmd if cpus is None else ["taskset", "-c", f"0-{cpus - 1}", *cmd],
+                    {**m, "run": run, "note": a.label, **({} if cpus is None else {"cpus": cpus})},
+                )
+                for label, cmd, m in small
+            ]
+            results.extend(measure_interleaved(pinned, a.runs, a.timeout, a.cap_mb, env))
+            a.results.write_text(
+                json.dumps({"machine": info, "results": results}, indent=1), encoding="utf-8"
+            )
     for groups in a.many:
         path, spec = many_case(a.data, groups)
         meta = {
