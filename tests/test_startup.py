@@ -30,14 +30,19 @@ HEAVY = (
 )
 
 
-def _modules_after(code: str, cwd: Path | None = None) -> set[str]:
-    """The top-level modules a fresh interpreter holds after running ``code``."""
+def _modules_after(code: str, cwd: Path | None = None, *, every: bool = False) -> set[str]:
+    """The top-level modules (and respai's, or ``every`` module) after running ``code``."""
+    names = (
+        "sys.modules"
+        if every
+        else "{m.split('.')[0] for m in sys.modules} "
+        "| {m for m in sys.modules if m.startswith('respai.')}"
+    )
     script = (
         "import json, sys\n"
         f"{code}\n"
         "sys.stderr.flush()\n"
-        "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules} "
-        "| {m for m in sys.modules if m.startswith('respai.')})), file=sys.__stdout__)\n"
+        f"print(json.dumps(sorted({names})), file=sys.__stdout__)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script],
@@ -67,20 +72,24 @@ def test_help_loads_no_heavy_library() -> None:
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
 
 
+#: A spec of one rule over ``cases.csv`` (``label``, ``prediction``, ``sex``).
+SPEC = (
+    "system: {name: t, version: '1'}\n"
+    "fairness:\n"
+    "  name: t\n"
+    "  cases: cases.csv\n"
+    "  label: label\n"
+    "  prediction: prediction\n"
+    "  attributes: {sex: [f, m]}\n"
+    "  rules:\n"
+    "    - {id: sel, rate: selection, attribute: sex, max_group_gap: 0.5}\n"
+)
+
+
 def test_a_run_without_an_auc_does_not_load_the_numpy_fold(tmp_path: Path) -> None:
     # the AUC's numpy fold (respai.engine.fold) is loaded by the AUC pass only
     (tmp_path / "cases.csv").write_text("sex,label,prediction\nf,1,1\nm,0,1\nf,0,0\nm,1,1\n")
-    (tmp_path / "spec.yaml").write_text(
-        "system: {name: t, version: '1'}\n"
-        "fairness:\n"
-        "  name: t\n"
-        "  cases: cases.csv\n"
-        "  label: label\n"
-        "  prediction: prediction\n"
-        "  attributes: {sex: [f, m]}\n"
-        "  rules:\n"
-        "    - {id: sel, rate: selection, attribute: sex, max_group_gap: 0.5}\n"
-    )
+    (tmp_path / "spec.yaml").write_text(SPEC)
     code = (
         "import contextlib, io\n"
         "from respai.cli import main\n"
@@ -105,39 +114,18 @@ def test_a_small_file_s_evaluation_imports_neither_scipy_special_nor_pyarrow(
     )
     (tmp_path / "cases.csv").write_text("sex,label,prediction,score\n" + rows)
     (tmp_path / "spec.yaml").write_text(
-        "system: {name: t, version: '1'}\n"
-        "fairness:\n"
-        "  name: t\n"
-        "  cases: cases.csv\n"
-        "  label: label\n"
-        "  prediction: prediction\n"
-        "  attributes: {sex: [f, m]}\n"
-        "  rules:\n"
-        "    - {id: sel, rate: selection, attribute: sex, max_group_gap: 0.5}\n"
-        "evaluation:\n"
-        "  tests: [accuracy, auc]\n"
-        "  score: score\n"
+        SPEC + "evaluation:\n  tests: [accuracy, auc]\n  score: score\n"
     )
     code = (
-        "import contextlib, io, os, sys\n"
+        "import contextlib, io, os\n"
         "os.environ['RESPAI_NO_PRELOAD'] = '1'\n"
         f"os.environ['RESPAI_HOME'] = {str(tmp_path / 'home')!r}\n"
         "from respai.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
         "    main(['evaluate', 'spec.yaml', '--no-ledger', '--out', 'out'])\n"
         "assert os.path.exists('out/record.json')\n"
-        "print('scipy.special' in sys.modules, file=sys.stderr)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code + "import json\nprint(json.dumps(sorted(sys.modules)))\n"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    loaded = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    loaded = _modules_after(code, cwd=tmp_path, every=True)
     assert {"respai.engine.fold", "scipy.special._ufuncs", "cryptography"} <= loaded
     assert "scipy.special" not in loaded and "pyarrow" not in loaded
 
