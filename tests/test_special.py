@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 import scipy.special
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -44,6 +45,14 @@ def test_the_package_is_not_imported_and_imports_whole_afterwards() -> None:
         "print(ufunc('betaincinv') is scipy.special.betaincinv)\n"
     )
     assert _run(code).split() == ["False", "True", "True", "True", "True"]
+
+
+def test_a_function_the_compiled_module_lacks_comes_from_the_package(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a SciPy that moved a function out of scipy.special._ufuncs
+    monkeypatch.delattr(sys.modules["scipy.special._ufuncs"], "betaln")
+    assert ufunc("betaln") is scipy.special.betaln
 
 
 def test_after_the_package_is_imported_its_functions_are_used() -> None:

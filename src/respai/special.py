@@ -51,7 +51,9 @@ def ufunc(name: Name) -> np.ufunc:
     0.09898827844250786
     """
     module = sys.modules.get(_COMPILED) or _load()
-    result: np.ufunc = getattr(module, name)
+    result: np.ufunc | None = getattr(module, name, None)
+    if result is None:  # a SciPy that keeps it in another module: the package has it
+        result = getattr(importlib.import_module(_PACKAGE), name)
     return result
 
 
