@@ -2,4 +2,5 @@
 
 from respai.cli import entry
 
-entry()
+if __name__ == "__main__":  # not when a tool imports the module to read it
+    entry()

@@ -2,10 +2,12 @@
 
 A command spends its first fraction of a second in DuckDB (opening the file, the count
 pass, the AUC's sort), which runs without holding Python's lock; the libraries it needs
-only afterwards (scipy for exact intervals, rich to print, jsonschema_rs to check the
-record) can be imported meanwhile on the second core. :func:`preload` starts that
-import on a daemon thread and returns at once; the command imports the same modules
-where it uses them as before, waiting for the thread only if the import is not done.
+only afterwards (numpy and scipy for exact intervals, rich to print, jsonschema_rs to
+check the record) can be imported meanwhile on the second core (``scipy`` is the package
+alone: its compiled functions are loaded by :mod:`respai.special`, a respai module).
+:func:`preload` starts that import on a daemon thread and returns at once; the command
+imports the same modules where it uses them as before, waiting for the thread only if
+the import is not done.
 
 Only third-party libraries that never import respai are preloaded, so the two threads
 can never wait on each other's module locks. ``RESPAI_NO_PRELOAD=1`` turns it off.
@@ -19,9 +21,11 @@ import threading
 
 __all__ = ["EVALUATE", "FAIRNESS", "preload"]
 
-#: What ``respai fairness`` needs after its count pass: exact intervals, the printer.
+#: What ``respai fairness`` needs after its count pass: the arrays and SciPy of the exact
+#: intervals, the printer.
 FAIRNESS = ("numpy", "scipy", "rich.console", "rich.table")
-#: ``respai evaluate`` adds the record's schema check and the AUC's Arrow stream.
+#: ``respai evaluate`` adds the record's schema check and the AUC's Arrow stream (a file of
+#: 8 MiB or more; a smaller one's scores come as numpy arrays).
 EVALUATE = (*FAIRNESS, "jsonschema_rs", "pyarrow")
 
 
