@@ -80,3 +80,15 @@ def test_threads_loading_and_importing_the_package_at_once_all_succeed() -> None
     )
     for _ in range(3):
         assert _run(code) == "16 True"
+
+
+def test_a_scipy_without_the_compiled_module_gives_the_package_s_functions() -> None:
+    code = (
+        "import sys\n"
+        "import respai.special as special\n"
+        "special._COMPILED = 'scipy.special._no_such_module'\n"
+        "f = special.ufunc('betaincinv')\n"
+        "import scipy.special\n"
+        "print(f is scipy.special.betaincinv)\n"
+    )
+    assert _run(code) == "True"

@@ -68,8 +68,8 @@ def _load() -> types.ModuleType:
                 return _load_alone()
             except Exception:  # a SciPy or Python whose layout differs: the usual way
                 sys.modules.pop(_COMPILED, None)
-        importlib.import_module(_PACKAGE)
-        return sys.modules[_COMPILED]
+        package = importlib.import_module(_PACKAGE)
+        return sys.modules.get(_COMPILED) or package  # no such compiled module: the package
 
 
 def _load_alone() -> types.ModuleType:
