@@ -51,20 +51,29 @@ class At:
         index past the end, a step into something that is not an object or a list).
     path
         The member names and list indexes from the Statement's root.
+    json_pointer
+        :func:`pointer` of ``path``, extended one step at a time as the page walks down
+        (the root's is ``""``); give it whenever a ``path`` is given.
     """
 
     value: Any
     path: tuple[Key, ...] = ()
+    json_pointer: str = ""
 
     def __getitem__(self, key: Key) -> At:
         """The member ``key`` of an object, or the element ``key`` of a list."""
         v = self.value
         child: Any = None
-        if isinstance(key, str) and isinstance(v, Mapping):
-            child = v.get(key)
-        elif isinstance(key, int) and isinstance(v, list) and 0 <= key < len(v):
+        if isinstance(key, str):
+            # a parsed record's objects are dicts: the abstract check only for the rest
+            if type(v) is dict or isinstance(v, Mapping):
+                child = v.get(key)
+        elif isinstance(v, list) and 0 <= key < len(v):
             child = v[key]
-        return At(child, (*self.path, key))
+        step = str(key)
+        if "~" in step or "/" in step:
+            step = step.replace("~", "~0").replace("/", "~1")
+        return At(child, (*self.path, key), f"{self.json_pointer}/{step}")
 
     def get(self, key: Key) -> Any:
         """The raw value of ``self[key]``."""
@@ -131,7 +140,7 @@ class At:
     def _element(
         self, text: str, fmt: str, arg: str | None, tag: str, cls: str, attrs: str, of: str
     ) -> str:
-        parts = [f'data-bind="{html_text(pointer(self.path))}"', f'data-fmt="{fmt}"']
+        parts = [f'data-bind="{html_text(self.json_pointer)}"', f'data-fmt="{fmt}"']
         if arg is not None:
             parts.append(f'data-arg="{html_text(arg)}"')
         if of:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from respai.render.escape import html_text
-from respai.render.report.bind import At, pointer
+from respai.render.report.bind import At
 
 __all__ = ["GroupFields", "rules_section"]
 
@@ -34,7 +34,7 @@ def _rule(rec: At, kind: str, fields: GroupFields) -> str:
             "</tr>"
         )
     return (
-        f'<div class="{kind}-rule" data-record="{html_text(pointer(rec.path))}">'
+        f'<div class="{kind}-rule" data-record="{html_text(rec.json_pointer)}">'
         f"<h3>{rec['test_key'].show()}</h3>"
         f"<p>{rec['verdict'].show('verdict')}</p>"
         f"<p>{rec['reason'].show()}</p>"

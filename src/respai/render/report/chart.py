@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from respai.render.escape import html_text
-from respai.render.report.bind import At, pointer
+from respai.render.report.bind import At
 from respai.render.report.fields import as_dict, is_number
 
 __all__ = [
@@ -135,7 +135,7 @@ def _pair(iv: At | None) -> tuple[float, float] | None:
 
 def _ends(iv: At) -> tuple[str, str]:
     """The escaped JSON Pointers of an interval's two ends."""
-    return html_text(pointer(iv["lo"].path)), html_text(pointer(iv["hi"].path))
+    return html_text(iv["lo"].json_pointer), html_text(iv["hi"].json_pointer)
 
 
 def dot_chart(
@@ -197,7 +197,7 @@ def dot_chart(
     parts.append(f'<line class="axis" x1="{x0}" y1="{bottom}" x2="{x1}" y2="{bottom}"/>')
     for i, r in enumerate(rows):
         cy = top + row_h * i + row_h / 2
-        row = f'data-row="{html_text(pointer(r.row.path))}"'
+        row = f'data-row="{html_text(r.row.json_pointer)}"'
         anchor = f'x="{label_w}" y="{cy + 4:.1f}" text-anchor="end" {row}'
         if isinstance(r.label, str):
             parts.append(f"<text {anchor}>{html_text(r.label)}</text>")
@@ -230,7 +230,7 @@ def dot_chart(
             cls = "dot extreme" if r.extreme else "dot"
             parts.append(
                 f'<circle class="{cls}" cx="{x(r.number):.1f}" cy="{cy:.1f}" r="4.5" {row} '
-                f'data-x="{html_text(pointer(r.value.path))}"/>'
+                f'data-x="{html_text(r.value.json_pointer)}"/>'
             )
         else:
             parts.append(f'<text class="undefined" x="{x0 + 4}" y="{cy + 4:.1f}">undefined</text>')
@@ -253,7 +253,7 @@ def dot_chart(
         shift = -4 if anchor == "end" else 4
         parts.append(
             f'<line class="limit" x1="{lx:.1f}" y1="{top - 8}" x2="{lx:.1f}" y2="{bottom}" '
-            f'data-limit="{html_text(pointer(limit[1].path))}" data-limit-fmt="{limit[2]}"/>'
+            f'data-limit="{html_text(limit[1].json_pointer)}" data-limit-fmt="{limit[2]}"/>'
             + limit[1].show(
                 limit[2],
                 tag="text",

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from respai.render.escape import html_text
-from respai.render.report.bind import At, pointer
+from respai.render.report.bind import At
 from respai.render.report.chart import axis_domain, interval_pair
 from respai.render.report.fields import is_number
 from respai.render.report.verdict_words import badge
@@ -162,7 +162,7 @@ def _limit(frame: _Frame, last: At) -> str:
     ly = frame.y(float(value.value))
     return (
         f'<line class="limit" x1="{_X0}" y1="{ly:.1f}" x2="{_X1}" y2="{ly:.1f}" '
-        f'data-limit="{html_text(pointer(value.path))}"/>'
+        f'data-limit="{html_text(value.json_pointer)}"/>'
         + last.show(
             "mon_limit",
             tag="text",
@@ -182,7 +182,7 @@ def _alarm(frame: _Frame, last: At) -> str:
     shift = -4 if anchor == "end" else 4
     return (
         f'<line class="alarm" x1="{ax:.1f}" y1="{_TOP - 8}" x2="{ax:.1f}" y2="{_BOTTOM}" '
-        f'data-alarm="{html_text(pointer(look.path))}"/>'
+        f'data-alarm="{html_text(look.json_pointer)}"/>'
         + change.show(
             "mon_alarm",
             tag="text",
@@ -199,8 +199,8 @@ def _band(frame: _Frame, ivs: Sequence[tuple[float, At, At]], cls: str) -> str:
     top = [f"{frame.x(look):.1f},{frame.y(float(hi.value)):.1f}" for look, _, hi in ivs]
     bottom = [f"{frame.x(look):.1f},{frame.y(float(lo.value)):.1f}" for look, lo, _ in ivs]
     points = " ".join(top + bottom[::-1])
-    los = " ".join(html_text(pointer(lo.path)) for _, lo, _ in ivs)
-    his = " ".join(html_text(pointer(hi.path)) for _, _, hi in ivs)
+    los = " ".join(html_text(lo.json_pointer) for _, lo, _ in ivs)
+    his = " ".join(html_text(hi.json_pointer) for _, _, hi in ivs)
     return f'<polygon class="{cls}" points="{points}" data-lo="{los}" data-hi="{his}"/>'
 
 
@@ -260,14 +260,14 @@ def _rates_chart(records: Sequence[At]) -> str:
                 parts.append(
                     f'<line class="bar {cls}" x1="{cx:.1f}" y1="{frame.y(pair[0]):.1f}" '
                     f'x2="{cx:.1f}" y2="{frame.y(pair[1]):.1f}" '
-                    f'data-y1="{html_text(pointer(batch["interval"]["lo"].path))}" '
-                    f'data-y2="{html_text(pointer(batch["interval"]["hi"].path))}"/>'
+                    f'data-y1="{html_text(batch["interval"]["lo"].json_pointer)}" '
+                    f'data-y2="{html_text(batch["interval"]["hi"].json_pointer)}"/>'
                 )
             if is_number(batch.get("rate")):
                 parts.append(
                     f'<circle class="point {cls}" cx="{cx:.1f}" '
                     f'cy="{frame.y(float(batch.get("rate"))):.1f}" r="4" '
-                    f'data-y="{html_text(pointer(batch["rate"].path))}"/>'
+                    f'data-y="{html_text(batch["rate"].json_pointer)}"/>'
                 )
     parts.append("</svg>")
     legend = [(f"series{j % COLOURS}", names[j]["group"].show("short")) for j in range(groups)]
@@ -349,7 +349,7 @@ def _table(records: Sequence[At]) -> str:
             changed += "<br>" + rec["from"]["run_id"].show("mon_from", cls="small muted")
         earlier = ' class="earlier"' if _earlier(rec) else ""
         rows.append(
-            f'<tr{earlier} data-record="{html_text(pointer(rec.path))}">'
+            f'<tr{earlier} data-record="{html_text(rec.json_pointer)}">'
             f'<td class="num">{d["look"].show("plain")}</td>'
             f"<td>{lines('short', None)}</td>"
             f'<td class="num">{lines("mon_counts", "batch")}</td>'

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 from respai.battery import TestId
 from respai.render.escape import html_text
-from respai.render.report.bind import At, pointer
+from respai.render.report.bind import At
 from respai.render.report.controls import supports_line
 from respai.render.report.details import details_extras, rule_rows
 from respai.render.report.markup import definition_list
@@ -84,7 +84,7 @@ def results_table(tests: Sequence[At], tamper: int | None) -> str:
         cls = ' class="group-break"' if previous is not None and test_id != previous else ""
         previous = test_id
         rows.append(
-            f'<tr{cls} data-record="{html_text(pointer(rec.path))}">'
+            f'<tr{cls} data-record="{html_text(rec.json_pointer)}">'
             f'<td class="test"><a href="#test-{i + 1}">{display_name(rec)}</a>'
             f"{rec['test_key'].show('text0', cls='key mono')}</td>"
             f'<td class="num">{value_html(rec, i == tamper)}</td>'
@@ -153,7 +153,7 @@ def result_section(i: int, rec: At, tamper: bool, records: At) -> str:
     number = records.show("test_number", str(rec.path[-1]))
     return (
         f'<section class="test-section" id="test-{i}" '
-        f'data-record="{html_text(pointer(rec.path))}">'
+        f'data-record="{html_text(rec.json_pointer)}">'
         f'<div class="title"><h3>{number}. {display_name(rec)}</h3>'
         f"{rec['test_key'].show('text0', cls='key mono small')}</div>"
         f"{strip}{definition_list(rows)}{details_extras(rec)}{supports_line(rec)}</section>"
