@@ -524,7 +524,12 @@ def _read_yaml(text: str, source: str) -> object:
     except yaml.YAMLError as exc:
         raise Error(f"{source} is not valid YAML: {exc}") from exc
     _no_duplicate_keys(root, source)
-    return yaml.load(text, Loader=loader)
+    # the values from the nodes already composed: the text is not parsed a second time
+    constructor = loader("")
+    try:
+        return constructor.construct_document(root) if root is not None else None
+    finally:
+        constructor.dispose()
 
 
 def _no_duplicate_keys(node: object, source: str) -> None:
