@@ -17,6 +17,7 @@ import os
 import re
 import stat
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ __all__ = [
     "MEDIA_TYPES",
     "descriptor_fingerprint",
     "engine_code_fingerprint",
+    "engine_code_fingerprint_started",
     "file_fingerprint",
     "folder_fingerprint",
     "list_folder",
@@ -425,3 +427,36 @@ def engine_code_fingerprint() -> dict[str, Any]:
         "commit_from": source,
         "wheel_sha256": wheel_sha256(package_dir),
     }
+
+
+def engine_code_fingerprint_started() -> Callable[[], dict[str, Any]]:
+    """Start :func:`engine_code_fingerprint` on a second thread; return the wait for it.
+
+    Hashing the package's few hundred files (and, from a checkout, asking git for the
+    commit) spends most of its time reading files, hashing and waiting for git, none of
+    which holds Python's lock. A command that starts it before its count pass has it
+    done while DuckDB reads the cases; the returned function waits for the result (or
+    raises what the hashing raised) and is the fingerprint of this run only: nothing is
+    kept for another run.
+    """
+    import threading
+
+    outcome: list[tuple[bool, Any]] = []
+
+    def work() -> None:
+        try:
+            outcome.append((True, engine_code_fingerprint()))
+        except BaseException as exc:  # handed to the waiting thread
+            outcome.append((False, exc))
+
+    thread = threading.Thread(target=work, name="respai-code-fingerprint", daemon=True)
+    thread.start()
+
+    def result() -> dict[str, Any]:
+        thread.join()
+        done, value = outcome[0]
+        if not done:
+            raise value
+        return dict(value)
+
+    return result

@@ -281,13 +281,15 @@ def build_predicate(
     )
 
 
-def run_fingerprints(e: Evaluation) -> dict[str, Any]:
+def run_fingerprints(e: Evaluation, engine_code: dict[str, Any] | None = None) -> dict[str, Any]:
     """The record's ``fingerprints``: every input file the run read, the model, the code.
 
     ``dataset`` is the cases file (or, for a DataFrame, the SHA-256 of the canonical Arrow
     IPC stream of the columns read), ``demographics`` the self-identification file when the
     spec joins one; each is hashed from the descriptor the engine read, and every block
     of the run (group rules, battery, LL144 tables) counted those same files.
+    ``engine_code`` is the running code's fingerprint when the caller already has it
+    (hashed during the run); ``None`` hashes it now.
     """
     from respai.record import engine_code_fingerprint, file_fingerprint
 
@@ -300,7 +302,7 @@ def run_fingerprints(e: Evaluation) -> dict[str, Any]:
     out: dict[str, Any] = {
         "dataset": dataset,
         "model": None if e.model is None else e.model.get("fingerprint"),
-        "engine_code": engine_code_fingerprint(),
+        "engine_code": engine_code_fingerprint() if engine_code is None else engine_code,
     }
     out |= {k: dict(v) for k, v in (e.other_fingerprints or {}).items()}
     return out

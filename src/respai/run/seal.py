@@ -120,7 +120,9 @@ def sealed_evaluation(
         parsed, pol, ledger=signing.ledger, sk=signing.found, wanted=plan
     )  # a changed criterion is refused before the data is read
     from respai.progress import progress
+    from respai.record.fingerprint import engine_code_fingerprint_started
 
+    engine_code = engine_code_fingerprint_started()  # hashed while the data is counted
     with progress("evaluating", quiet=quiet) as bar:
         result = run_evaluation(
             parsed,
@@ -157,6 +159,7 @@ def sealed_evaluation(
         summary=buffer.getvalue(),
         ledger=signing.ledger,
         timestamps=signing.timestamps,
+        engine_code=engine_code,
     )
     return dataclasses.replace(result, sealed=sealed)
 
@@ -169,6 +172,7 @@ def seal_evaluation(
     summary: str,
     ledger: Path | None,
     timestamps: Sequence[str] = (),
+    engine_code: Callable[[], dict[str, Any]] | None = None,
 ) -> Sealed:
     """Build, sign and write the record of ``e``; chain it into ``ledger`` when given.
 
@@ -177,6 +181,9 @@ def seal_evaluation(
     ledger's lock, so two concurrent runs get consecutive places in the chain; see
     :func:`seal_run` for what a failure leaves (nothing). With ``timestamps``, the folder
     also receives ``timestamps.json``: a token over the record from each authority.
+    ``engine_code`` waits for the running code's fingerprint when the caller started it
+    earlier (:func:`respai.record.fingerprint.engine_code_fingerprint_started`); without
+    it the code is hashed here.
     """
     from cryptography.hazmat.primitives import serialization
 
@@ -184,7 +191,7 @@ def seal_evaluation(
     from respai.run.evidence import build_predicate, run_fingerprints
 
     staged = out if isinstance(out, StagedFolder) else evaluate_output(out)
-    fingerprints = run_fingerprints(e)
+    fingerprints = run_fingerprints(e, None if engine_code is None else engine_code())
     public_pem = sk.key.public_key().public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
     )
