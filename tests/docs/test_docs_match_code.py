@@ -20,12 +20,12 @@ import click
 import pytest
 import yaml
 
-from respai.cli import cli
+from respai.cli import all_commands, cli
 from respai.version import __version__
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
-COMMANDS = sorted(cli.commands)
+COMMANDS = sorted(all_commands())
 
 _VERSION = re.compile(
     r"(?P<before>\b\w+\s+)?"

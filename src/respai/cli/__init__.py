@@ -7,7 +7,8 @@ in :func:`respai.cli.app.main`, and becomes one paragraph on standard error and 
 code 2. Heavy modules are imported inside the commands so ``respai --help`` starts fast.
 
 One module per command (or small family of commands), each adding its command to the
-group :data:`respai.cli.app.cli`:
+group :data:`respai.cli.app.cli` when it is imported, which happens when the command is
+named (:data:`respai.cli.app.COMMANDS`):
 
 - :mod:`respai.cli.fairness`: ``respai fairness``
 - :mod:`respai.cli.evaluate`: ``respai evaluate``
@@ -29,44 +30,6 @@ group :data:`respai.cli.app.cli`:
 
 from __future__ import annotations
 
-from respai.cli import (  # each adds its commands to the group
-    demo,
-    evaluate,
-    export,
-    fairness,
-    init,
-    keys,
-    ledger,
-    ll144,
-    monitor,
-    pack,
-    paired,
-    plan,
-    report,
-    site,
-    verify,
-    witness,
-)
-from respai.cli.app import cli, entry, main
+from respai.cli.app import COMMANDS, all_commands, cli, entry, main
 
-__all__ = ["COMMAND_MODULES", "cli", "entry", "main"]
-
-COMMAND_MODULES = (
-    fairness,
-    evaluate,
-    verify,
-    ledger,
-    keys,
-    report,
-    demo,
-    ll144,
-    pack,
-    paired,
-    export,
-    monitor,
-    plan,
-    init,
-    site,
-    witness,
-)
-"""The modules whose import adds the commands to :data:`cli`."""
+__all__ = ["COMMANDS", "all_commands", "cli", "entry", "main"]

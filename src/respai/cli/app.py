@@ -15,6 +15,7 @@ defined here once; ``--engine`` offers the names of the engine table
 
 from __future__ import annotations
 
+import importlib
 import io
 import os
 from pathlib import Path
@@ -29,12 +30,14 @@ from respai.render.escape import terminal_text
 from respai.version import __version__
 
 __all__ = [
+    "COMMANDS",
     "ENGINE_OPTION",
     "EXIT_BROKEN_PIPE",
     "EXIT_INTERNAL",
     "EXIT_USAGE",
     "JUNIT_OPTION",
     "QUIET_OPTION",
+    "all_commands",
     "check_junit_path",
     "cli",
     "entry",
@@ -126,6 +129,13 @@ TIMESTAMP_OPTION = click.option(
 )
 
 
+def all_commands() -> dict[str, click.Command]:
+    """Every command of :data:`cli` by name, each command module imported."""
+    for module in dict.fromkeys(COMMANDS.values()):
+        importlib.import_module(module)
+    return dict(cli.commands)
+
+
 def check_junit_path(path: Path | None) -> None:
     """Refuse a ``--junit`` path that cannot be a file, before any data is read.
 
@@ -146,8 +156,44 @@ class _PipeClosed(Exception):
     """A command's reader closed the pipe (click would turn the OSError into exit 1)."""
 
 
+#: Each command and the module whose import adds it to :data:`cli`. A run imports its own
+#: command's module only (``respai evaluate`` does not load the code of ``respai site``);
+#: ``respai --help`` and :func:`all_commands` import them all.
+COMMANDS: dict[str, str] = {
+    "compare": "respai.cli.ledger",
+    "demo": "respai.cli.demo",
+    "evaluate": "respai.cli.evaluate",
+    "export": "respai.cli.export",
+    "fairness": "respai.cli.fairness",
+    "init": "respai.cli.init",
+    "keys": "respai.cli.keys",
+    "ledger": "respai.cli.ledger",
+    "ll144": "respai.cli.ll144",
+    "log": "respai.cli.ledger",
+    "monitor": "respai.cli.monitor",
+    "pack": "respai.cli.pack",
+    "paired": "respai.cli.paired",
+    "plan": "respai.cli.plan",
+    "report": "respai.cli.report",
+    "reproduce": "respai.cli.pack",
+    "sample-page": "respai.cli.report",
+    "site": "respai.cli.site",
+    "verify": "respai.cli.verify",
+    "witness": "respai.cli.witness",
+}
+
+
 class _Group(click.Group):
-    """The group, with a closed pipe carried past click's own EPIPE handling."""
+    """The group: commands loaded when named, a closed pipe carried past click's handling."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module = COMMANDS.get(cmd_name)
+        if module is not None and cmd_name not in self.commands:
+            importlib.import_module(module)
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(self.commands) | set(COMMANDS))
 
     def invoke(self, ctx: click.Context) -> object:
         try:
