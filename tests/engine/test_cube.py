@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from respai import engine
-from respai.engine import count_pass
+from respai.engine import count_pass, files
 from respai.engine.count_pass import _cube_rows
 from respai.engine.source import codes_of_values
 from respai.errors import InputError
@@ -65,7 +65,7 @@ def _as_rows(table: dict[str, list[Any]]) -> list[tuple[Any, ...]]:
 @pytest.fixture(autouse=True)
 def _arrow_for_every_file(monkeypatch: pytest.MonkeyPatch) -> None:
     """Small files fetch their cells as rows; these tests read the Arrow cube."""
-    monkeypatch.setattr(count_pass, "ARROW_FROM_BYTES", 0)
+    monkeypatch.setattr(files, "ARROW_FROM_BYTES", 0)
 
 
 @given(_tables(), st.booleans(), st.integers(1, 12))
@@ -92,9 +92,9 @@ def test_the_arrow_cube_reads_as_the_row_fetch(
     built = list(cube)
     assert len(built) == len(cube)
     # the same pass fetched as DuckDB's rows and read by the row reading
-    count_pass.ARROW_FROM_BYTES = 1 << 62  # restored by the fixture
+    files.ARROW_FROM_BYTES = 1 << 62  # restored by the fixture
     by_rows = list(count_pass.count_cube(source, keys, probability, bins, ["extra"]))
-    count_pass.ARROW_FROM_BYTES = 0
+    files.ARROW_FROM_BYTES = 0
     assert sorted(built, key=repr) == sorted(by_rows, key=repr)
     assert sorted(map(repr, built)) == sorted(map(repr, by_rows))  # types too (1 vs 1.0)
     for got in built:

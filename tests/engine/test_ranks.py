@@ -21,7 +21,7 @@ from sklearn.metrics import roc_auc_score
 
 from respai import engine, stats
 from respai.counts import RankSums
-from respai.engine import count_pass, fold, rank_parts, ranks
+from respai.engine import files, fold, rank_parts, ranks
 from respai.errors import InputError
 from respai.load import load_counts
 from respai.spec import parse_fairness
@@ -119,7 +119,7 @@ def test_ties_across_stream_batches(
     # a tie block longer than a batch must be held back whole, whatever the batch size
     rows = make_rows(11, 200, 4, 0.1)
     monkeypatch.setattr(ranks, "_STREAM_ROWS", batch)
-    monkeypatch.setattr(count_pass, "ARROW_FROM_BYTES", 0)  # stream Arrow batches
+    monkeypatch.setattr(files, "ARROW_FROM_BYTES", 0)  # stream Arrow batches
     assert flat(ranks_on(cases_writer, "duckdb-parquet", rows, tmp_path)) == expected(rows)
 
 
@@ -135,9 +135,9 @@ def test_a_small_file_is_fetched_as_numpy_with_the_same_sums(
     groupings = [(), (0,), (1,), (0, 1)]
     found = {}
     for threshold in (0, 1 << 62):
-        monkeypatch.setattr(count_pass, "ARROW_FROM_BYTES", threshold)
+        monkeypatch.setattr(files, "ARROW_FROM_BYTES", threshold)
         source = engine.open_file(path, None, ",", None)
-        assert count_pass.arrow_pays(source) is (threshold == 0)
+        assert files.arrow_pays(source.file) is (threshold == 0)
         found[threshold] = engine.rank_sums(source, *args, [2, 3], groupings)
     assert found[0] == found[1 << 62]
     assert flat(ranks_on(cases_writer, kind, rows, tmp_path)) == expected(rows)

@@ -144,14 +144,14 @@ def test_a_file_whose_cells_come_as_arrow_matches_cell_by_cell(
     """A large file's cells stay an Arrow table (``engine.Cube``); the arrays read it."""
     import pandas as pd
 
-    from respai.engine import count_pass
+    from respai.engine import files
 
     block, col = case
     path = tmp_path_factory.mktemp("arrow") / "cases.parquet"
     pd.DataFrame(col).to_parquet(path)
     spec = parse_fairness({**block, "cases": str(path)})
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(count_pass, "ARROW_FROM_BYTES", 0)
+        mp.setattr(files, "ARROW_FROM_BYTES", 0)
         _same_both_ways(spec, None, "s" if scored else None)
 
 
@@ -170,7 +170,7 @@ def test_a_file_read_as_arrow_refuses_as_the_row_reading_does(
 ) -> None:
     """A bad value in a file whose cells come as Arrow gets the same message, naming the
     same line, as when they come as rows."""
-    from respai.engine import count_pass
+    from respai.engine import files
 
     base = [["a", "1", "1", "0.2"], ["b", "0", "1", "0.3"], ["a", "1", "0", "0.9"]]
     rows = [list(r) for r in base * 5]
@@ -190,7 +190,7 @@ def test_a_file_read_as_arrow_refuses_as_the_row_reading_does(
     said = []
     for threshold in (0, 1 << 62):  # Arrow cells, then rows
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(count_pass, "ARROW_FROM_BYTES", threshold)
+            mp.setattr(files, "ARROW_FROM_BYTES", threshold)
             with pytest.raises(InputError) as caught:
                 load.load_counts(spec)
         said.append(caught.value.diagnostics())

@@ -187,7 +187,7 @@ def test_a_local_folder_refuses_a_file_rewritten_after_it_was_listed(tmp_path: P
 
 
 def test_a_local_folder_knows_its_size_as_listed(tmp_path: Path) -> None:
-    # the count pass reads a large folder's cells as Arrow (engine.count_pass.ARROW_FROM_BYTES)
+    # the count pass reads a large folder's cells as Arrow (engine.files.ARROW_FROM_BYTES)
     (tmp_path / "part-0.parquet").write_bytes(b"x" * 10)
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "part-1.parquet").write_bytes(b"y" * 5)

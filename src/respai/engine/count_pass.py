@@ -18,6 +18,7 @@ import narwhals as nw
 
 from respai.engine.counted import refuse_uncounted
 from respai.engine.diagnosis import read_error, shorten
+from respai.engine.files import arrow_pays
 from respai.engine.finite import check_finite_frame, check_not_a_number
 from respai.engine.source import IN_LEFT, MICRO, NUMERIC, Cube, CubeRow, JoinedSource, Source
 from respai.engine.values import fetch, is_null, plain, quote
@@ -110,7 +111,7 @@ def count_cube(
         native = grouped.to_native()
         if (
             isinstance(native, duckdb.DuckDBPyRelation)
-            and arrow_pays(source)
+            and arrow_pays(source.file)
             and all(str(t) in _PLAIN_KEY_TYPES for t in native.types[:width])
         ):
             # DuckDB 2 names it to_arrow_table; 1.x, which pyproject allows, fetch_arrow_table
@@ -129,21 +130,6 @@ def count_cube(
             check_finite_frame(source, probability)
         raise
     return Cube.of_rows(_cube_rows(rows, width, probability is not None, n_extra))
-
-
-ARROW_FROM_BYTES = 8 * 1024 * 1024
-"""A cases file at least this large has its cells fetched as Arrow (:class:`Cube`)."""
-
-
-def arrow_pays(source: Source) -> bool:
-    """Whether fetching the cells as Arrow pays for importing pyarrow (about 70 ms).
-
-    A file of a few megabytes has few cells, which DuckDB's row fetch reads at once; a
-    large file may have hundreds of thousands (one per group, label, prediction and
-    probability bin), where the row objects cost seconds.
-    """
-    size = getattr(source.file, "size", None)
-    return isinstance(size, int) and size >= ARROW_FROM_BYTES
 
 
 # DuckDB key types whose Arrow values read back as the same Python values as fetchall's

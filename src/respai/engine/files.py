@@ -27,6 +27,23 @@ from typing import IO, Any
 
 from respai.errors import InputError
 
+ARROW_FROM_BYTES = 8 * 1024 * 1024
+"""A cases file at least this large has its cells and sorted scores fetched as Arrow."""
+
+
+def arrow_pays(file: object) -> bool:
+    """Whether fetching a file's cells as Arrow pays for importing pyarrow (about 70 ms).
+
+    A file of a few megabytes has few cells, which DuckDB's row fetch reads at once; a
+    large file may have hundreds of thousands (one per group, label, prediction and
+    probability bin), where the row objects cost seconds. ``file`` is a source's file
+    (:class:`LocalFile` or :class:`LocalFolder`); anything without a size (a DataFrame's
+    source has none) is not read as Arrow by this rule.
+    """
+    size = getattr(file, "size", None)
+    return isinstance(size, int) and size >= ARROW_FROM_BYTES
+
+
 __all__ = ["LocalFile", "LocalFolder", "literal_pattern"]
 
 #: Where this process's open descriptors can be opened by name, best first: on Linux a

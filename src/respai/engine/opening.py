@@ -22,8 +22,9 @@ from typing import Any
 import duckdb
 import narwhals as nw
 
+from respai.background import preload
 from respai.engine.diagnosis import check_header, check_text_start, named, read_error, shorten
-from respai.engine.files import LocalFile, LocalFolder
+from respai.engine.files import LocalFile, LocalFolder, arrow_pays
 from respai.engine.source import (
     IN_LEFT,
     IN_RIGHT,
@@ -212,6 +213,8 @@ def open_file(
         check_header(
             file, delimiter, check_columns if check_columns is not None else (text_columns or None)
         )
+    if arrow_pays(file):  # its cells and scores come as Arrow tables
+        preload(("pyarrow",))  # imported while DuckDB sniffs and counts
     con = _connect()
     file.keep_open_for(con)
     try:

@@ -20,7 +20,8 @@ from typing import Any
 import duckdb
 import narwhals as nw
 
-from respai.engine.count_pass import arrow_pays, scan_error
+from respai.engine.count_pass import scan_error
+from respai.engine.files import arrow_pays
 from respai.engine.finite import first_not_finite, not_finite
 from respai.engine.rank_parts import LOW, RankParts, square
 from respai.engine.source import NUMERIC, Source
@@ -69,7 +70,7 @@ def rank_sums(
         if isinstance(native, duckdb.DuckDBPyRelation):
             ordered = packed.to_native().order("__s")
             batches: Iterator[Any]
-            if arrow_pays(source):
+            if arrow_pays(source.file):
                 reader = getattr(ordered, "to_arrow_reader", None) or ordered.fetch_arrow_reader
                 batches = iter(reader(_STREAM_ROWS))
             else:  # a small file: one fetch as numpy arrays, without importing pyarrow
