@@ -194,3 +194,24 @@ def test_a_local_folder_knows_its_size_as_listed(tmp_path: Path) -> None:
     folder = LocalFolder.open(tmp_path)
     (tmp_path / "part-0.parquet").write_bytes(b"x" * 99)  # what was listed counts
     assert folder.size == 15
+
+
+def test_the_code_hashed_on_a_thread_is_the_code_hashed_now() -> None:
+    from respai.record.fingerprint import engine_code_fingerprint_started
+
+    wait = engine_code_fingerprint_started()
+    assert wait() == engine_code_fingerprint()
+
+
+def test_a_failure_of_the_hash_on_its_thread_reaches_the_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from respai.record import fingerprint
+
+    def unreadable() -> dict[str, object]:
+        raise PermissionError("a package file cannot be read")
+
+    monkeypatch.setattr(fingerprint, "engine_code_fingerprint", unreadable)
+    wait = fingerprint.engine_code_fingerprint_started()
+    with pytest.raises(PermissionError, match="cannot be read"):
+        wait()
