@@ -191,16 +191,33 @@ def measure_interleaved(
 ) -> list[dict[str, Any]]:
     """Each command once per round, ``runs`` rounds: a floor and the commands it is the
     floor of meet the same changes of the machine's load (sub-second commands on a shared
-    machine move by tens of percent from one minute to the next)."""
+    machine move by tens of percent from one minute to the next). The first case is the
+    floor; every other case also gets ``paired_ratio``, the median over the rounds of its
+    time over the floor's time in that round."""
     rows: list[list[dict[str, Any]]] = [[] for _ in cases]
     for _ in range(runs):
         for i, (_, cmd, _) in enumerate(cases):
             if not rows[i] or "error" not in rows[i][-1]:
                 rows[i].append(run_once(cmd, timeout, cap_mb, env))
-    return [
+    out = [
         summary(label, cmd, got, interleaved=True, **meta)
         for (label, cmd, meta), got in zip(cases, rows, strict=True)
     ]
+    # the first case is the floor: each command's time over the floor's in the same round,
+    # whose median a change of the machine's load between rounds does not move
+    if not cases or cases[0][2].get("role") != "floor":
+        return out
+    floor = [r.get("wall_s") for r in rows[0]]
+    for result, got in zip(out[1:], rows[1:], strict=True):
+        pairs = [
+            r["wall_s"] / f
+            for r, f in zip(got, floor, strict=False)
+            if "error" not in r and isinstance(f, float) and f > 0
+        ]
+        if pairs:
+            result["paired_ratio"] = round(statistics.median(pairs), 3)
+            print(f"  {result['label']}: {result['paired_ratio']:.2f}x the floor (paired)")
+    return out
 
 
 def summary(label: str, cmd: list[str], rows: list[dict[str, Any]], **meta: Any) -> dict[str, Any]:
