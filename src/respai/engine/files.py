@@ -27,6 +27,8 @@ from typing import IO, Any
 
 from respai.errors import InputError
 
+__all__ = ["ARROW_FROM_BYTES", "LocalFile", "LocalFolder", "arrow_pays", "literal_pattern"]
+
 ARROW_FROM_BYTES = 8 * 1024 * 1024
 """A cases file at least this large has its cells and sorted scores fetched as Arrow."""
 
@@ -43,8 +45,6 @@ def arrow_pays(file: object) -> bool:
     size = getattr(file, "size", None)
     return isinstance(size, int) and size >= ARROW_FROM_BYTES
 
-
-__all__ = ["LocalFile", "LocalFolder", "literal_pattern"]
 
 #: Where this process's open descriptors can be opened by name, best first: on Linux a
 #: fresh open file description of the same inode, elsewhere (macOS) a duplicate.
