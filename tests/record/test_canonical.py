@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
+import json
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -392,7 +394,8 @@ def test_sealing_leaves_the_callers_record_as_it_was() -> None:
     assert base64.b64decode(first["payload"]) == base64.b64decode(again["payload"])
 
 
-# --- the fast reader (orjson, used only when it provably reads as the checking reader) ---
+# --- the fast reader (json without the per-value hooks, used only when it provably reads
+# as the checking reader) ---
 
 
 def _checking_reader(text: str) -> Any:
@@ -400,7 +403,7 @@ def _checking_reader(text: str) -> Any:
     from respai.record import canonical
 
     saved = canonical._loads_fast
-    canonical._loads_fast = lambda _text: canonical._SLOW
+    canonical._loads_fast = lambda *_texts: canonical._SLOW
     try:
         return loads_strict(text)
     finally:
@@ -491,12 +494,33 @@ def test_the_fast_reader_reads_as_the_checking_reader(text: str) -> None:
         "\ufeff[1]",
         "",
         '"\\":" ',
+        "[NaN]",
+        '{"a": -Infinity}',
+        "[1e999]",
+        "[" * 5000 + "]" * 5000,
+        '{"a" :1,"b"\t\t: 2}',
     ],
 )
 def test_the_fast_reader_on_the_cases_it_must_step_aside_for(text: str) -> None:
     fast, slow = _outcome(loads_strict, text), _outcome(_checking_reader, text)
     assert fast[0] == slow[0]
     assert _same(fast[1], slow[1]) if fast[0] == "value" else fast[1] == slow[1]
+
+
+@given(st.binary(max_size=60) | st.text(alphabet='" :\t\n\rab\\', max_size=60).map(str.encode))
+def test_key_ends_are_counted_as_the_expression_finds_them(raw: bytes) -> None:
+    from respai.record.canonical import _key_ends
+
+    assert _key_ends(raw) == len(re.findall(rb'"[ \t\n\r]*:', raw))
+
+
+def test_the_fast_reader_reads_a_record_and_steps_aside_for_a_repeated_key() -> None:
+    from respai.record import canonical
+
+    text = json.dumps({"a": [1, 2.5, {"b": None, "c": "x"}], "d": {"e": [[]]}})
+    assert canonical._loads_fast(text.encode(), text) == json.loads(text)
+    text = '{"a": 1, "b": {"a": 2, "a": 3}}'
+    assert canonical._loads_fast(text.encode(), text) is canonical._SLOW
 
 
 def test_a_compact_column_is_written_without_a_walk_and_as_jcs_writes_it() -> None:
