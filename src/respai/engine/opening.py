@@ -63,6 +63,10 @@ def _connect() -> duckdb.DuckDBPyConnection:
             f"Set it to a size such as 512MB or 4GB, or unset it (default {MEMORY_LIMIT}).",
         ) from None
     con.execute(f"SET temp_directory = '{_spill_folder().replace(chr(39), chr(39) * 2)}'")
+    # jemalloc's background threads hand freed memory back to the system while the run
+    # goes on, so the Python phases after a large count pass or sort do not stack on
+    # memory DuckDB no longer uses (benchmarks/RESULTS.md, issue 30, sixth pass)
+    con.execute("SET allocator_background_threads = true")
     return con
 
 
