@@ -718,6 +718,18 @@ def _group_rates(
     return found, rows, alpha_g
 
 
+def _some(labels: Sequence[str]) -> str:
+    """The first five group names, and how many there are when there are more.
+
+    A reason is one line in a terminal and in the record: with 100,000 groups, the
+    whole list would be a line of a megabyte.
+
+    >>> _some(["a", "b"]), _some([f"g{i}" for i in range(7)])
+    ('a, b', 'g0, g1, g2, g3, g4, ... (7 in all)')
+    """
+    return ", ".join(labels[:5]) + (f", ... ({len(labels)} in all)" if len(labels) > 5 else "")
+
+
 def _spread(entry: BatteryTest, scope: Scope, *, ratio: bool) -> TestResult:
     """Ratio (``min / max``) or difference (``max - min``) of a rate over the groups.
 
@@ -771,7 +783,7 @@ def _spread(entry: BatteryTest, scope: Scope, *, ratio: bool) -> TestResult:
             test_id,
             grouping,
             "empty_group",
-            f"no {rate.over} in group(s) {', '.join(empty)}, nor any without one",
+            f"no {rate.over} in group(s) {_some(empty)}, nor any without one",
             threshold,
             method,
             details,
@@ -781,7 +793,7 @@ def _spread(entry: BatteryTest, scope: Scope, *, ratio: bool) -> TestResult:
     if undecided:
         estimate_undefined = (
             "empty_group",
-            f"no {rate.over} in group(s) {', '.join(undecided)}",
+            f"no {rate.over} in group(s) {_some(undecided)}",
         )
         value: Fraction | None = None
         reported: float | None = None

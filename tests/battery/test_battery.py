@@ -214,3 +214,23 @@ def test_a_group_without_predictions_is_named_with_what_it_lacks() -> None:
     # the worst case is still decided: the group's one case counted against the test
     assert ratio.reason.startswith("no cases with a prediction in group(s) b")
     assert ratio.verdict is not Verdict.PASS
+
+
+def test_a_reason_names_five_groups_and_counts_the_rest() -> None:
+    # eight groups without a decided case and one with: the reason stays one short line
+    names = [f"g{i}" for i in range(9)]
+    rows = [Row((n,), (None,), 1, None, None, 4) for n in names[:8]]
+    rows += [Row(("g8",), (None,), 1, 1, None, 4), Row(("g8",), (None,), 0, 0, None, 4)]
+    counts = build_counts(rows, {"g": names}, [("g",)], None)
+    (ratio,) = run_battery(counts, ["impact_ratio"], DEFAULT_THRESHOLDS)
+    assert ratio.undefined is not None
+    assert ratio.undefined.reason == (
+        "no cases with a prediction in group(s) g0, g1, g2, g3, g4, ... (8 in all)"
+    )
+    empty = build_counts([rows[-1]], {"g": names}, [("g",)], None)
+    (ratio,) = run_battery(empty, ["impact_ratio"], DEFAULT_THRESHOLDS)
+    assert ratio.undefined is not None
+    assert ratio.undefined.reason == (
+        "no cases with a prediction in group(s) g0, g1, g2, g3, g4, ... (8 in all), "
+        "nor any without one"
+    )
