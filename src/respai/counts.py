@@ -8,19 +8,22 @@ anyone holding them can recompute every number.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import ItemsView, Iterable, Iterator, Mapping, Sequence, ValuesView
 from dataclasses import dataclass, field
 from itertools import product
+from typing import Any
 
 __all__ = [
     "MICRO",
     "Calibration",
+    "CalibrationColumns",
     "Cell",
     "Counts",
     "Grouping",
     "RankSums",
     "Row",
     "build_counts",
+    "calibration_columns",
 ]
 
 GroupKey = tuple[str, ...]
@@ -102,6 +105,115 @@ class Calibration:
 
     bins: tuple[tuple[int, int, int], ...]
     without_probability: int = 0
+
+
+class CalibrationColumns(Mapping[GroupKey, Calibration]):
+    """The calibration bins of a grouping's groups, kept as two integer arrays.
+
+    A :class:`Calibration` per group is made when it is read, and not kept: a grouping of
+    100,000 groups and ten bins holds two arrays of about 25 MB instead of a million
+    tuples of Python integers (more than 100 MB).
+
+    Parameters
+    ----------
+    keys
+        The groups, in order.
+    bins
+        Integers of shape ``(groups, bins, 3)``: per group and bin, the cases, the cases
+        labelled 1 and the sum of ``floor(p * 10**6)`` (a numpy array, or nested lists).
+    without
+        Integers of shape ``(groups,)``: the cases of each group without a probability.
+
+    Examples
+    --------
+    >>> cal = CalibrationColumns([("a",), ("b",)], [[[2, 1, 900000]], [[0, 0, 0]]], [0, 3])
+    >>> cal[("b",)]
+    Calibration(bins=((0, 0, 0),), without_probability=3)
+    >>> cal == {("a",): Calibration(((2, 1, 900000),)), ("b",): Calibration(((0, 0, 0),), 3)}
+    True
+    >>> cal.flat_bins(), cal.without_column()
+    ([[2, 1, 900000], [0, 0, 0]], [0, 3])
+    """
+
+    __slots__ = ("_bins", "_index", "_keys", "_without")
+
+    def __init__(self, keys: Sequence[GroupKey], bins: Any, without: Any) -> None:
+        self._keys = keys
+        self._bins = bins
+        self._without = without
+        self._index: dict[GroupKey, int] | None = None
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self) -> Iterator[GroupKey]:
+        return iter(self._keys)
+
+    def __getitem__(self, key: GroupKey) -> Calibration:
+        if self._index is None:  # built on the first look-up by key; reading in order needs none
+            self._index = {k: i for i, k in enumerate(self._keys)}
+        return self._at(self._index[key])
+
+    def _at(self, i: int) -> Calibration:
+        rows = self._bins[i]
+        rows = rows.tolist() if hasattr(rows, "tolist") else rows
+        return Calibration(tuple(map(tuple, rows)), int(self._without[i]))
+
+    def items(self) -> ItemsView[GroupKey, Calibration]:
+        """The groups and their bins, in order, each made when reached."""
+        return _Items(self)
+
+    def values(self) -> ValuesView[Calibration]:
+        """The groups' bins, in order, each made when reached."""
+        return _Values(self)
+
+    def flat_bins(self) -> list[list[int]]:
+        """Per group, its bins' three integers one after another (the record's layout)."""
+        bins = self._bins
+        if hasattr(bins, "reshape"):
+            flat: list[list[int]] = bins.reshape(len(self._keys), -1).tolist()
+            return flat
+        return [[x for b in group for x in b] for group in bins]
+
+    def without_column(self) -> list[int]:
+        """Per group, its cases without a probability."""
+        without = self._without
+        return [int(w) for w in (without.tolist() if hasattr(without, "tolist") else without)]
+
+
+class _Items(ItemsView[GroupKey, Calibration]):
+    _mapping: CalibrationColumns
+
+    def __iter__(self) -> Iterator[tuple[GroupKey, Calibration]]:
+        columns = self._mapping
+        for i, key in enumerate(columns._keys):
+            yield key, columns._at(i)
+
+
+class _Values(ValuesView[Calibration]):
+    _mapping: CalibrationColumns
+
+    def __iter__(self) -> Iterator[Calibration]:
+        columns = self._mapping
+        for i in range(len(columns._keys)):
+            yield columns._at(i)
+
+
+def calibration_columns(
+    calibration: Mapping[GroupKey, Calibration], keys: Sequence[GroupKey]
+) -> tuple[list[int], list[list[int]]]:
+    """A grouping's calibration as the record's two columns, in the order of ``keys``.
+
+    The first holds each group's cases without a probability, the second each group's
+    bins flattened (cases, labelled 1, probability sum, bin after bin). Bins kept as
+    :class:`CalibrationColumns` in that order are read from their arrays at once.
+    """
+    if isinstance(calibration, CalibrationColumns) and list(calibration) == list(keys):
+        return calibration.without_column(), calibration.flat_bins()
+    picked = [calibration[k] for k in keys]
+    return [c.without_probability for c in picked], [
+        [x for b in c.bins for x in b] for c in picked
+    ]
 
 
 @dataclass(frozen=True, slots=True)

@@ -657,7 +657,7 @@ def _coded_counts(spec: FairnessSpec, coded: _Coded) -> Counts:
     """:func:`respai.counts.build_counts` of the coded cells: the same counts, by arrays."""
     import numpy as np
 
-    from respai.counts import Calibration, Cell, Grouping
+    from respai.counts import CalibrationColumns, Cell, Grouping
 
     names = list(spec.attributes)
     index = {a: i for i, a in enumerate(names)}
@@ -669,27 +669,24 @@ def _coded_counts(spec: FairnessSpec, coded: _Coded) -> Counts:
         np.add.at(sums, code[sel] * 6 + kind[sel], n[sel])
         return [Cell(*row) for row in sums.reshape(size, 6).tolist()]
 
-    def calibration(code: Any, sel: Any, size: int) -> list[Calibration]:
+    def calibration(code: Any, sel: Any, size: int) -> tuple[Any, Any]:
+        """Per group: bins of (cases, labelled 1, probability sum), and cases without one."""
         has = sel & (coded.prob_bin >= 0)
         hasnt = sel & (coded.prob_bin < 0)
         without = np.zeros(size, dtype=np.int64)
         np.add.at(without, code[hasnt], n[hasnt])
         at = code[has] * bins + coded.prob_bin[has]
         picked = n[has]
-        sums = np.zeros((3, size * bins), dtype=np.int64)
-        np.add.at(sums[0], at, picked)
-        np.add.at(sums[1], at, np.where(coded.label[has] == 1, picked, 0))
-        np.add.at(sums[2], at, coded.prob_sum[has])
-        flat = list(zip(*sums.tolist(), strict=True))
-        return [
-            Calibration(tuple(flat[g * bins : (g + 1) * bins]), w)
-            for g, w in enumerate(without.tolist())
-        ]
+        sums = np.zeros((size * bins, 3), dtype=np.int64)
+        np.add.at(sums[:, 0], at, picked)
+        np.add.at(sums[:, 1], at, np.where(coded.label[has] == 1, picked, 0))
+        np.add.at(sums[:, 2], at, coded.prob_sum[has])
+        return sums.reshape(size, bins, 3), without
 
     every = np.ones(len(n), dtype=bool)
     zero = np.zeros(len(n), dtype=np.int64)
     overall = cells(zero, every, 1)[0]
-    overall_cal = calibration(zero, every, 1)[0] if bins else None
+    overall_cal = CalibrationColumns([()], *calibration(zero, every, 1))[()] if bins else None
     groupings: dict[tuple[str, ...], Grouping] = {}
     for grouping in spec.groupings:
         inside = every.copy()
@@ -716,7 +713,7 @@ def _coded_counts(spec: FairnessSpec, coded: _Coded) -> Counts:
             size *= width
         keys = [tuple(k) for k in product(*(spec.attributes[a] for a in grouping))]
         groups = dict(zip(keys, cells(code, inside, size), strict=True))
-        cal = dict(zip(keys, calibration(code, inside, size), strict=True)) if bins else None
+        cal = CalibrationColumns(keys, *calibration(code, inside, size)) if bins else None
         groupings[grouping] = Grouping(grouping, groups, cal, dict(sorted(left.items())))
     return Counts(
         total=overall.n,

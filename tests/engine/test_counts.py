@@ -138,3 +138,34 @@ def test_label_and_prediction_maps(run_engine: Callable[..., Any]) -> None:
     g = counts.groupings[("g",)]
     assert g.groups[("u",)] == Cell(tp=1, fp=1)
     assert g.groups[("v",)] == Cell(missing_pos=1)
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 50), st.integers(0, 50), st.integers(0, 10**9)),
+        min_size=6,
+        max_size=6,
+    ),
+    st.lists(st.integers(0, 9), min_size=3, max_size=3),
+)
+def test_calibration_columns_read_as_the_mapping_they_replace(
+    flat: list[tuple[int, int, int]], without: list[int]
+) -> None:
+    import numpy as np
+
+    from respai.counts import Calibration, CalibrationColumns, calibration_columns
+
+    keys = [("a",), ("b",), ("c",)]
+    bins = np.array(flat, dtype=np.int64).reshape(3, 2, 3)
+    columns = CalibrationColumns(keys, bins, np.array(without, dtype=np.int64))
+    plain = {
+        k: Calibration((flat[2 * i], flat[2 * i + 1]), without[i]) for i, k in enumerate(keys)
+    }
+    assert columns == plain and plain == columns
+    assert dict(columns.items()) == plain and list(columns.values()) == list(plain.values())
+    assert columns[("b",)] == plain[("b",)] and ("z",) not in columns
+    assert type(columns[("a",)].bins[0][2]) is int
+    # the record's columns: the same from the arrays and from the mapping, in key order
+    assert calibration_columns(columns, keys) == calibration_columns(plain, keys)
+    backwards = keys[::-1]
+    assert calibration_columns(columns, backwards) == calibration_columns(plain, backwards)

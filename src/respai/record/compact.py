@@ -59,15 +59,16 @@ def compact_grouping(
     keys: Sequence[Sequence[str]],
     cells: Iterable[Any],
     left_out: Mapping[str, int],
-    calibration: Sequence[Any] | None = None,
+    calibration: tuple[Sequence[int], Sequence[Sequence[int]]] | None = None,
     ranks: Sequence[Any] | None = None,
 ) -> dict[str, Any]:
     """One grouping's counts as columns: no object per group.
 
     ``cells`` are the groups' count cells (with ``tp``, ``fp``, ``tn``, ``fn``,
     ``missing_pos``, ``missing_neg``) in the order of ``keys``; ``calibration`` their
-    calibration bins (``bins``, ``without_probability``) and ``ranks`` their rank sums
-    (``to_dict()``), in the same order, when the run has them.
+    calibration as two columns (the cases without a probability, and the bins' cases,
+    cases labelled 1 and probability sums flattened per group) and ``ranks`` their rank
+    sums (``to_dict()``), in the same order, when the run has them.
     """
     cols: dict[str, list[int]] = {c: [] for c in CELL_COLUMNS}
     tp, fp, tn, fn = cols["tp"], cols["fp"], cols["tn"], cols["fn"]
@@ -87,10 +88,11 @@ def compact_grouping(
         "left_out": dict(left_out),
     }
     if calibration is not None:
+        without, bins = calibration
         entry["calibration_bins"] = {
-            "without_probability": [c.without_probability for c in calibration],
+            "without_probability": list(without),
             # per group, per bin: cases, labelled 1, sum of floor(p * 1e6), flattened
-            "bins": [[x for b in c.bins for x in b] for c in calibration],
+            "bins": list(bins),
         }
     if ranks is not None:
         parts = [r.to_dict() for r in ranks]

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from respai.controls import CLAIMS_DOES_NOT_STATE, CLAIMS_STATES, load_controls
-from respai.counts import Counts
+from respai.counts import Counts, calibration_columns
 from respai.record.compact import (
     COMPACT_MIN_GROUPS,
     COMPACT_SCHEMA_VERSION,
@@ -56,7 +56,7 @@ def _counts_dict(counts: Counts) -> dict[str, Any]:
                 keys,
                 g.groups.values(),
                 g.left_out,
-                None if g.calibration is None else [g.calibration[k] for k in keys],
+                None if g.calibration is None else calibration_columns(g.calibration, keys),
                 None if ranks is None else [ranks[k] for k in keys],
             )
             continue
