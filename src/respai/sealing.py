@@ -21,7 +21,7 @@ import json
 import os
 import shutil
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -315,10 +315,15 @@ def envelope_bytes(envelope: Mapping[str, Any]) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class Sealed:
-    """A sealed evaluation: the envelope, where it was written, and its ledger position."""
+    """A sealed evaluation: the envelope, where it was written, and its ledger position.
+
+    :attr:`predicate` is read back from the signed payload when it is first asked for,
+    and kept: what ``--json``, the JUnit export and the Python API show is what was
+    signed, and a run that asks for none of them does not hold the predicate's objects
+    while its report page is made (a compact record of 100,000 groups: about 100 MB).
+    """
 
     envelope: Mapping[str, Any]
-    predicate: Mapping[str, Any]
     record_path: Path
     ledger: Path | None
     key_id: str
@@ -326,9 +331,23 @@ class Sealed:
     note: str | None = None
     #: The key file, when this run created the key it was signed with (else ``None``).
     key_created: Path | None = None
+    _read: list[Mapping[str, Any]] = field(
+        default_factory=list, init=False, repr=False, compare=False
+    )
+
+    @property
+    def predicate(self) -> Mapping[str, Any]:
+        """The signed predicate, parsed from the envelope's payload (once)."""
+        if not self._read:
+            from respai.record.canonical import loads_strict
+            from respai.record.dsse import b64decode_any
+
+            self._read.append(loads_strict(b64decode_any(self.envelope["payload"]))["predicate"])
+        return self._read[0]
 
     def summary_json(self) -> dict[str, Any]:
         """What ``respai evaluate --json`` prints: verdict, tests, where the record is."""
+        predicate = self.predicate
         tests = [
             {
                 k: r.get(k)
@@ -343,22 +362,22 @@ class Sealed:
                     "undefined_reason",
                 )
             }
-            for r in self.predicate["records"]
+            for r in predicate["records"]
             if r["record_type"] == "test"
         ]
         return {
             "kind": "respai.evaluate",
-            "engine": f"{self.predicate['engine']['name']}/{self.predicate['engine']['version']}",
-            "run_id": self.predicate["run_id"],
-            "timestamp": self.predicate["timestamp"],
-            "verdict": self.predicate["verdict"],
-            "exit_code": self.predicate["records"][-1]["exit_code"],
+            "engine": f"{predicate['engine']['name']}/{predicate['engine']['version']}",
+            "run_id": predicate["run_id"],
+            "timestamp": predicate["timestamp"],
+            "verdict": predicate["verdict"],
+            "exit_code": predicate["records"][-1]["exit_code"],
             "record": str(self.record_path),
             "ledger": None if self.ledger is None else str(self.ledger),
             "key_id": self.key_id,
-            "fingerprints": self.predicate["fingerprints"],
-            "plan": self.predicate["records"][0].get("plan"),
-            "plan_check": self.predicate["records"][0].get("plan_check"),
+            "fingerprints": predicate["fingerprints"],
+            "plan": predicate["records"][0].get("plan"),
+            "plan_check": predicate["records"][0].get("plan_check"),
             "tests": tests,
         }
 

@@ -254,3 +254,17 @@ def test_the_dataset_is_hashed_while_the_engine_counts(tmp_path: Path) -> None:
     assert result.dataset_fingerprint is not None
     assert result.dataset_fingerprint["sha256"] == hashlib.sha256(data).hexdigest()
     assert result.dataset_fingerprint["size_bytes"] == len(data)
+
+
+def test_the_sealed_predicate_is_the_signed_one(home: Path, tmp_path: Path) -> None:
+    # --json, the JUnit export and the Python API read the predicate back from the signed
+    # payload: the same values, of the same JSON types, as record.json holds
+    import respai
+
+    result = respai.evaluate(SPEC, out=tmp_path / "out")
+    assert result.sealed is not None
+    envelope = json.loads((tmp_path / "out" / "record.json").read_text())
+    signed = _payload(envelope)["predicate"]
+    assert result.sealed.predicate == signed
+    assert json.dumps(result.sealed.predicate) == json.dumps(signed)
+    assert result.sealed.predicate is result.sealed.predicate  # read once, then kept

@@ -195,13 +195,11 @@ def seal_evaluation(
     public_pem = sk.key.public_key().public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
     )
-    made: dict[str, Any] = {}
 
     def build(prev: str, start: int) -> Mapping[str, Any]:
         predicate = build_predicate(
             e, key_id=sk.key_id, fingerprints=fingerprints, timestamp=format_timestamp(now_utc())
         )
-        made["predicate"] = predicate
         return seal(predicate, None, sk.key, sk.key_id, prev_record_id=prev, start_seq=start)
 
     def files(envelope: Mapping[str, Any]) -> dict[str, Content]:
@@ -221,7 +219,7 @@ def seal_evaluation(
     )
     record = staged.out / "record.json"
     created = sk.path if sk.created else None
-    return Sealed(envelope, made["predicate"], record, book, sk.key_id, note, created)
+    return Sealed(envelope, record, book, sk.key_id, note, created)
 
 
 def evaluate_output(out: Path) -> StagedFolder:

@@ -114,16 +114,18 @@ def render_report(
     head = "\n".join(start_tag(tag, attrs, csp) + contents.get(tag, "") for tag, attrs in HEAD)
     main, *embedded_tags, script_tag = BODY
     embedded = (embed_json(dict(envelope)), embed_json(key_json), embed_json(test_names()))
-    return (
-        "<!DOCTYPE html>\n"
-        f"{start_tag('html', HTML_ATTRIBUTES)}\n<head>\n{head}\n</head>\n<body>\n"
-        f"{start_tag(*main)}\n{body}\n</main>\n"
-        + "".join(
-            f"{start_tag(*tag)}{data}</script>\n"
-            for tag, data in zip(embedded_tags, embedded, strict=True)
-        )
-        + f"{start_tag(*script_tag)}{script}</script>\n</body>\n</html>\n"
-    )
+    # one join of the parts: the embedded record can be tens of MB, and the page becomes
+    # a string of two bytes a character once the body holds one past Latin-1, so each
+    # intermediate concatenation would copy it again
+    parts = [
+        "<!DOCTYPE html>\n",
+        f"{start_tag('html', HTML_ATTRIBUTES)}\n<head>\n{head}\n</head>\n<body>\n",
+        f"{start_tag(*main)}\n{body}\n</main>\n",
+    ]
+    for tag, data in zip(embedded_tags, embedded, strict=True):
+        parts += [start_tag(*tag), data, "</script>\n"]
+    parts.append(f"{start_tag(*script_tag)}{script}</script>\n</body>\n</html>\n")
+    return "".join(parts)
 
 
 def render_report_file(
