@@ -23,7 +23,9 @@ the fingerprints) followed by everything the record holds, laid out for a machin
   ``respai ll144 --json`` or ``respai paired --json`` prints for it (tables, findings,
   interpretation; comparisons), else ``null``.
 
-Its shape is ``respai/schemas/evaluate.schema.json``.
+Its shape is ``respai/schemas/evaluate.schema.json``. What it takes from the record is
+read back from the signed payload (:attr:`respai.sealing.Sealed.predicate`), so it is
+what the signature covers.
 """
 
 from __future__ import annotations
@@ -42,7 +44,18 @@ BOOKKEEPING = frozenset({"record_id", "prev_record_id", "seq", "run_seq", "run_i
 
 
 def _plain(record: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in record.items() if k not in BOOKKEEPING}
+    """``record`` without its chain fields, in the order its type declares them.
+
+    The signed payload, read back, has its keys sorted; a test's fields come in the order
+    of :class:`~respai.record.predicate.TestRecord`, then any others.
+    """
+    from respai.record.predicate import TestRecord
+
+    order = {k: i for i, k in enumerate(TestRecord.__annotations__)}
+    keys = sorted(
+        (k for k in record if k not in BOOKKEEPING), key=lambda k: order.get(k, len(order))
+    )
+    return {k: record[k] for k in keys}
 
 
 def evaluation_json(result: Evaluation, sealed: Sealed) -> dict[str, Any]:
