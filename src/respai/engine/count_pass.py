@@ -158,7 +158,7 @@ _ARROW_POOLS: list[Any] = []
 
 
 def release_memory() -> None:
-    """Hand back to the system the memory Arrow's pool keeps once a large cube is let go.
+    """Give back the memory Arrow's pool and the C heap keep once a large cube is let go.
 
     Arrow's allocator holds freed memory for reuse; the rank pass that follows sorts in
     DuckDB, not in Arrow, so the run's peak would carry it. Nothing is done when no cube
@@ -167,6 +167,10 @@ def release_memory() -> None:
     """
     for pool in _ARROW_POOLS:
         pool.release_unused()
+    if _ARROW_POOLS:  # a large cube: the C heap's freed pages too (respai.heap)
+        from respai.heap import trim_heap
+
+        trim_heap()
 
 
 def _cube_rows(

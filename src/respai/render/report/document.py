@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from respai.blocks import test_names
+from respai.heap import TRIM_MIN_BYTES, trim_heap
 from respai.io import read_bounded
 from respai.record.canonical import MAX_JSON_BYTES, loads_strict
 from respai.record.dsse import b64decode_any
@@ -89,8 +90,11 @@ def render_report(
         The title is derived from the record (:func:`~respai.render.report.shell.page_title`)
         and checked by the page like every other text.
     """
+    payload = envelope.get("payload")
+    if isinstance(payload, str) and len(payload) >= TRIM_MIN_BYTES:
+        trim_heap()  # a large record: what the run freed goes back before its parsed copy
     try:  # the payload is parsed once, for the body and the title
-        statement: Any = loads_strict(b64decode_any(envelope.get("payload")))
+        statement: Any = loads_strict(b64decode_any(payload))
     except (RecordError, AttributeError):
         statement = None
     try:

@@ -1,0 +1,77 @@
+"""respai.heap: freed memory handed back between the phases of a large run."""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from respai import heap
+
+SAMPLES = Path(__file__).resolve().parents[1] / "src" / "respai" / "samples"
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc",
+    reason="malloc_trim is glibc's",
+)
+def test_glibc_gives_the_pages_back() -> None:
+    assert heap.trim_heap() is True
+
+
+def test_without_the_call_nothing_is_done(monkeypatch: pytest.MonkeyPatch) -> None:
+    heap._malloc_trim.cache_clear()
+    monkeypatch.setattr(sys, "platform", "darwin")
+    try:
+        assert heap.trim_heap() is False
+    finally:
+        heap._malloc_trim.cache_clear()
+
+
+def _calls(monkeypatch: pytest.MonkeyPatch, module: Any) -> list[int]:
+    calls: list[int] = []
+
+    def trim() -> bool:
+        calls.append(1)
+        return True
+
+    monkeypatch.setattr(module, "trim_heap", trim)
+    return calls
+
+
+def test_the_report_of_a_large_record_trims_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from respai.api import evaluate
+    from respai.render.report import document
+
+    monkeypatch.setenv("RESPAI_HOME", str(tmp_path / "keys"))
+    evaluate(SAMPLES / "loan_screen.yaml", out=tmp_path / "out")
+    envelope = json.loads((tmp_path / "out" / "record.json").read_text())
+    calls = _calls(monkeypatch, document)
+    page = document.render_report(envelope, None)
+    assert calls == []  # a small record: the heap is left as it is
+    monkeypatch.setattr(document, "TRIM_MIN_BYTES", 1)
+    assert document.render_report(envelope, None) == page and calls == [1]
+
+
+def test_letting_a_large_cube_go_trims(monkeypatch: pytest.MonkeyPatch) -> None:
+    from respai.engine import count_pass
+
+    class Pool:
+        released = 0
+
+        def release_unused(self) -> None:
+            Pool.released += 1
+
+    calls = _calls(monkeypatch, heap)
+    monkeypatch.setattr(count_pass, "_ARROW_POOLS", [])
+    count_pass.release_memory()
+    assert calls == [] and Pool.released == 0  # no cube came as Arrow: nothing is touched
+    monkeypatch.setattr(count_pass, "_ARROW_POOLS", [Pool()])
+    count_pass.release_memory()
+    assert calls == [1] and Pool.released == 1
