@@ -133,6 +133,8 @@ class CalibrationColumns(Mapping[GroupKey, Calibration]):
     True
     >>> cal.flat_bins(), cal.without_column()
     ([[2, 1, 900000], [0, 0, 0]], [0, 3])
+    >>> repr(cal) == repr(dict(cal))
+    True
     """
 
     __slots__ = ("_bins", "_index", "_keys", "_without")
@@ -148,6 +150,10 @@ class CalibrationColumns(Mapping[GroupKey, Calibration]):
 
     def __iter__(self) -> Iterator[GroupKey]:
         return iter(self._keys)
+
+    def __repr__(self) -> str:
+        """As the dict of groups to bins it stands for."""
+        return repr(dict(self.items()))
 
     def __getitem__(self, key: GroupKey) -> Calibration:
         if self._index is None:  # built on the first look-up by key; reading in order needs none

@@ -93,6 +93,12 @@ class Inputs:
         if self.demographics is not None:
             self.demographics.check_unchanged()
 
+    def close(self) -> None:
+        """Close the engine's connections to the files once every block has read them."""
+        for source in (self.joined, self.cases, self.demographics):
+            if source is not None:
+                source.close()
+
 
 def _roles(spec: Spec, score: str | None) -> tuple[list[str], list[str], list[str]]:
     """Columns the run reads: ``(demographic, outputs, text)`` over every block.

@@ -25,3 +25,18 @@ def test_pyarrow_is_preloaded_only_for_a_file_read_as_arrow(
 
 def test_a_source_without_a_file_is_not_read_as_arrow() -> None:
     assert files.arrow_pays(None) is False
+
+
+def test_a_closed_source_gives_its_connection_back(tmp_path: Path) -> None:
+    import duckdb
+
+    from respai.engine.opening import open_file
+
+    path = tmp_path / "cases.csv"
+    path.write_text("label,prediction\n1,0\n0,1\n", encoding="utf-8")
+    source = open_file(path)
+    assert source.columns == ["label", "prediction"]
+    source.close()
+    source.close()  # twice is nothing
+    with pytest.raises(duckdb.ConnectionException):
+        source._con.execute("SELECT 1")  # type: ignore[union-attr]

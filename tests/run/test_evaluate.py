@@ -268,3 +268,20 @@ def test_the_sealed_predicate_is_the_signed_one(home: Path, tmp_path: Path) -> N
     assert result.sealed.predicate == signed
     assert json.dumps(result.sealed.predicate) == json.dumps(signed)
     assert result.sealed.predicate is result.sealed.predicate  # read once, then kept
+
+
+def test_a_run_closes_its_files_once_every_block_has_read_them(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from respai.load import Inputs
+
+    closed: list[Inputs] = []
+    original = Inputs.close
+
+    def close(self: Inputs) -> None:
+        closed.append(self)
+        original(self)
+
+    monkeypatch.setattr(Inputs, "close", close)
+    code, summary = run_evaluate("--out", str(tmp_path / "out"))
+    assert code == 1 and summary["verdict"] == "FAIL" and len(closed) == 1

@@ -297,6 +297,17 @@ class Source:
         if self.folder is not None:
             self.folder.check_unchanged()
 
+    def close(self) -> None:
+        """Close the DuckDB connection this source reads through, once the run is done.
+
+        DuckDB's memory allocator keeps what a large count pass and sort used until its
+        database closes (about 150 MB after 1,000,000 cases of 100,000 groups), so a run
+        that goes on to build its record closes it first. Reading the source after this
+        fails; a Spark source has no connection to close. Closing twice does nothing.
+        """
+        if self._con is not None:
+            self._con.close()
+
 
 class JoinedSource(Source):
     """Two files joined on an id column (FULL OUTER JOIN), ready for the count pass.
@@ -335,6 +346,12 @@ class JoinedSource(Source):
         """
         self.left.check_unchanged()
         self.right.check_unchanged()
+
+    def close(self) -> None:
+        """Close the join's connection and each file's."""
+        super().close()
+        self.left.close()
+        self.right.close()
 
 
 def _kind(dtype: Any) -> str:

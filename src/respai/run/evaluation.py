@@ -149,6 +149,7 @@ def run_evaluation(
         verdicts += b.verdicts(result)
         others |= b.fingerprints(result)
     inputs.check_unchanged()  # the files counted and hashed are still the files named
+    inputs.close()  # nothing reads them again: DuckDB's memory goes back before the record
     return Evaluation(
         parsed,
         pol,
