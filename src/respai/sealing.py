@@ -340,9 +340,9 @@ class Sealed:
         """The signed predicate, parsed from the envelope's payload (once)."""
         if not self._read:
             from respai.record.canonical import loads_strict
-            from respai.record.dsse import b64decode_any
+            from respai.record.dsse import envelope_payload
 
-            self._read.append(loads_strict(b64decode_any(self.envelope["payload"]))["predicate"])
+            self._read.append(loads_strict(envelope_payload(self.envelope))["predicate"])
         return self._read[0]
 
     def summary_json(self) -> dict[str, Any]:

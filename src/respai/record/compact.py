@@ -59,7 +59,7 @@ def compact_grouping(
     keys: Sequence[Sequence[str]],
     cells: Iterable[Any],
     left_out: Mapping[str, int],
-    calibration: tuple[Sequence[int], Sequence[Sequence[int]]] | None = None,
+    calibration: tuple[list[int], list[list[int]]] | None = None,
     ranks: Sequence[Any] | None = None,
 ) -> dict[str, Any]:
     """One grouping's counts as columns: no object per group.
@@ -90,9 +90,9 @@ def compact_grouping(
     if calibration is not None:
         without, bins = calibration
         entry["calibration_bins"] = {
-            "without_probability": list(without),
+            "without_probability": without,
             # per group, per bin: cases, labelled 1, sum of floor(p * 1e6), flattened
-            "bins": list(bins),
+            "bins": bins,
         }
     if ranks is not None:
         parts = [r.to_dict() for r in ranks]
