@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from respai import engine
-from respai.counts import MICRO, Counts, RankSums, Row, build_counts
+from respai.counts import MICRO, Counts, RankSumColumns, RankSums, Row, build_counts
 from respai.engine.registry import ENGINES, engine_named
 from respai.errors import InputError, did_you_mean
 from respai.spec import FairnessSpec, Spec, SystemInfo
@@ -330,8 +330,12 @@ def load_counts(
         counts = replace(counts, null_cells=_null_cells(spec, cube, rows, extra, score))
     if coded is not None and coded.label_codes is not None and weight is None:
         # nothing reads the cells again: let them go before the rank pass sorts the file
-        gate.cube = ()
+        gate.release()
         cube = []
+        # the rank pass reads only the value maps: the per-cell arrays go too
+        coded = replace(
+            coded, attr_codes=[], kind=None, label=None, n=None, prob_bin=None, prob_sum=None
+        )
         engine.release_memory()
     if score is not None:
         overall, per = _rank_sums(spec, source, gate, cube, score, coded)
@@ -407,7 +411,7 @@ def _rank_sums(
     cube: Sequence[engine.CubeRow],
     score: str,
     coded: _Coded | None = None,
-) -> tuple[RankSums, dict[tuple[str, ...], dict[tuple[str, ...], RankSums]]]:
+) -> tuple[RankSums, dict[tuple[str, ...], Mapping[tuple[str, ...], RankSums]]]:
     """The AUC's rank sums overall and per declared group, from one sorted engine pass.
 
     The raw values the count pass saw are mapped to group indices here, by the same gate,
@@ -457,13 +461,41 @@ def _rank_sums(
         )
 
     overall = sums(found[()].get(()))
-    per: dict[tuple[str, ...], dict[tuple[str, ...], RankSums]] = {}
+    per: dict[tuple[str, ...], Mapping[tuple[str, ...], RankSums]] = {}
     for grouping, idx in zip(spec.groupings, wanted[1:], strict=True):
-        per[grouping] = {
-            tuple(declared[i][k] for i, k in zip(idx, key, strict=True)): sums(found[idx].get(key))
-            for key in product(*(range(len(declared[i])) for i in idx))
-        }
+        per[grouping] = _rank_columns([declared[i] for i in idx], found[idx], sums)
     return overall, per
+
+
+def _rank_columns(
+    declared: Sequence[Sequence[str]],
+    found: Mapping[tuple[int, ...], engine.RankParts],
+    sums: Callable[[engine.RankParts | None], RankSums],
+) -> RankSumColumns:
+    """Every declared group's rank sums (zero without a scored case) as five columns.
+
+    ``found`` maps the group-index tuples that have a scored case to their parts; the
+    columns follow the declared order (:func:`itertools.product` of ``declared``).
+    """
+    import numpy as np
+
+    sizes = [len(d) for d in declared]
+    columns: list[list[int]] = [[0] * math.prod(sizes) for _ in range(5)]
+    for key, parts in found.items():
+        at = 0
+        for k, size in zip(key, sizes, strict=True):
+            at = at * size + k
+        r = sums(parts)
+        values = (r.positives, r.negatives, r.twice_u, r.positive_squares, r.negative_squares)
+        for column, value in zip(columns, values, strict=True):
+            column[at] = value
+    kept: list[Any] = []
+    for column in columns:
+        try:  # one array when every sum fits in 64 bits, else the exact integers
+            kept.append(np.array(column, dtype=np.int64))
+        except OverflowError:
+            kept.append(column)
+    return RankSumColumns([tuple(k) for k in product(*declared)], kept)
 
 
 def reversed_score(parts: engine.RankParts) -> engine.RankParts:
@@ -663,17 +695,18 @@ def _coded_counts(spec: FairnessSpec, coded: _Coded) -> Counts:
     """:func:`respai.counts.build_counts` of the coded cells: the same counts, by arrays."""
     import numpy as np
 
-    from respai.counts import CalibrationColumns, Cell, Grouping
+    from respai.counts import CalibrationColumns, Cell, CellColumns, Grouping
 
     names = list(spec.attributes)
     index = {a: i for i, a in enumerate(names)}
     bins = coded.bins
     kind, n = coded.kind, coded.n
 
-    def cells(code: Any, sel: Any, size: int) -> list[Cell]:
+    def cells(code: Any, sel: Any, size: int) -> Any:
+        """Per group: the six counts of :class:`~respai.counts.Cell`, as one array."""
         sums = np.zeros(size * 6, dtype=np.int64)
         np.add.at(sums, code[sel] * 6 + kind[sel], n[sel])
-        return [Cell(*row) for row in sums.reshape(size, 6).tolist()]
+        return sums.reshape(size, 6)
 
     def calibration(code: Any, sel: Any, size: int) -> tuple[Any, Any]:
         """Per group: bins of (cases, labelled 1, probability sum), and cases without one."""
@@ -691,7 +724,7 @@ def _coded_counts(spec: FairnessSpec, coded: _Coded) -> Counts:
 
     every = np.ones(len(n), dtype=bool)
     zero = np.zeros(len(n), dtype=np.int64)
-    overall = cells(zero, every, 1)[0]
+    overall = Cell(*cells(zero, every, 1)[0].tolist())
     overall_cal = CalibrationColumns([()], *calibration(zero, every, 1))[()] if bins else None
     groupings: dict[tuple[str, ...], Grouping] = {}
     for grouping in spec.groupings:
@@ -718,7 +751,7 @@ def _coded_counts(spec: FairnessSpec, coded: _Coded) -> Counts:
             code = code * width + np.maximum(codes, 0)
             size *= width
         keys = [tuple(k) for k in product(*(spec.attributes[a] for a in grouping))]
-        groups = dict(zip(keys, cells(code, inside, size), strict=True))
+        groups = CellColumns(keys, cells(code, inside, size))
         cal = CalibrationColumns(keys, *calibration(code, inside, size)) if bins else None
         groupings[grouping] = Grouping(grouping, groups, cal, dict(sorted(left.items())))
     return Counts(
@@ -908,6 +941,18 @@ class _Gate:
         #: a label or prediction already read, by role and raw value (and its type, so
         #: ``True`` and ``1`` stay apart): the count pass repeats each value in many cells
         self._binary_cache: dict[tuple[str, type, Any], int | None] = {}
+
+    def release(self) -> None:
+        """Let the cells, the values read and the declared values' matchers go.
+
+        For a run whose cells were read as arrays (:func:`_coded`): nothing reads a cell
+        or a value again, and with 100,000 declared values these are about 30 MB that
+        would otherwise stay through the rank pass and the record.
+        """
+        self.cube = ()
+        self.declared = {}
+        self._attr_cache = {}
+        self._binary_cache = {}
 
     def row(self, cell: engine.CubeRow) -> Row:
         spec = self.spec

@@ -6,6 +6,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -169,3 +170,57 @@ def test_calibration_columns_read_as_the_mapping_they_replace(
     assert calibration_columns(columns, keys) == calibration_columns(plain, keys)
     backwards = keys[::-1]
     assert calibration_columns(columns, backwards) == calibration_columns(plain, backwards)
+
+
+@given(st.lists(st.lists(st.integers(0, 10**12), min_size=6, max_size=6), min_size=0, max_size=12))
+def test_cell_columns_read_as_the_mapping_they_replace(rows: list[list[int]]) -> None:
+    import numpy as np
+
+    from respai.counts import CellColumns
+
+    keys = [(f"g{i}",) for i in range(len(rows))]
+    array = np.array(rows, dtype=np.int64).reshape(len(rows), 6)
+    columns = CellColumns(keys, array)
+    plain = {k: Cell(*row) for k, row in zip(keys, rows, strict=True)}
+    assert columns == plain and plain == columns and len(columns) == len(plain)
+    assert list(columns.items()) == list(plain.items())
+    assert list(columns.values()) == list(plain.values())
+    assert all(columns[k] == plain[k] and k in columns for k in keys)
+    assert ("nope",) not in columns
+    assert repr(columns) == repr(plain)
+    assert all(type(v) is int for c in columns.values() for v in c.to_dict().values())
+    # every group at once: a cell of six arrays whose sums are each group's
+    together = columns.columns()
+    assert together.n.tolist() == [c.n for c in plain.values()]
+    assert together.predicted.tolist() == [c.predicted for c in plain.values()]
+    # nested lists read the same as the array
+    assert CellColumns(keys, rows) == plain
+
+
+@given(
+    st.lists(st.tuples(*(st.integers(0, 2**70) for _ in range(5))), min_size=1, max_size=10),
+    st.booleans(),
+)
+def test_rank_sum_columns_keep_integers_exact(rows: list[tuple[int, ...]], fits: bool) -> None:
+    import numpy as np
+
+    from respai.counts import RankSumColumns, RankSums
+
+    if fits:  # the array form, as load keeps sums that fit 64 bits
+        rows = [tuple(v % 2**62 for v in row) for row in rows]
+    keys = [(f"g{i}",) for i in range(len(rows))]
+    columns: list[object] = [list(c) for c in zip(*rows, strict=True)]
+    if fits:
+        columns = [np.array(c, dtype=np.int64) for c in columns]
+    kept = RankSumColumns(keys, columns)
+    plain = {k: RankSums(*row) for k, row in zip(keys, rows, strict=True)}
+    assert kept == plain and list(kept.values()) == list(plain.values())
+    assert all(kept[k] == plain[k] for k in keys)
+    assert all(type(v) is int for r in kept.values() for v in (r.twice_u, r.negative_squares))
+
+
+def test_rank_sum_columns_need_five_columns() -> None:
+    from respai.counts import RankSumColumns
+
+    with pytest.raises(ValueError, match="5 columns"):
+        RankSumColumns([("a",)], [[1], [2]])
