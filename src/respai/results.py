@@ -394,6 +394,7 @@ def rule_dict(r: RuleResult, *, group_rows: bool = True) -> dict[str, Any]:
     grouping derives those rows from the counts (:mod:`respai.record.compact`).
     """
     rule = r.rule
+    groups = list(r.groups)  # read once: many groups are kept as columns (GroupRates)
     threshold: dict[str, Any]
     if rule.max_group_gap is not None:
         threshold = {"max_group_gap": rule.max_group_gap, "comparison": "every gap <="}
@@ -440,7 +441,7 @@ def rule_dict(r: RuleResult, *, group_rows: bool = True) -> dict[str, Any]:
                 "with_prediction": g.with_prediction,
                 "verdict": Verdict.INSUFFICIENT_EVIDENCE.value,
             }
-            for g in r.groups
+            for g in groups
             if g.small
         ],
         "left_out": {
@@ -451,12 +452,12 @@ def rule_dict(r: RuleResult, *, group_rows: bool = True) -> dict[str, Any]:
             "by_reason": dict(r.left_out),
         },
         "missing_decisions": {
-            "total": sum(g.missing for g in r.groups),
+            "total": sum(g.missing for g in groups),
             "max_missing": r.max_missing,
             "max_missing_source": r.max_missing_source,
             "over_max_missing": list(r.over_missing),
         },
-        "groups": [_group_dict(g) for g in r.groups] if group_rows else [],
+        "groups": [_group_dict(g) for g in groups] if group_rows else [],
         **(
             {
                 "weights": {

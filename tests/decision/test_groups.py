@@ -11,6 +11,7 @@ import itertools
 from fractions import Fraction
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -108,3 +109,45 @@ def test_alpha_the_policy_then_the_spec_then_the_default() -> None:
     policy = Policy(path=Path("p.yaml"), sha256="ab", alpha=0.01)
     assert decision.resolve_alpha(spec, policy) == (0.01, policy.source)
     assert decision.resolve_alpha(spec, Policy(path=None, sha256=None))[0] == alpha
+
+
+@st.composite
+def _many(draw: st.DrawFn) -> list[decision.GroupRate]:
+    """Groups at one alpha share, empty groups (rate ``None``, interval [0, 1]) included."""
+    out = []
+    for i in range(draw(st.integers(min_value=0, max_value=12))):
+        cases = draw(st.integers(min_value=0, max_value=40))
+        missing = draw(st.integers(min_value=0, max_value=cases))
+        events = draw(st.integers(min_value=0, max_value=cases - missing))
+        out.append((("g", str(i)), cases, events, missing))
+    return decision.group_rates(out, draw(st.sampled_from([0.05, 0.001, 1e-7])), 5)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_many())
+def test_group_rates_kept_as_columns_read_back_exactly(groups: list[decision.GroupRate]) -> None:
+    kept = decision.GroupRates(groups)
+    assert list(kept) == groups and len(kept) == len(groups)
+    assert kept == groups and kept == tuple(groups) and tuple(groups) == kept
+    for i in range(-len(groups), len(groups)):
+        assert kept[i] == groups[i]
+        assert type(kept[i].cases) is int and type(kept[i].interval.lo) is float
+    assert kept[1:3] == groups[1:3]
+    if groups:
+        assert kept != groups[:-1]
+        with pytest.raises(IndexError):
+            kept[len(groups)]
+
+
+def test_kept_rates_are_columns_from_the_threshold_only() -> None:
+    few = decision.group_rates([((f"g{i}",), 4, 1, 0) for i in range(3)], 0.01, 2)
+    assert isinstance(decision.kept_rates(few), tuple)
+    size = decision.groups.KEPT_AS_COLUMNS_MIN
+    many = decision.group_rates([((f"g{i}",), 4, i % 4, 0) for i in range(size)], 0.01, 2)
+    kept = decision.kept_rates(many)
+    assert isinstance(kept, decision.GroupRates) and kept == many
+    # intervals of two methods (or levels) are not one column: kept as they are
+    mixed = [*many[:-1], decision.group_rate(("z",), 4, 1, 0, 0.02, 2)]
+    assert isinstance(decision.kept_rates(mixed), tuple)
+    with pytest.raises(ValueError, match="one interval method"):
+        decision.GroupRates(mixed)
