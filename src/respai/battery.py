@@ -690,10 +690,7 @@ def _group_rates(
     """Each declared group's rate, its rows for the record, and the exact per-group alpha."""
     g = counts.groupings[grouping]
     alpha_g = exact.decimal(alpha) / len(g.groups)
-    counted = []
-    for key, cell in g.groups.items():
-        k, n = rate.fraction(cell)
-        counted.append((key, n + rate.missing_count(cell), k, rate.missing_count(cell)))
+    counted = metrics.group_counts(rate, g.groups)
     found = decision.group_rates(counted, float(alpha_g), min_cell)
     if len(found) > PER_GROUP_ROWS_MAX:  # the record derives the rows from the counts
         return found, [], alpha_g

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from respai.counts import Cell
+from respai.counts import Cell, CellColumns
 
 __all__ = [
     "ACCURACY",
@@ -41,6 +41,7 @@ __all__ = [
     "Harm",
     "Rate",
     "RateDef",
+    "group_counts",
     "unlabelled",
 ]
 
@@ -125,6 +126,56 @@ class RateDef:
         1
         """
         return 0 if self.missing is None else self.missing(cell)
+
+
+def group_counts(
+    rate: RateDef, groups: Mapping[tuple[str, ...], Cell]
+) -> list[tuple[tuple[str, ...], int, int, int]]:
+    """``(key, cases, events, missing)`` of ``rate`` in every group, in order.
+
+    ``events`` is the rate's numerator, ``missing`` its population's cases without a
+    prediction (:meth:`RateDef.missing_count`) and ``cases`` its denominator plus
+    ``missing``. Groups kept as :class:`~respai.counts.CellColumns` are counted by array
+    arithmetic on their columns, which gives the same integers when the rate's counts
+    are sums of a cell's counts; a rate that is not (``min(...)`` of two counts cannot
+    compare arrays) is counted one group at a time, as any other mapping is.
+
+    Examples
+    --------
+    >>> cells = CellColumns([("a",), ("b",)], [[3, 1, 4, 0, 1, 0], [0, 0, 2, 2, 0, 1]])
+    >>> group_counts(SELECTION_RATE, cells)
+    [(('a',), 9, 4, 1), (('b',), 5, 0, 1)]
+    >>> group_counts(SELECTION_RATE, dict(cells)) == group_counts(SELECTION_RATE, cells)
+    True
+    """
+    if isinstance(groups, CellColumns) and len(groups) > 1:
+        try:
+            return _counted_columns(rate, groups)
+        except (TypeError, ValueError):  # not a sum of counts: the loop below
+            pass
+    out = []
+    for key, cell in groups.items():
+        events, decided = rate.fraction(cell)
+        missing = rate.missing_count(cell)
+        out.append((key, decided + missing, events, missing))
+    return out
+
+
+def _counted_columns(
+    rate: RateDef, groups: CellColumns
+) -> list[tuple[tuple[str, ...], int, int, int]]:
+    import numpy as np
+
+    cell = groups.columns()
+    shape = (len(groups),)
+    events = np.broadcast_to(rate.numerator(cell), shape)
+    decided = np.broadcast_to(rate.denominator(cell), shape)
+    missing = np.broadcast_to(0 if rate.missing is None else rate.missing(cell), shape)
+    if not all(a.dtype.kind == "i" for a in (events, decided, missing)):
+        raise TypeError(f"{rate.key}: a count that is not an integer array")
+    return list(
+        zip(groups, (decided + missing).tolist(), events.tolist(), missing.tolist(), strict=True)
+    )
 
 
 def _predicted(cell: Cell) -> int:

@@ -56,6 +56,7 @@ from fractions import Fraction
 from respai import decision, exact, stats, weights
 from respai.counts import Cell, Counts
 from respai.decision import GroupRate
+from respai.metrics import group_counts
 from respai.spec.parsed import FairnessSpec, Rate, Rule
 from respai.types import Verdict, worst
 from respai.weights import WeightedCounts
@@ -79,7 +80,9 @@ class RuleResult:
     verdict: Verdict
     reason_code: str
     reason: str
-    groups: tuple[GroupRate, ...]
+    #: Every declared group's rate, in declared order (a :class:`~respai.decision.GroupRates`
+    #: of columns from 1,000 groups, a tuple below).
+    groups: Sequence[GroupRate]
     alpha: float
     alpha_per_group: float
     min_cell: int
@@ -270,8 +273,7 @@ def _decide(
         if fail_share == alpha / n_groups and not pairwise
         else stats.bonferroni_alpha(_as_float(fail_alpha, spec), n_groups)
     )
-    cells = [(key, rate_counts(rule.rate, cell)) for key, cell in grouping.groups.items()]
-    per_group = [(key, *c) for key, c in cells]
+    per_group = group_counts(rule.rate.metric, grouping.groups)
     groups = decision.group_rates(per_group, alpha_g, spec.min_cell)
     fgroups = (
         groups if fail_share == share else decision.group_rates(per_group, fail_g, spec.min_cell)
@@ -457,7 +459,7 @@ def _decide(
         verdict=verdict,
         reason_code=code,
         reason=reason,
-        groups=tuple(groups),
+        groups=decision.kept_rates(groups),
         alpha=alpha_f,
         alpha_per_group=alpha_g,
         fail_alpha=_as_float(fail_alpha, spec),

@@ -248,3 +248,24 @@ def test_predictive_rates_match_sklearn(pairs: list[tuple[int, int]]) -> None:
             assert den == 0, key
         else:
             assert num / den == pytest.approx(want, abs=1e-12), key
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(CELLS, min_size=0, max_size=9), st.sampled_from(sorted(metrics.RATES)))
+def test_group_counts_of_columns_are_the_counts_of_each_cell(cells: list[Cell], key: str) -> None:
+    """The array path (every registered rate, ``min`` ones falling back) agrees with
+    counting one cell at a time, and both with :func:`respai.rules.rate_counts`."""
+    from respai.counts import CellColumns
+    from respai.spec.parsed import Rate
+
+    rate = metrics.RATES[key]
+    keys = [(f"g{i}",) for i in range(len(cells))]
+    array = np.array([list(c.to_dict().values()) for c in cells], dtype=np.int64)
+    columns = CellColumns(keys, array.reshape(len(cells), 6))
+    plain = dict(zip(keys, cells, strict=True))
+    got = metrics.group_counts(rate, columns)
+    assert got == metrics.group_counts(rate, plain)
+    assert all(type(v) is int for row in got for v in row[1:])
+    by_rule = {r.metric.key: r for r in Rate}
+    if key in by_rule:
+        assert got == [(k, *rate_counts(by_rule[key], c)) for k, c in plain.items()]
