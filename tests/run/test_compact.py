@@ -232,3 +232,24 @@ def test_an_equalized_odds_rule_over_a_compact_grouping_derives_each_part(
     found = check_compact(wrong)
     assert found is not None and not found.ok
     assert "test rule:eo-age (false_negative): gap_bounds.hi" in found.detail
+
+
+def test_the_page_reads_a_compact_record_without_its_bins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page parses the payload with each compact grouping's calibration bins left
+    empty (it shows none), and is the same page, byte for byte, as with them parsed."""
+    from respai.record.keys import load_public_key, public_key_raw
+    from respai.render.report import document, render_report, render_report_bytes
+
+    out = _run(tmp_path, monkeypatch, "compact", 40)
+    envelope = json.loads((out / "record.json").read_text(encoding="utf-8"))
+    raw = base64.b64decode(envelope["payload"])
+    cut = document._unshown_bins(raw)
+    assert len(cut) < len(raw) and b'"calibration_bins":{"bins":[]' in cut
+    key = public_key_raw(load_public_key(out / "public_key.pem"))
+    page = (out / "report.html").read_bytes()
+    assert render_report_bytes(envelope, key) == page
+    assert render_report(envelope, key).encode("utf-8") == page
+    monkeypatch.setattr(document, "_unshown_bins", lambda payload: payload)
+    assert render_report_bytes(envelope, key) == page

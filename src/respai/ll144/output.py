@@ -107,7 +107,7 @@ def seal_ll144(res: LL144Result, signing: Signing) -> LL144Sealed:
     from respai.ll144.seal import ll144_fingerprints, ll144_predicate
     from respai.record import engine_code_fingerprint, format_timestamp, now_utc, seal
     from respai.record.keys import public_key_raw
-    from respai.render.report import render_report
+    from respai.render.report import render_report_bytes
     from respai.sealing import envelope_bytes
 
     fingerprints = ll144_fingerprints(res, engine_code_fingerprint())
@@ -127,7 +127,7 @@ def seal_ll144(res: LL144Result, signing: Signing) -> LL144Sealed:
             "public_key.pem": public.public_bytes(
                 serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
             ),
-            "report.html": lambda: render_report(envelope, public_key_raw(public)),
+            "report.html": lambda: render_report_bytes(envelope, public_key_raw(public)),
         }
 
     envelope, book, note = signing.seal(build, files)

@@ -353,7 +353,7 @@ def build_pack(
 
     def files(sk: SigningKey, envelope: Mapping[str, Any]) -> dict[str, bytes]:
         from respai.record.keys import public_key_raw
-        from respai.render.report import render_report
+        from respai.render.report import render_report_bytes
 
         last: dict[str, bytes] = {
             "record.json": envelope_bytes(envelope),
@@ -361,9 +361,7 @@ def build_pack(
                 serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
             ),
             # the signed record as a report that verifies itself in a browser
-            "report.html": render_report(envelope, public_key_raw(sk.key.public_key())).encode(
-                "utf-8"
-            ),
+            "report.html": render_report_bytes(envelope, public_key_raw(sk.key.public_key())),
         }
         sizes = {n: (staged.staging / n).stat().st_size for n in hashes}
         for name, data in last.items():

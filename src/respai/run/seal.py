@@ -204,14 +204,16 @@ def seal_evaluation(
 
     def files(envelope: Mapping[str, Any]) -> dict[str, Content]:
         from respai.record.keys import public_key_raw
-        from respai.render.report import render_report
+        from respai.render.report import render_report_bytes
 
         # the record and its page are made when written, one at a time
         return {
             "record.json": lambda: envelope_bytes(envelope),
             "summary.txt": summary,
             "public_key.pem": public_pem,
-            "report.html": lambda: render_report(envelope, public_key_raw(sk.key.public_key())),
+            "report.html": lambda: render_report_bytes(
+                envelope, public_key_raw(sk.key.public_key())
+            ),
         }
 
     envelope, book, note = seal_run(

@@ -47,6 +47,11 @@ tests), :mod:`~respai.render.report.fields` (tolerant reads of the record) and
 
 from __future__ import annotations
 
-from respai.render.report.document import page_code_id, render_report, render_report_file
+from respai.render.report.document import (
+    page_code_id,
+    render_report,
+    render_report_bytes,
+    render_report_file,
+)
 
-__all__ = ["page_code_id", "render_report", "render_report_file"]
+__all__ = ["page_code_id", "render_report", "render_report_bytes", "render_report_file"]

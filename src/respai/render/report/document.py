@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -35,7 +36,25 @@ from respai.render.report.shell import (
 )
 from respai.render.report.verification import verification_box
 
-__all__ = ["page_code_id", "page_script", "render_report", "render_report_file"]
+#: A compact grouping's calibration bins as canonical JSON writes them: an array of
+#: arrays of integers (each checked by :func:`_unshown_bins` before it is cut).
+_COMPACT_BINS = re.compile(rb'"calibration_bins":\{"bins":\[\[[0-9,]*\](?:,\[[0-9,]*\])*\]')
+_BINS_HEAD = b'"calibration_bins":{"bins":'
+#: Every digit as ``d`` (a run of 16 is an integer the strict reader refuses), and the
+#: digits 1-9 as ``d`` with 0 kept (a ``0`` after ``[`` or ``,`` and before a digit is a
+#: leading zero): two byte maps, so the checks are searches for fixed bytes.
+_ALL_DIGITS = bytes.maketrans(b"0123456789", b"dddddddddd")
+_NONZERO_DIGITS = bytes.maketrans(b"123456789", b"ddddddddd")
+_NOT_CANONICAL = (b",,", b"[,", b",]", b"[],")
+_LEADING_ZERO = (b"[0d", b"[00", b",0d", b",00")
+
+__all__ = [
+    "page_code_id",
+    "page_script",
+    "render_report",
+    "render_report_bytes",
+    "render_report_file",
+]
 
 
 @cache
@@ -90,11 +109,29 @@ def render_report(
         The title is derived from the record (:func:`~respai.render.report.shell.page_title`)
         and checked by the page like every other text.
     """
+    return "".join(_page_parts(envelope, public_key_raw))
+
+
+def render_report_bytes(envelope: Mapping[str, Any], public_key_raw: bytes | None) -> bytes:
+    """:func:`render_report` encoded as UTF-8, as the file is written.
+
+    The same bytes as ``render_report(...).encode()``, made part by part: the page is
+    never held as one text beside its bytes, which for a record of many groups saves a
+    copy of tens of MB (two bytes a character once the page holds one past Latin-1).
+    """
+    parts: list[Any] = _page_parts(envelope, public_key_raw)
+    for i, part in enumerate(parts):
+        parts[i] = part.encode("utf-8")  # each text goes as soon as its bytes are made
+    return b"".join(parts)
+
+
+def _page_parts(envelope: Mapping[str, Any], public_key_raw: bytes | None) -> list[str]:
+    """The page's text in parts whose concatenation is the page."""
     payload = envelope.get("payload")
     if isinstance(payload, str) and len(payload) >= TRIM_MIN_BYTES:
         trim_heap()  # a large record: what the run freed goes back before its parsed copy
     try:  # the payload is parsed once, for the body and the title
-        statement: Any = loads_strict(b64decode_any(payload))
+        statement: Any = loads_strict(_unshown_bins(b64decode_any(payload)))
     except (RecordError, AttributeError):
         statement = None
     try:
@@ -118,9 +155,9 @@ def render_report(
     head = "\n".join(start_tag(tag, attrs, csp) + contents.get(tag, "") for tag, attrs in HEAD)
     main, *embedded_tags, script_tag = BODY
     embedded = (embed_json(dict(envelope)), embed_json(key_json), embed_json(test_names()))
-    # one join of the parts: the embedded record can be tens of MB, and the page becomes
-    # a string of two bytes a character once the body holds one past Latin-1, so each
-    # intermediate concatenation would copy it again
+    # the parts are joined once by the caller: the embedded record can be tens of MB,
+    # and the page becomes a string of two bytes a character once the body holds one past
+    # Latin-1, so each intermediate concatenation would copy it again
     parts = [
         "<!DOCTYPE html>\n",
         f"{start_tag('html', HTML_ATTRIBUTES)}\n<head>\n{head}\n</head>\n<body>\n",
@@ -129,7 +166,31 @@ def render_report(
     for tag, data in zip(embedded_tags, embedded, strict=True):
         parts += [start_tag(*tag), data, "</script>\n"]
     parts.append(f"{start_tag(*script_tag)}{script}</script>\n</body>\n</html>\n")
-    return "".join(parts)
+    return parts
+
+
+def _unshown_bins(raw: bytes) -> bytes:
+    """The payload text with each compact grouping's calibration bins left empty.
+
+    The page shows no calibration bin (its script reads them from the embedded record,
+    which is untouched), and at 100,000 groups of ten bins they are 40% of the payload
+    and most of its parsed size, a million integers. A span is cut only when it is what
+    canonical JSON writes (arrays of integers, no empty member, no leading zero, under
+    16 digits); anything else is parsed as it stands, so the strict reader judges it.
+    """
+    if _BINS_HEAD + b"[[" not in raw:
+        return raw
+
+    def cut(match: re.Match[bytes]) -> bytes:
+        span = match.group()[len(_BINS_HEAD) :]
+        if any(bad in span for bad in _NOT_CANONICAL) or b"d" * 16 in span.translate(_ALL_DIGITS):
+            return match.group()
+        zeros = span.translate(_NONZERO_DIGITS)
+        if any(bad in zeros for bad in _LEADING_ZERO):
+            return match.group()
+        return _BINS_HEAD + b"[]"
+
+    return _COMPACT_BINS.sub(cut, raw)
 
 
 def render_report_file(
