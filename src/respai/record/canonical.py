@@ -313,7 +313,14 @@ def canonical_object(members: Mapping[str, bytes]) -> bytes:
     True
     """
     ordered = sorted(members.items(), key=lambda kv: kv[0].encode("utf-16be"))
-    return b"{" + b",".join(canonical_bytes(k) + b":" + v for k, v in ordered) + b"}"
+    pieces = [b"{"]
+    for k, v in ordered:  # one join of every piece: a large member is copied once
+        pieces += [canonical_bytes(k), b":", v, b","]
+    if ordered:
+        pieces[-1] = b"}"
+    else:
+        pieces.append(b"}")
+    return b"".join(pieces)
 
 
 def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -137,7 +137,7 @@ def _payload(statement: Mapping[str, Any], encoded: Sequence[bytes]) -> bytes:
     """
     predicate = statement["predicate"]
     members = {k: canonical_bytes(v) for k, v in predicate.items() if k != "records"}
-    members["records"] = b"[" + b",".join(encoded) + b"]"
+    members["records"] = b"".join([b"[", b",".join(encoded), b"]"])
     outer = {k: canonical_bytes(v) for k, v in statement.items() if k != "predicate"}
     outer["predicate"] = canonical_object(members)
     return canonical_object(outer)

@@ -39,6 +39,13 @@ __all__ = [
 # --- the record's predicate ------------------------------------------------------------
 
 
+def _in_order(by_key: Mapping[Any, Any], keys: list[Any]) -> list[Any]:
+    """The values of ``by_key`` in the order of ``keys`` (read in order when it is theirs)."""
+    if list(by_key) == keys:
+        return list(by_key.values())
+    return [by_key[k] for k in keys]
+
+
 def _counts_dict(counts: Counts) -> dict[str, Any]:
     """The integer counts behind every number, so a reader can recompute them."""
     out: dict[str, Any] = {
@@ -57,7 +64,7 @@ def _counts_dict(counts: Counts) -> dict[str, Any]:
                 g.groups.values(),
                 g.left_out,
                 None if g.calibration is None else calibration_columns(g.calibration, keys),
-                None if ranks is None else [ranks[k] for k in keys],
+                None if ranks is None else _in_order(ranks, keys),
             )
             continue
         entry: dict[str, Any] = {
