@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import platform
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,12 +25,47 @@ def test_glibc_gives_the_pages_back() -> None:
 
 
 def test_without_the_call_nothing_is_done(monkeypatch: pytest.MonkeyPatch) -> None:
-    heap._malloc_trim.cache_clear()
+    heap._libc_function.cache_clear()
     monkeypatch.setattr(sys, "platform", "darwin")
     try:
         assert heap.trim_heap() is False
+        assert heap.set_mmap_threshold() is False
     finally:
-        heap._malloc_trim.cache_clear()
+        heap._libc_function.cache_clear()
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc",
+    reason="mallopt is glibc's",
+)
+def test_glibc_takes_a_fixed_mmap_threshold() -> None:
+    # in a process of its own: the setting lasts as long as the process
+    code = "from respai.heap import set_mmap_threshold as s; print(s(), s(1 << 20))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True"]
+
+
+def test_the_command_sets_the_threshold_before_it_runs(tmp_path: Path) -> None:
+    marker = tmp_path / "set"
+    code = (
+        "import sys\n"
+        "import respai.heap as heap\n"
+        "def noted(nbytes=heap.MMAP_THRESHOLD_BYTES):\n"
+        f"    open({str(marker)!r}, 'w').write(str(nbytes))\n"
+        "    return True\n"
+        "heap.set_mmap_threshold = noted\n"
+        "import respai.cli.app as app\n"
+        "sys.argv = ['respai', '--version']\n"
+        "app.entry()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert marker.read_text() == str(heap.MMAP_THRESHOLD_BYTES)
 
 
 def _calls(monkeypatch: pytest.MonkeyPatch, module: Any) -> list[int]:

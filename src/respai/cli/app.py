@@ -255,6 +255,9 @@ def entry() -> NoReturn:
     import atexit
     import threading
 
+    from respai.heap import set_mmap_threshold
+
+    set_mmap_threshold()  # large blocks are given back when freed, not kept on the heap
     code = main()
     try:
         for thread in threading.enumerate():
