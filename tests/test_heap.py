@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import platform
 import subprocess
 import sys
@@ -48,15 +49,44 @@ def test_glibc_takes_a_fixed_mmap_threshold() -> None:
     assert done.stdout.split() == ["True", "True"]
 
 
-def test_the_command_sets_the_threshold_before_it_runs(tmp_path: Path) -> None:
+def test_only_the_command_and_only_many_groups_fix_the_threshold(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[int] = []
+    monkeypatch.setattr(heap, "set_mmap_threshold", lambda: calls.append(1) or True)
+    monkeypatch.setattr(heap, "_OWN_PROCESS", [False])
+    assert heap.for_groups(10**6) is False and calls == []  # the API's caller: left alone
+    heap.tune_this_process()
+    assert heap.for_groups(heap.MANY_GROUPS - 1) is False and calls == []
+    assert heap.for_groups(heap.MANY_GROUPS) is True and calls == [1]
+
+
+def test_a_run_asks_with_its_declared_groups(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from respai.api import evaluate
+
+    asked: list[int] = []
+    monkeypatch.setattr(heap, "for_groups", lambda groups: asked.append(groups) or False)
+    monkeypatch.setenv("RESPAI_HOME", str(tmp_path / "keys"))
+    evaluate(SAMPLES / "loan_screen.yaml", out=tmp_path / "out")
+    from respai.run.group_rules import spec_of
+
+    fairness = spec_of(SAMPLES / "loan_screen.yaml").fairness
+    assert fairness is not None
+    sizes = {a: len(v) for a, v in fairness.attributes.items()}
+    groups = sum(math.prod(sizes[a] for a in g) for g in fairness.groupings)
+    assert asked[0] == groups > len(fairness.groupings)
+
+
+def test_the_command_marks_its_process_before_it_runs(tmp_path: Path) -> None:
     marker = tmp_path / "set"
     code = (
         "import sys\n"
         "import respai.heap as heap\n"
-        "def noted(nbytes=heap.MMAP_THRESHOLD_BYTES):\n"
-        f"    open({str(marker)!r}, 'w').write(str(nbytes))\n"
-        "    return True\n"
-        "heap.set_mmap_threshold = noted\n"
+        "def noted():\n"
+        f"    open({str(marker)!r}, 'w').write('own')\n"
+        "heap.tune_this_process = noted\n"
         "import respai.cli.app as app\n"
         "sys.argv = ['respai', '--version']\n"
         "app.entry()\n"
@@ -65,7 +95,7 @@ def test_the_command_sets_the_threshold_before_it_runs(tmp_path: Path) -> None:
         [sys.executable, "-c", code], capture_output=True, timeout=120, check=False
     )
     assert done.returncode == 0, done.stderr
-    assert marker.read_text() == str(heap.MMAP_THRESHOLD_BYTES)
+    assert marker.read_text() == "own"
 
 
 def _calls(monkeypatch: pytest.MonkeyPatch, module: Any) -> list[int]:

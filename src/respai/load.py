@@ -18,7 +18,7 @@ from itertools import product
 from pathlib import Path
 from typing import Any
 
-from respai import engine
+from respai import engine, heap
 from respai.counts import MICRO, Counts, RankSumColumns, RankSums, Row, build_counts
 from respai.engine.registry import ENGINES, engine_named
 from respai.errors import InputError, did_you_mean
@@ -309,6 +309,9 @@ def load_counts(
                 "independence assumption.",
             )
     bins = spec.calibration_bins if spec.probability else None
+    heap.for_groups(
+        sum(math.prod(len(spec.attributes[a]) for a in g) for g in spec.groupings)
+    )  # in the command, many groups' large blocks get pages of their own
     passes = count or engine.count_cube
     cube = passes(source, keys, spec.probability, spec.calibration_bins, extra)
     if not isinstance(cube, engine.Cube):  # cells from a caller's own count pass
@@ -338,7 +341,7 @@ def load_counts(
         )
         engine.release_memory()
     if score is not None:
-        overall, per = _rank_sums(spec, source, gate, cube, score, coded)
+        overall, per = _rank_sums(spec, source, gate, cube, score, coded, counts)
         counts = replace(counts, overall_ranks=overall, ranks=per)
     weighted = None
     if weight is not None:
@@ -411,8 +414,12 @@ def _rank_sums(
     cube: Sequence[engine.CubeRow],
     score: str,
     coded: _Coded | None = None,
+    counts: Counts | None = None,
 ) -> tuple[RankSums, dict[tuple[str, ...], Mapping[tuple[str, ...], RankSums]]]:
     """The AUC's rank sums overall and per declared group, from one sorted engine pass.
+
+    With ``counts``, each grouping's rank sums use the key tuples of its cells (the same
+    declared order) rather than a second copy of them.
 
     The raw values the count pass saw are mapped to group indices here, by the same gate,
     so the engine sorts and sums small integer codes only (``coded`` holds them already
@@ -463,7 +470,8 @@ def _rank_sums(
     overall = sums(found[()].get(()))
     per: dict[tuple[str, ...], Mapping[tuple[str, ...], RankSums]] = {}
     for grouping, idx in zip(spec.groupings, wanted[1:], strict=True):
-        per[grouping] = _rank_columns([declared[i] for i in idx], found[idx], sums)
+        keys = None if counts is None else list(counts.groupings[grouping].groups)
+        per[grouping] = _rank_columns([declared[i] for i in idx], found[idx], sums, keys)
     return overall, per
 
 
@@ -471,11 +479,13 @@ def _rank_columns(
     declared: Sequence[Sequence[str]],
     found: Mapping[tuple[int, ...], engine.RankParts],
     sums: Callable[[engine.RankParts | None], RankSums],
+    keys: list[tuple[str, ...]] | None = None,
 ) -> RankSumColumns:
     """Every declared group's rank sums (zero without a scored case) as five columns.
 
     ``found`` maps the group-index tuples that have a scored case to their parts; the
-    columns follow the declared order (:func:`itertools.product` of ``declared``).
+    columns follow the declared order (:func:`itertools.product` of ``declared``), the
+    order of ``keys`` when given (checked).
     """
     import numpy as np
 
@@ -495,7 +505,14 @@ def _rank_columns(
             kept.append(np.array(column, dtype=np.int64))
         except OverflowError:
             kept.append(column)
-    return RankSumColumns([tuple(k) for k in product(*declared)], kept)
+    declared_keys = product(*declared)
+    if keys is None:
+        keys = [tuple(k) for k in declared_keys]
+    elif len(keys) != len(columns[0]) or any(
+        a != b for a, b in zip(keys, declared_keys, strict=True)
+    ):  # pragma: no cover - a grouping's cells are every declared group, in this order
+        raise AssertionError("the cells' groups are not the declared groups in order")
+    return RankSumColumns(keys, kept)
 
 
 def reversed_score(parts: engine.RankParts) -> engine.RankParts:

@@ -255,9 +255,9 @@ def entry() -> NoReturn:
     import atexit
     import threading
 
-    from respai.heap import set_mmap_threshold
+    from respai.heap import tune_this_process
 
-    set_mmap_threshold()  # large blocks are given back when freed, not kept on the heap
+    tune_this_process()  # a run of many groups may then fix how large blocks are allocated
     code = main()
     try:
         for thread in threading.enumerate():
