@@ -41,24 +41,38 @@ def test_without_the_call_nothing_is_done(monkeypatch: pytest.MonkeyPatch) -> No
 )
 def test_glibc_takes_a_fixed_mmap_threshold() -> None:
     # in a process of its own: the setting lasts as long as the process
-    code = "from respai.heap import set_mmap_threshold as s; print(s(), s(1 << 20))"
+    code = (
+        "import respai.heap as h; "
+        "print(h.set_mmap_threshold(1 << 20), h.tune_this_process(), "
+        "h.for_groups(5), h.for_groups(5000))"
+    )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["True", "True"]
+    assert done.stdout.split() == ["True"] * 4
 
 
-def test_only_the_command_and_only_many_groups_fix_the_threshold(
+def test_only_the_command_sets_thresholds_and_by_its_groups(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls: list[int] = []
-    monkeypatch.setattr(heap, "set_mmap_threshold", lambda: calls.append(1) or True)
+    trims: list[tuple[int, int]] = []
+
+    def mallopt(param: int, value: int) -> int:
+        trims.append((param, value))
+        return 1
+
+    monkeypatch.setattr(heap, "set_mmap_threshold", lambda n=4 << 20: calls.append(n) or True)
+    monkeypatch.setattr(heap, "_libc_function", lambda name: mallopt)
     monkeypatch.setattr(heap, "_OWN_PROCESS", [False])
     assert heap.for_groups(10**6) is False and calls == []  # the API's caller: left alone
-    heap.tune_this_process()
-    assert heap.for_groups(heap.MANY_GROUPS - 1) is False and calls == []
-    assert heap.for_groups(heap.MANY_GROUPS) is True and calls == [1]
+    assert heap.tune_this_process() is True and calls == [4 << 20]
+    assert heap.for_groups(heap.MANY_GROUPS) is True and calls == [4 << 20] * 2
+    assert trims == []  # many groups: the heap is shrunk as soon as it can be
+    assert heap.for_groups(heap.MANY_GROUPS - 1) is True
+    assert calls[-1] == heap.FEW_GROUPS_THRESHOLD_BYTES == 32 << 20
+    assert trims == [(heap._M_TRIM_THRESHOLD, 64 << 20)]
 
 
 def test_a_run_asks_with_its_declared_groups(
@@ -86,6 +100,7 @@ def test_the_command_marks_its_process_before_it_runs(tmp_path: Path) -> None:
         "import respai.heap as heap\n"
         "def noted():\n"
         f"    open({str(marker)!r}, 'w').write('own')\n"
+        "    return True\n"
         "heap.tune_this_process = noted\n"
         "import respai.cli.app as app\n"
         "sys.argv = ['respai', '--version']\n"

@@ -5,11 +5,11 @@ live on the C library's heap. When a phase lets them go, glibc keeps the pages f
 use, so the next phase's allocations stack on memory nothing uses any more: after the
 count pass of 100,000 groups about 150 MB of such pages were still resident when the
 report page was made. :func:`trim_heap` asks glibc to return them (``malloc_trim``).
-:func:`set_mmap_threshold`, which the ``respai`` command calls for a run of many groups
-(:func:`for_groups`), keeps glibc from moving large blocks (the record's texts, the
-fold's arrays) onto that heap in the first place. Where the C library has no such calls
-(macOS, musl, Windows) both do nothing; the run is the same, only its peak memory is
-higher.
+:func:`set_mmap_threshold`, which the ``respai`` command calls at its start (and again,
+higher, for a run of few groups: :func:`for_groups`), keeps glibc from moving large
+blocks (the record's texts, the fold's arrays) onto that heap in the first place. Where
+the C library has no such calls (macOS, musl, Windows) both do nothing; the run is the
+same, only its peak memory is higher.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from collections.abc import Callable
 from functools import cache
 
 __all__ = [
+    "FEW_GROUPS_THRESHOLD_BYTES",
     "MANY_GROUPS",
     "MMAP_THRESHOLD_BYTES",
     "TRIM_MIN_BYTES",
@@ -38,11 +39,19 @@ MMAP_THRESHOLD_BYTES = 4 * 1024 * 1024
 (:func:`set_mmap_threshold`)."""
 
 MANY_GROUPS = 1000
-"""From this many declared groups (all groupings together) a command's run fixes the
-threshold (:func:`for_groups`)."""
+"""From this many declared groups (all groupings together) a command's run keeps the
+threshold at :data:`MMAP_THRESHOLD_BYTES`; with fewer it raises it to
+:data:`FEW_GROUPS_THRESHOLD_BYTES` (:func:`for_groups`)."""
 
-#: glibc's ``mallopt`` parameter for the size from which a block is mapped on its own.
+FEW_GROUPS_THRESHOLD_BYTES = 32 * 1024 * 1024
+"""The threshold of a run of few groups: the largest glibc's own moving threshold takes,
+so the fold's arrays of each batch come from the heap, as they would without the command
+fixing anything."""
+
+#: glibc's ``mallopt`` parameters: the size from which a block is mapped on its own, and
+#: the free space at the heap's top past which the heap is shrunk.
 _M_MMAP_THRESHOLD = -3
+_M_TRIM_THRESHOLD = -1
 #: Whether this process is the ``respai`` command's own (:func:`tune_this_process`).
 _OWN_PROCESS: list[bool] = [False]
 
@@ -62,31 +71,41 @@ def _libc_function(name: str) -> Callable[..., int] | None:
     return found
 
 
-def tune_this_process() -> None:
-    """Mark this process as the ``respai`` command's own (:func:`respai.cli.app.entry`).
+def tune_this_process() -> bool:
+    """Mark this process as the ``respai`` command's own and fix its mmap threshold.
 
-    Only then may a run change how the C library allocates (:func:`for_groups`); the
-    Python API leaves its caller's process as it is.
+    Called once by :func:`respai.cli.app.entry`, before any work: the threshold is
+    :data:`MMAP_THRESHOLD_BYTES` (:func:`set_mmap_threshold`) until a run says how many
+    groups it has (:func:`for_groups`). The Python API never calls it, and leaves its
+    caller's process as it is. Returns what :func:`set_mmap_threshold` returns.
     """
     _OWN_PROCESS[0] = True
+    return set_mmap_threshold()
 
 
 def for_groups(groups: int) -> bool:
-    """Fix the mmap threshold for a run of ``groups`` declared groups, in the command only.
+    """Set the mmap threshold for a run of ``groups`` declared groups, in the command only.
 
-    From :data:`MANY_GROUPS` groups, in a process marked by :func:`tune_this_process`,
-    this calls :func:`set_mmap_threshold` and returns its answer; otherwise it changes
-    nothing and returns ``False``. A run of few groups keeps glibc's own threshold: its
-    fold reuses the same 8 MB arrays batch after batch, which the heap serves without
-    fresh pages (a fixed threshold cost 10M rows about 0.2 s of system time).
+    In a process marked by :func:`tune_this_process`: from :data:`MANY_GROUPS` groups the
+    threshold stays at :data:`MMAP_THRESHOLD_BYTES`, so the large blocks of a large record
+    and of the fold go back to the system when freed; with fewer it is raised to
+    :data:`FEW_GROUPS_THRESHOLD_BYTES` (and the heap is shrunk only past twice that, as
+    glibc's own moving threshold does), because such a run's fold frees and takes again
+    the same 8 MB arrays batch after batch, which the heap then serves without fresh
+    pages (a 4 MiB threshold cost 10M rows about 0.3 s of system time). Elsewhere it changes
+    nothing and returns ``False``.
 
     Examples
     --------
     >>> for_groups(10)
     False
     """
-    if not _OWN_PROCESS[0] or groups < MANY_GROUPS:
+    if not _OWN_PROCESS[0]:
         return False
+    if groups < MANY_GROUPS:  # as glibc's own moving threshold would have it by now
+        mallopt = _libc_function("mallopt")
+        keep = mallopt is not None and mallopt(_M_TRIM_THRESHOLD, 2 * FEW_GROUPS_THRESHOLD_BYTES)
+        return set_mmap_threshold(FEW_GROUPS_THRESHOLD_BYTES) and bool(keep)
     return set_mmap_threshold()
 
 
@@ -97,9 +116,9 @@ def set_mmap_threshold(nbytes: int = MMAP_THRESHOLD_BYTES) -> bool:
     raises that size (up to 32 MiB), so the record's texts and the fold's arrays of a
     large run then come from the heap, which cannot shrink past the last block still in
     use: at 100,000 groups about 70 MB of freed pages stayed resident that way. A fixed
-    threshold turns that off; the command fixes it for a run of many groups
-    (:func:`for_groups`). ``False`` where the C library has no ``mallopt`` or refuses the
-    value.
+    threshold turns that off; the command fixes it at its start
+    (:func:`tune_this_process`). ``False`` where the C library has no ``mallopt`` or
+    refuses the value.
 
     Examples
     --------

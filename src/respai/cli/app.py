@@ -257,7 +257,7 @@ def entry() -> NoReturn:
 
     from respai.heap import tune_this_process
 
-    tune_this_process()  # a run of many groups may then fix how large blocks are allocated
+    tune_this_process()  # large blocks get pages of their own, given back when freed
     code = main()
     try:
         for thread in threading.enumerate():
