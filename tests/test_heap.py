@@ -65,14 +65,19 @@ def test_only_the_command_sets_thresholds_and_by_its_groups(
 
     monkeypatch.setattr(heap, "set_mmap_threshold", lambda n=4 << 20: calls.append(n) or True)
     monkeypatch.setattr(heap, "_libc_function", lambda name: mallopt)
-    monkeypatch.setattr(heap, "_OWN_PROCESS", [False])
+    monkeypatch.setattr(heap, "_OWN_PROCESS", [False, False])
+    trim = heap._M_TRIM_THRESHOLD
     assert heap.for_groups(10**6) is False and calls == []  # the API's caller: left alone
     assert heap.tune_this_process() is True and calls == [4 << 20]
-    assert heap.for_groups(heap.MANY_GROUPS) is True and calls == [4 << 20] * 2
-    assert trims == []  # many groups: the heap is shrunk as soon as it can be
+    # few groups first: glibc's largest moving thresholds
     assert heap.for_groups(heap.MANY_GROUPS - 1) is True
     assert calls[-1] == heap.FEW_GROUPS_THRESHOLD_BYTES == 32 << 20
-    assert trims == [(heap._M_TRIM_THRESHOLD, 64 << 20)]
+    assert trims[-1] == (trim, 64 << 20)
+    # then a block of many groups: the low thresholds, and they stay for a later small block
+    assert heap.for_groups(heap.MANY_GROUPS) is True
+    assert calls[-1] == 4 << 20 and trims[-1] == (trim, 128 << 10)
+    assert heap.for_groups(3) is True
+    assert calls[-1] == 4 << 20 and trims[-1] == (trim, 128 << 10)
 
 
 def test_a_run_asks_with_its_declared_groups(

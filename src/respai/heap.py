@@ -52,8 +52,11 @@ fixing anything."""
 #: the free space at the heap's top past which the heap is shrunk.
 _M_MMAP_THRESHOLD = -3
 _M_TRIM_THRESHOLD = -1
-#: Whether this process is the ``respai`` command's own (:func:`tune_this_process`).
-_OWN_PROCESS: list[bool] = [False]
+#: glibc's own trim threshold before it moves: the heap shrinks once 128 KiB are free on top.
+_TRIM_THRESHOLD_BYTES = 128 * 1024
+#: Whether this process is the ``respai`` command's own (:func:`tune_this_process`), and
+#: whether one of its runs had many groups (the low threshold then stays for the rest).
+_OWN_PROCESS: list[bool] = [False, False]
 
 
 @cache
@@ -92,8 +95,11 @@ def for_groups(groups: int) -> bool:
     :data:`FEW_GROUPS_THRESHOLD_BYTES` (and the heap is shrunk only past twice that, as
     glibc's own moving threshold does), because such a run's fold frees and takes again
     the same 8 MB arrays batch after batch, which the heap then serves without fresh
-    pages (a 4 MiB threshold cost 10M rows about 0.3 s of system time). Elsewhere it changes
-    nothing and returns ``False``.
+    pages (a 4 MiB threshold cost 10M rows about 0.3 s of system time). Once a run of
+    many groups has been seen in the process, a later one of few groups (another block of
+    the same spec) leaves the low threshold in place, since the large record is still to
+    be made, and the heap is shrunk again as soon as 128 KiB are free on its top. Elsewhere
+    it changes nothing and returns ``False``.
 
     Examples
     --------
@@ -102,11 +108,17 @@ def for_groups(groups: int) -> bool:
     """
     if not _OWN_PROCESS[0]:
         return False
-    if groups < MANY_GROUPS:  # as glibc's own moving threshold would have it by now
-        mallopt = _libc_function("mallopt")
-        keep = mallopt is not None and mallopt(_M_TRIM_THRESHOLD, 2 * FEW_GROUPS_THRESHOLD_BYTES)
-        return set_mmap_threshold(FEW_GROUPS_THRESHOLD_BYTES) and bool(keep)
-    return set_mmap_threshold()
+    if groups >= MANY_GROUPS or _OWN_PROCESS[1]:  # many groups, now or in an earlier block
+        _OWN_PROCESS[1] = True
+        return _set_trim_threshold(_TRIM_THRESHOLD_BYTES) and set_mmap_threshold()
+    # as glibc's own moving threshold would have it by now
+    fixed = _set_trim_threshold(2 * FEW_GROUPS_THRESHOLD_BYTES)
+    return set_mmap_threshold(FEW_GROUPS_THRESHOLD_BYTES) and fixed
+
+
+def _set_trim_threshold(nbytes: int) -> bool:
+    mallopt = _libc_function("mallopt")
+    return mallopt is not None and mallopt(_M_TRIM_THRESHOLD, int(nbytes)) == 1
 
 
 def set_mmap_threshold(nbytes: int = MMAP_THRESHOLD_BYTES) -> bool:
