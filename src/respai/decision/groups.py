@@ -181,6 +181,7 @@ class GroupRates(Sequence[GroupRate]):
         first = groups[0].interval if groups else Interval(0.0, 1.0, "", 0.0)
         if any(
             type(g) is not GroupRate
+            or type(g.interval) is not Interval
             or g.interval.method != first.method
             or g.interval.confidence != first.confidence
             for g in groups
