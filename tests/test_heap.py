@@ -98,26 +98,6 @@ def test_a_run_asks_with_its_declared_groups(
     assert asked[0] == groups > len(fairness.groupings)
 
 
-def test_the_command_marks_its_process_before_it_runs(tmp_path: Path) -> None:
-    marker = tmp_path / "set"
-    code = (
-        "import sys\n"
-        "import respai.heap as heap\n"
-        "def noted():\n"
-        f"    open({str(marker)!r}, 'w').write('own')\n"
-        "    return True\n"
-        "heap.tune_this_process = noted\n"
-        "import respai.cli.app as app\n"
-        "sys.argv = ['respai', '--version']\n"
-        "app.entry()\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, timeout=120, check=False
-    )
-    assert done.returncode == 0, done.stderr
-    assert marker.read_text() == "own"
-
-
 def _calls(monkeypatch: pytest.MonkeyPatch, module: Any) -> list[int]:
     calls: list[int] = []
 

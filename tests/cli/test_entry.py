@@ -71,10 +71,13 @@ def test_the_exit_handlers_run_and_the_spill_folder_goes(spec: Path, tmp_path: P
 
 
 def test_entry_runs_atexit_handlers_and_waits_for_threads(tmp_path: Path) -> None:
-    # a handler and a slow non-daemon thread, registered by the running code itself
-    marker, written = tmp_path / "atexit", tmp_path / "thread"
+    # a handler and a slow non-daemon thread, registered by the running code itself; and
+    # the command marks its process as its own before it runs (respai.heap)
+    marker, written, own = tmp_path / "atexit", tmp_path / "thread", tmp_path / "own"
     code = (
         "import atexit, sys, threading, time\n"
+        "import respai.heap as heap\n"
+        f"heap.tune_this_process = lambda: bool(open({str(own)!r}, 'w').write('own'))\n"
         "import respai.cli.app as app\n"
         f"atexit.register(lambda: open({str(marker)!r}, 'w').write('ran'))\n"
         "def slow():\n"
@@ -89,3 +92,4 @@ def test_entry_runs_atexit_handlers_and_waits_for_threads(tmp_path: Path) -> Non
     assert done.returncode == 0, done.stderr
     assert b"respai, version" in done.stdout
     assert marker.read_text() == "ran" and written.read_text() == "done"
+    assert own.read_text() == "own"

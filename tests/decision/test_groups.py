@@ -20,16 +20,26 @@ from respai.spec.parsed import Policy
 from respai.types import Interval
 
 
+def _counts(
+    draw: st.DrawFn, groups: tuple[int, int], cases: tuple[int, int]
+) -> list[tuple[str, int, int, int]]:
+    """``(name, cases, events, missing)`` of each drawn group, events and missing within."""
+    out = []
+    for i in range(draw(st.integers(*groups))):
+        n = draw(st.integers(*cases))
+        missing = draw(st.integers(min_value=0, max_value=n))
+        events = draw(st.integers(min_value=0, max_value=n - missing))
+        out.append((f"g{i}", n, events, missing))
+    return out
+
+
 @st.composite
 def _rates(draw: st.DrawFn) -> list[decision.GroupRate]:
     """Groups with a case each: (cases, events, missing) on small counts, ties included."""
-    out = []
-    for i in range(draw(st.integers(min_value=2, max_value=8))):
-        cases = draw(st.integers(min_value=1, max_value=6))
-        missing = draw(st.integers(min_value=0, max_value=cases))
-        events = draw(st.integers(min_value=0, max_value=cases - missing))
-        out.append(decision.group_rate((f"g{i}",), cases, events, missing, 0.01, 2))
-    return out
+    return [
+        decision.group_rate((name,), n, events, missing, 0.01, 2)
+        for name, n, events, missing in _counts(draw, (2, 8), (1, 6))
+    ]
 
 
 @settings(max_examples=400, deadline=None)
@@ -114,13 +124,8 @@ def test_alpha_the_policy_then_the_spec_then_the_default() -> None:
 @st.composite
 def _many(draw: st.DrawFn) -> list[decision.GroupRate]:
     """Groups at one alpha share, empty groups (rate ``None``, interval [0, 1]) included."""
-    out = []
-    for i in range(draw(st.integers(min_value=0, max_value=12))):
-        cases = draw(st.integers(min_value=0, max_value=40))
-        missing = draw(st.integers(min_value=0, max_value=cases))
-        events = draw(st.integers(min_value=0, max_value=cases - missing))
-        out.append((("g", str(i)), cases, events, missing))
-    return decision.group_rates(out, draw(st.sampled_from([0.05, 0.001, 1e-7])), 5)
+    counted = [(("x", name), *c) for name, *c in _counts(draw, (0, 12), (0, 40))]
+    return decision.group_rates(counted, draw(st.sampled_from([0.05, 0.001, 1e-7])), 5)
 
 
 @settings(max_examples=200, deadline=None)
