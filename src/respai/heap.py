@@ -117,8 +117,13 @@ def for_groups(groups: int) -> bool:
 
 
 def _set_trim_threshold(nbytes: int) -> bool:
+    return _mallopt(_M_TRIM_THRESHOLD, nbytes)
+
+
+def _mallopt(param: int, value: int) -> bool:
+    """Call the C library's ``mallopt(param, value)``; ``False`` without it or refused."""
     mallopt = _libc_function("mallopt")
-    return mallopt is not None and mallopt(_M_TRIM_THRESHOLD, int(nbytes)) == 1
+    return mallopt is not None and mallopt(param, int(value)) == 1
 
 
 def set_mmap_threshold(nbytes: int = MMAP_THRESHOLD_BYTES) -> bool:
@@ -137,8 +142,7 @@ def set_mmap_threshold(nbytes: int = MMAP_THRESHOLD_BYTES) -> bool:
     >>> set_mmap_threshold() in (True, False)
     True
     """
-    mallopt = _libc_function("mallopt")
-    return mallopt is not None and mallopt(_M_MMAP_THRESHOLD, int(nbytes)) == 1
+    return _mallopt(_M_MMAP_THRESHOLD, nbytes)
 
 
 def _malloc_trim() -> Callable[[int], int] | None:
